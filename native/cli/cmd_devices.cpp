@@ -1,0 +1,26 @@
+// `attend devices`: which compute devices this build can use.
+#include "cli/command.h"
+#include "devices.h"
+
+#include <cstdio>
+#include <thread>
+
+namespace attend::cli {
+namespace {
+
+void run_devices() {
+    std::printf("cpu: %u hardware threads\n", std::thread::hardware_concurrency());
+    CudaAvailability cuda = cuda_availability();
+    if (cuda.gpus > 0)
+        std::printf("%s", cuda.description.c_str());
+    else
+        std::printf("cuda: none (%s)\n", cuda.reason.c_str());
+}
+
+CommandRegistrar registrar([](CLI::App& app) {
+    app.add_subcommand("devices", "List the compute devices this build can use (CPU, CUDA GPUs)")
+        ->callback(run_devices);
+});
+
+}  // namespace
+}  // namespace attend::cli

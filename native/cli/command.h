@@ -1,0 +1,22 @@
+// Subcommands of the `attend` program register themselves: each cmd_*.cpp file holds one command (or one
+// family, such as `bpe learn|apply|undo`) and a static CommandRegistrar, so adding a command touches no
+// other file. Commands report bad input by throwing attend::Error; main() prints it and exits with 1.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <vector>
+
+namespace attend::cli {
+
+using CommandSetup = std::function<void(CLI::App& app)>;
+
+std::vector<CommandSetup>& command_registry();
+
+struct CommandRegistrar {
+    explicit CommandRegistrar(CommandSetup setup) { command_registry().push_back(std::move(setup)); }
+};
+
+// `attend bench <what>`: the parent is shared by every benchmark command.
+CLI::App* bench_command(CLI::App& app);
+
+}  // namespace attend::cli

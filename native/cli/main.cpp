@@ -1,0 +1,42 @@
+// The `attend` command line program: train, translate, evaluate, export, and benchmark.
+#include "cli/command.h"
+#include "error.h"
+
+#include <cstdio>
+#include <exception>
+
+namespace attend::cli {
+
+std::vector<CommandSetup>& command_registry() {
+    static std::vector<CommandSetup> registry;
+    return registry;
+}
+
+CLI::App* bench_command(CLI::App& app) {
+    for (CLI::App* sub : app.get_subcommands([](CLI::App* s) { return s->get_name() == "bench"; }))
+        return sub;
+    CLI::App* bench = app.add_subcommand("bench", "Benchmarks: print one figure per line, beside a peer run in the same process");
+    bench->require_subcommand(1);
+    return bench;
+}
+
+}  // namespace attend::cli
+
+int main(int argc, char** argv) {
+    CLI::App app{"attend: attention models for machine translation (Transformer, GRU + Bahdanau)"};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", "attend 0.1.0");
+    for (auto& setup : attend::cli::command_registry()) setup(app);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e);
+    } catch (const attend::Error& e) {
+        std::fprintf(stderr, "attend: error: %s\n", e.what());
+        return 1;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "attend: internal error: %s\n", e.what());
+        return 2;
+    }
+    return 0;
+}
