@@ -18,7 +18,6 @@ fi
 if [ "$what" = all ] || [ "$what" = wasm ]; then
   # Debian's emscripten needs Debian's acorn for its JS optimizer.
   export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
-  export EM_CACHE=${EM_CACHE:-$HOME/.cache/attend-emscripten}
   [ -f build-wasm/CMakeCache.txt ] || emcmake cmake -S . -B build-wasm "${generator[@]}" -DCMAKE_BUILD_TYPE=Release
   cmake --build build-wasm -j "$jobs"
 fi

@@ -9,11 +9,14 @@ cd "$(dirname "$0")/.."
 packages=(
   cmake ninja-build g++ make pkg-config
   libeigen3-dev libxsimd-dev doctest-dev nlohmann-json3-dev libcli11-dev zlib1g-dev
-  emscripten binaryen nodejs npm
+  emscripten binaryen
   chromium
 )
 
 missing=()
+# Node.js comes with the machine (NodeSource's nodejs bundles npm); only a machine without it gets Debian's.
+command -v node >/dev/null || missing+=(nodejs)
+command -v npm >/dev/null || missing+=(npm)
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done

@@ -1,0 +1,98 @@
+#include "decode/beam_search.h"
+
+#include "error.h"
+#include "kernels/softmax.h"
+#include "kernels/topk.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace attend {
+namespace {
+
+struct Candidate {
+    float log_prob;  // parent's log_prob + this token's
+    int parent;      // index into the live hypotheses
+    int token;
+};
+
+// Higher log-probability first; ties go to the older parent, then the lower token id, so that the order is
+// deterministic and beam size 1 picks exactly what argmax picks.
+bool better(const Candidate& a, const Candidate& b) {
+    if (a.log_prob != b.log_prob) return a.log_prob > b.log_prob;
+    if (a.parent != b.parent) return a.parent < b.parent;
+    return a.token < b.token;
+}
+
+bool ranks_above(const Hypothesis& a, const Hypothesis& b) {
+    if (a.finished != b.finished) return a.finished;
+    return a.score > b.score;
+}
+
+}  // namespace
+
+std::vector<Hypothesis> beam_search(StepModel& model, const SearchOptions& options) {
+    if (options.beam_size < 1) throw Error("beam search: beam_size must be at least 1");
+    if (options.max_length < 1) throw Error("beam search: max_length must be at least 1");
+    const int K = options.beam_size;
+    const int V = model.vocab_size();
+    // 2K candidates per step: even if K of them end in <eos>, K remain to continue the beam.
+    const int per_row = std::min(2 * K, V);
+
+    std::vector<Hypothesis> live(1), next_live, finished;
+    std::vector<int> last_tokens{options.bos_id}, parents;
+    std::vector<float> logits, log_probs(V), top_values(per_row);
+    std::vector<int> top_indices(per_row);
+    std::vector<Candidate> candidates;
+
+    for (int t = 0; t < options.max_length && !live.empty(); t++) {
+        const int n = static_cast<int>(live.size());
+        logits.resize(static_cast<size_t>(n) * V);
+        model.step(logits.data(), last_tokens.data(), n);
+
+        candidates.clear();
+        for (int i = 0; i < n; i++) {
+            log_softmax_forward(log_probs.data(), logits.data() + static_cast<size_t>(i) * V, 1, V);
+            topk(top_indices.data(), top_values.data(), log_probs.data(), V, per_row);
+            for (int j = 0; j < per_row; j++)
+                candidates.push_back({live[i].log_prob + top_values[j], i, top_indices[j]});
+        }
+        std::sort(candidates.begin(), candidates.end(), better);
+
+        next_live.clear();
+        parents.clear();
+        last_tokens.clear();
+        for (size_t rank = 0; rank < candidates.size() && static_cast<int>(next_live.size()) < K; rank++) {
+            const Candidate& c = candidates[rank];
+            Hypothesis h;
+            h.tokens = live[c.parent].tokens;
+            h.tokens.push_back(c.token);
+            h.log_prob = c.log_prob;
+            if (c.token == options.eos_id) {
+                // Only an <eos> among the K best candidates finishes a hypothesis (as in fairseq/CTranslate2).
+                if (static_cast<int>(rank) < K) {
+                    h.finished = true;
+                    h.score = normalized_score(h.log_prob, static_cast<int>(h.tokens.size()), options.length_penalty);
+                    finished.push_back(std::move(h));
+                }
+                continue;
+            }
+            h.score = normalized_score(h.log_prob, static_cast<int>(h.tokens.size()), options.length_penalty);
+            next_live.push_back(std::move(h));
+            parents.push_back(c.parent);
+            last_tokens.push_back(c.token);
+        }
+        if (static_cast<int>(finished.size()) >= K) break;
+        std::swap(live, next_live);
+        if (!live.empty()) model.select(parents.data(), static_cast<int>(parents.size()));
+    }
+
+    // Hypotheses cut by max_length compete only when fewer than K finished.
+    if (static_cast<int>(finished.size()) < K)
+        for (Hypothesis& h : live) finished.push_back(std::move(h));
+    std::stable_sort(finished.begin(), finished.end(), ranks_above);
+    if (static_cast<int>(finished.size()) > K) finished.resize(K);
+    return finished;
+}
+
+}  // namespace attend

@@ -1,0 +1,32 @@
+#include "decode/greedy_search.h"
+
+#include "error.h"
+#include "kernels/softmax.h"
+#include "kernels/topk.h"
+
+#include <vector>
+
+namespace attend {
+
+Hypothesis greedy_search(StepModel& model, const SearchOptions& options) {
+    if (options.max_length < 1) throw Error("greedy search: max_length must be at least 1");
+    const int V = model.vocab_size();
+    std::vector<float> logits(V), log_probs(V);
+    Hypothesis hyp;
+    int last = options.bos_id;
+    for (int t = 0; t < options.max_length; t++) {
+        model.step(logits.data(), &last, 1);
+        log_softmax_forward(log_probs.data(), logits.data(), 1, V);
+        last = argmax(log_probs.data(), V);
+        hyp.tokens.push_back(last);
+        hyp.log_prob += log_probs[last];
+        if (last == options.eos_id) {
+            hyp.finished = true;
+            break;
+        }
+    }
+    hyp.score = normalized_score(hyp.log_prob, static_cast<int>(hyp.tokens.size()), options.length_penalty);
+    return hyp;
+}
+
+}  // namespace attend

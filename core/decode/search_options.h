@@ -1,0 +1,26 @@
+// Options and results of greedy and beam search (CTranslate2's TranslationOptions, minus what belongs to the
+// translator: tokenization and attention capture).
+#pragma once
+#include <vector>
+
+namespace attend {
+
+struct SearchOptions {
+    int beam_size = 1;            // 1: greedy
+    float length_penalty = 0.0f;  // alpha in score / L^alpha (d2l); 0: plain sum of log-probabilities
+    int max_length = 256;         // generated tokens, <eos> included
+    int bos_id = 2;
+    int eos_id = 3;
+};
+
+struct Hypothesis {
+    std::vector<int> tokens;  // generated tokens without <bos>; ends with <eos> unless max_length cut it
+    float log_prob = 0.0f;    // sum of the tokens' log-probabilities
+    float score = 0.0f;       // log_prob / L^alpha, what the beam ranks finished hypotheses by
+    bool finished = false;    // ended with <eos>
+};
+
+// Length-normalized score of a hypothesis of `length` generated tokens.
+float normalized_score(float log_prob, int length, float length_penalty);
+
+}  // namespace attend

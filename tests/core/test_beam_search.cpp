@@ -1,0 +1,206 @@
+// Greedy and beam search over synthetic models whose logits depend on the whole prefix, so that a wrong cache
+// reordering (select) changes the results. Brute-force enumeration is the reference.
+#include <doctest/doctest.h>
+
+#include "decode/beam_search.h"
+#include "decode/greedy_search.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+using namespace attend;
+
+namespace {
+
+constexpr int BOS = 2, EOS = 3;
+
+// Logits are a pure function of (seed, prefix): a hash of the prefix seeds a small generator.
+std::vector<float> prefix_logits(uint64_t seed, const std::vector<int>& prefix, int V, float eos_bias) {
+    uint64_t h = seed * 0x9E3779B97F4A7C15ull + 0x1234567ull;
+    for (int t : prefix) h = (h ^ static_cast<uint64_t>(t + 1)) * 0x100000001B3ull;
+    std::vector<float> logits(V);
+    for (int v = 0; v < V; v++) {
+        h ^= h >> 33; h *= 0xff51afd7ed558ccdull; h ^= h >> 33;
+        logits[v] = static_cast<float>((h >> 11) * (1.0 / 9007199254740992.0)) * 4.0f - 2.0f;
+    }
+    logits[EOS] += eos_bias * static_cast<float>(prefix.size());
+    return logits;
+}
+
+// Keeps each live hypothesis' history, the way a real model keeps key/value caches: step() appends the tokens it
+// is given (the ones chosen last step), select() reorders. Logits depend on the whole history, so a search that
+// reorders wrongly produces results that disagree with the brute-force reference.
+class HistoryModel : public StepModel {
+public:
+    HistoryModel(uint64_t seed, int V, float eos_bias) : seed_(seed), V_(V), eos_bias_(eos_bias), histories_(1) {}
+    int vocab_size() const override { return V_; }
+    void step(float* logits, const int* last_tokens, int n) override {
+        REQUIRE(n == static_cast<int>(histories_.size()));
+        for (int i = 0; i < n; i++) {
+            if (started_) histories_[i].push_back(last_tokens[i]);
+            else REQUIRE(last_tokens[i] == BOS);
+            std::vector<float> l = prefix_logits(seed_, histories_[i], V_, eos_bias_);
+            std::copy(l.begin(), l.end(), logits + static_cast<size_t>(i) * V_);
+        }
+        started_ = true;
+    }
+    void select(const int* parents, int n) override {
+        std::vector<std::vector<int>> next(n);
+        for (int i = 0; i < n; i++) {
+            REQUIRE(parents[i] >= 0);
+            REQUIRE(parents[i] < static_cast<int>(histories_.size()));
+            next[i] = histories_[parents[i]];
+        }
+        histories_ = std::move(next);
+    }
+
+private:
+    uint64_t seed_;
+    int V_;
+    float eos_bias_;
+    std::vector<std::vector<int>> histories_;
+    bool started_ = false;
+};
+
+double log_prob_of(uint64_t seed, const std::vector<int>& tokens, int V, float eos_bias) {
+    double total = 0;
+    std::vector<int> prefix;
+    for (int tok : tokens) {
+        std::vector<float> l = prefix_logits(seed, prefix, V, eos_bias);
+        double m = *std::max_element(l.begin(), l.end()), s = 0;
+        for (float x : l) s += std::exp(static_cast<double>(x) - m);
+        total += l[tok] - m - std::log(s);
+        prefix.push_back(tok);
+    }
+    return total;
+}
+
+struct Best { std::vector<int> tokens; double score = -INFINITY; };
+
+void enumerate(uint64_t seed, int V, float eos_bias, int max_len, float alpha, std::vector<int>& prefix, Best& best) {
+    if (static_cast<int>(prefix.size()) == max_len) return;
+    for (int v = 0; v < V; v++) {
+        prefix.push_back(v);
+        if (v == EOS) {
+            double lp = log_prob_of(seed, prefix, V, eos_bias);
+            double score = alpha == 0 ? lp : lp / std::pow(static_cast<double>(prefix.size()), alpha);
+            if (score > best.score) best = {prefix, score};
+        } else {
+            enumerate(seed, V, eos_bias, max_len, alpha, prefix, best);
+        }
+        prefix.pop_back();
+    }
+}
+
+}  // namespace
+
+TEST_CASE("beam size 1 gives exactly the greedy result") {
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+        SearchOptions opt;
+        opt.beam_size = 1;
+        opt.max_length = 12;
+        opt.bos_id = BOS;
+        opt.eos_id = EOS;
+        HistoryModel a(seed, 9, 0.4f), b(seed, 9, 0.4f);
+        Hypothesis greedy = greedy_search(a, opt);
+        std::vector<Hypothesis> beam = beam_search(b, opt);
+        REQUIRE(beam.size() == 1);
+        CHECK(beam[0].tokens == greedy.tokens);
+        CHECK(beam[0].log_prob == doctest::Approx(greedy.log_prob).epsilon(1e-6));
+        CHECK(beam[0].finished == greedy.finished);
+        CHECK(greedy.log_prob == doctest::Approx(log_prob_of(seed, greedy.tokens, 9, 0.4f)).epsilon(1e-5));
+    }
+}
+
+TEST_CASE("a beam wide enough to keep every prefix finds the brute-force optimum") {
+    // V = 5 with <eos> = 3: 4 continuing tokens, so 4^3 = 64 live prefixes at most for max_length 4.
+    const int V = 5, max_len = 4;
+    for (float alpha : {0.0f, 0.75f}) {
+        for (uint64_t seed = 1; seed <= 10; seed++) {
+            Best best;
+            std::vector<int> prefix;
+            enumerate(seed, V, 0.3f, max_len, alpha, prefix, best);
+            REQUIRE(!best.tokens.empty());
+
+            SearchOptions opt;
+            opt.beam_size = 200;
+            opt.max_length = max_len;
+            opt.length_penalty = alpha;
+            opt.bos_id = BOS;
+            opt.eos_id = EOS;
+            HistoryModel model(seed, V, 0.3f);
+            std::vector<Hypothesis> hyps = beam_search(model, opt);
+            REQUIRE(!hyps.empty());
+            CAPTURE(seed);
+            CAPTURE(alpha);
+            CHECK(hyps[0].finished);
+            CHECK(hyps[0].tokens == best.tokens);
+            CHECK(hyps[0].score == doctest::Approx(best.score).epsilon(1e-5));
+            for (size_t i = 1; i < hyps.size(); i++)
+                if (hyps[i].finished) CHECK(hyps[i - 1].score >= hyps[i].score);
+        }
+    }
+}
+
+TEST_CASE("every returned hypothesis carries its true log-probability and ends with <eos> when finished") {
+    SearchOptions opt;
+    opt.beam_size = 4;
+    opt.max_length = 10;
+    opt.length_penalty = 0.6f;
+    opt.bos_id = BOS;
+    opt.eos_id = EOS;
+    HistoryModel model(42, 11, 0.25f);
+    std::vector<Hypothesis> hyps = beam_search(model, opt);
+    REQUIRE(hyps.size() == 4);
+    for (const Hypothesis& h : hyps) {
+        CHECK(h.log_prob == doctest::Approx(log_prob_of(42, h.tokens, 11, 0.25f)).epsilon(1e-5));
+        if (h.finished) CHECK(h.tokens.back() == EOS);
+        CHECK(std::count(h.tokens.begin(), h.tokens.end(), EOS) == (h.finished ? 1 : 0));
+    }
+}
+
+namespace {
+// d2l's beam search picture: greedy takes the locally best token and ends worse than a two-step look-ahead.
+class TwoPathModel : public StepModel {
+public:
+    int vocab_size() const override { return 6; }
+    void step(float* logits, const int* last, int n) override {
+        for (int i = 0; i < n; i++) {
+            float* l = logits + i * 6;
+            std::fill(l, l + 6, -30.0f);
+            if (last[i] == BOS) { l[4] = std::log(0.5f); l[5] = std::log(0.4f); l[EOS] = std::log(0.1f); }
+            else if (last[i] == 4) { for (int v = 0; v < 6; v++) l[v] = std::log(1.0f / 6); }  // A: undecided
+            else if (last[i] == 5) { l[EOS] = std::log(0.9f); l[4] = std::log(0.1f); }            // B: confident end
+            else { l[EOS] = 0.0f; }
+        }
+    }
+    void select(const int*, int) override {}
+};
+}  // namespace
+
+TEST_CASE("beam search beats greedy where the locally best token leads nowhere") {
+    SearchOptions opt;
+    opt.max_length = 2;
+    opt.bos_id = BOS;
+    opt.eos_id = EOS;
+    TwoPathModel model;
+    Hypothesis greedy = greedy_search(model, opt);
+    opt.beam_size = 2;
+    std::vector<Hypothesis> beam = beam_search(model, opt);
+    CHECK(greedy.tokens[0] == 4);
+    CHECK(beam[0].tokens == std::vector<int>{5, EOS});
+    CHECK(beam[0].log_prob == doctest::Approx(std::log(0.4 * 0.9)).epsilon(1e-5));
+    CHECK(beam[0].log_prob > greedy.log_prob);
+}
+
+TEST_CASE("search options are validated") {
+    TwoPathModel model;
+    SearchOptions opt;
+    opt.beam_size = 0;
+    CHECK_THROWS_WITH(beam_search(model, opt), doctest::Contains("beam_size"));
+    opt.beam_size = 1;
+    opt.max_length = 0;
+    CHECK_THROWS_WITH(greedy_search(model, opt), doctest::Contains("max_length"));
+}
