@@ -1,0 +1,191 @@
+#include "translate/model_file.h"
+
+#include "error.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <string>
+
+namespace attend {
+namespace {
+
+using json = nlohmann::json;
+
+std::string meta(const SafeTensors& file, const std::string& key) {
+    auto it = file.metadata().find(key);
+    if (it == file.metadata().end())
+        throw Error(file.source() + ": not an Attend translator model (metadata has no '" + key + "')");
+    return it->second;
+}
+
+json meta_json(const SafeTensors& file, const std::string& key) {
+    const std::string text = meta(file, key);
+    try {
+        return json::parse(text);
+    } catch (const json::exception& e) {
+        throw Error(file.source() + ": metadata '" + key + "' is not valid JSON (" + e.what() + ")");
+    }
+}
+
+template <typename T>
+T meta_as(const SafeTensors& file, const std::string& key) {
+    json j = meta_json(file, key);
+    try {
+        return j.get<T>();
+    } catch (const Error& e) {
+        throw Error(file.source() + ": metadata '" + key + "': " + e.what());
+    } catch (const json::exception& e) {
+        throw Error(file.source() + ": metadata '" + key + "' is malformed (" + e.what() + ")");
+    }
+}
+
+int special_id(const Vocab& vocab, const json& specials, const char* role, const std::string& source) {
+    if (!specials.contains(role) || !specials[role].is_string())
+        throw Error(source + ": metadata 'attend.special_tokens' names no '" + role + "' token");
+    const std::string token = specials[role].get<std::string>();
+    if (!vocab.contains(token))
+        throw Error(source + ": the special token " + token + " is not in the target vocabulary");
+    return vocab[token];
+}
+
+bool is_matrix(const TensorSpec& spec) { return spec.shape.size() == 2; }
+
+}  // namespace
+
+TranslatorModel load_translator_model(const SafeTensors& file) {
+    const std::string& src = file.source();
+    const std::string format = meta(file, "attend.format");
+    if (format != kModelFormat)
+        throw Error(src + ": attend.format is '" + format + "', expected '" + kModelFormat + "'");
+    const std::string version = meta(file, "attend.format_version");
+    if (version != std::to_string(kModelFormatVersion))
+        throw Error(src + ": model format version " + version + " is not supported (this build reads version " +
+                    std::to_string(kModelFormatVersion) + ")");
+    const std::string architecture = meta(file, "attend.architecture");
+    if (architecture != "transformer")
+        throw Error(src + ": architecture '" + architecture + "' is not supported by the translator (expected 'transformer')");
+
+    TranslatorModel m;
+    TransformerConfig config;
+    try {
+        config = transformer_config_from_json(meta_json(file, "attend.config"));
+        config.validate();
+    } catch (const Error& e) {
+        throw Error(src + ": attend.config: " + e.what());
+    }
+    m.source_pipeline = meta_as<TextPipeline>(file, "attend.source_pipeline");
+    m.target_pipeline = meta_as<TextPipeline>(file, "attend.target_pipeline");
+    m.source_vocab = meta_as<Vocab>(file, "attend.source_vocab");
+    m.target_vocab = meta_as<Vocab>(file, "attend.target_vocab");
+    if (static_cast<int>(m.source_vocab.size()) != config.src_vocab)
+        throw Error(src + ": the source vocabulary has " + std::to_string(m.source_vocab.size()) +
+                    " tokens, the config says " + std::to_string(config.src_vocab));
+    if (static_cast<int>(m.target_vocab.size()) != config.tgt_vocab)
+        throw Error(src + ": the target vocabulary has " + std::to_string(m.target_vocab.size()) +
+                    " tokens, the config says " + std::to_string(config.tgt_vocab));
+    json specials = meta_json(file, "attend.special_tokens");
+    m.pad_id = special_id(m.target_vocab, specials, "pad", src);
+    m.bos_id = special_id(m.target_vocab, specials, "bos", src);
+    m.eos_id = special_id(m.target_vocab, specials, "eos", src);
+    if (!m.source_vocab.contains(specials["eos"].get<std::string>()))
+        throw Error(src + ": the source vocabulary lacks " + specials["eos"].get<std::string>());
+    m.weights_dtype = dtype_from_name(meta(file, "attend.weights_dtype"), src + ": attend.weights_dtype");
+    auto card = file.metadata().find("attend.card");
+    if (card != file.metadata().end()) m.card = meta_json(file, "attend.card");
+
+    m.transformer = std::make_unique<Transformer>(config, /*with_grads=*/false);
+    ParameterStore& params = m.transformer->params;
+    std::set<std::string> expected;
+    for (const TensorSpec& spec : params.specs()) {
+        expected.insert(spec.name);
+        if (!file.contains(spec.name)) throw Error(src + ": tensor '" + spec.name + "' is missing");
+        const TensorInfo& info = file.info(spec.name);
+        std::vector<int64_t> shape(spec.shape.begin(), spec.shape.end());
+        float* dst = params.value_at(spec.offset);
+        if (info.dtype == DType::I8) {
+            if (!is_matrix(spec))
+                throw Error(src + ": tensor '" + spec.name + "' is I8 but only matrices may be quantized");
+            const std::string scale_name = spec.name + ".scale";
+            expected.insert(scale_name);
+            if (!file.contains(scale_name))
+                throw Error(src + ": I8 tensor '" + spec.name + "' has no per-row scale '" + scale_name + "'");
+            if (info.shape != shape)
+                throw Error(src + ": tensor '" + spec.name + "' has shape " + info.shape_string() + ", expected " +
+                            shape_to_string(spec.shape));
+            std::vector<float> scales = file.floats(scale_name, {shape[0]});
+            const int8_t* q = reinterpret_cast<const int8_t*>(file.raw(spec.name));
+            const int64_t cols = shape[1];
+            for (int64_t r = 0; r < shape[0]; r++)
+                for (int64_t c = 0; c < cols; c++) dst[r * cols + c] = q[r * cols + c] * scales[r];
+        } else if (info.dtype == DType::F32 || info.dtype == DType::F16 || info.dtype == DType::BF16) {
+            file.read_floats(spec.name, dst, shape);
+        } else {
+            throw Error(src + ": tensor '" + spec.name + "' has dtype " + dtype_name(info.dtype) +
+                        ", expected F32, F16, BF16 or I8");
+        }
+    }
+    for (const std::string& name : file.names())
+        if (!expected.count(name))
+            throw Error(src + ": unexpected tensor '" + name + "' (not a parameter of this configuration)");
+    return m;
+}
+
+TranslatorModel load_translator_model_bytes(std::vector<uint8_t> bytes, const std::string& source_name) {
+    const size_t n = bytes.size();
+    TranslatorModel m = load_translator_model(SafeTensors::from_bytes(std::move(bytes), source_name));
+    m.file_bytes = n;
+    return m;
+}
+
+std::vector<uint8_t> save_translator_model(const TranslatorModel& m, DType dtype) {
+    if (!m.transformer) throw Error("save model: no Transformer to save");
+    if (dtype != DType::F32 && dtype != DType::F16 && dtype != DType::I8)
+        throw Error(std::string("save model: dtype ") + dtype_name(dtype) + " is not supported (F32, F16, I8)");
+    const Transformer& t = *m.transformer;
+    SafeTensorsWriter w;
+    w.set_metadata("attend.format", kModelFormat);
+    w.set_metadata("attend.format_version", std::to_string(kModelFormatVersion));
+    w.set_metadata("attend.architecture", "transformer");
+    w.set_metadata("attend.weights_dtype", dtype_name(dtype));
+    w.set_metadata("attend.config", transformer_config_to_json(t.config).dump());
+    w.set_metadata("attend.source_pipeline", json(m.source_pipeline).dump());
+    w.set_metadata("attend.target_pipeline", json(m.target_pipeline).dump());
+    w.set_metadata("attend.source_vocab", json(m.source_vocab).dump());
+    w.set_metadata("attend.target_vocab", json(m.target_vocab).dump());
+    w.set_metadata("attend.special_tokens", json{{"pad", m.target_vocab.token(m.pad_id)},
+                                                 {"bos", m.target_vocab.token(m.bos_id)},
+                                                 {"eos", m.target_vocab.token(m.eos_id)}}.dump());
+    if (!m.card.empty()) w.set_metadata("attend.card", m.card.dump());
+
+    for (const TensorSpec& spec : t.params.specs()) {
+        std::vector<int64_t> shape(spec.shape.begin(), spec.shape.end());
+        const float* x = t.params.value_at(spec.offset);
+        if (dtype == DType::F32 || !is_matrix(spec)) {
+            w.add_f32(spec.name, shape, x);
+        } else if (dtype == DType::F16) {
+            w.add_f16(spec.name, shape, x);
+        } else {
+            const int64_t rows = shape[0], cols = shape[1];
+            std::vector<int8_t> q(static_cast<size_t>(rows * cols));
+            std::vector<float> scales(static_cast<size_t>(rows));
+            for (int64_t r = 0; r < rows; r++) {
+                float amax = 0.0f;
+                for (int64_t c = 0; c < cols; c++) amax = std::max(amax, std::fabs(x[r * cols + c]));
+                const float scale = amax > 0.0f ? amax / 127.0f : 1.0f;
+                scales[r] = scale;
+                for (int64_t c = 0; c < cols; c++)
+                    q[r * cols + c] = static_cast<int8_t>(std::lround(std::clamp(x[r * cols + c] / scale, -127.0f, 127.0f)));
+            }
+            w.add_i8(spec.name, shape, q.data());
+            w.add_f32(spec.name + ".scale", {rows}, scales.data());
+        }
+    }
+    return w.to_bytes();
+}
+
+size_t parameter_count(const TranslatorModel& model) {
+    return model.transformer ? model.transformer->params.size() : 0;
+}
+
+}  // namespace attend

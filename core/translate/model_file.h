@@ -1,0 +1,53 @@
+// The translator model file: one .safetensors file with everything a translator needs (DESIGN.md).
+//
+// Tensors: every parameter of the model under its dotted name (`encoder.layers.0.self_attn.q_proj.weight`),
+// stored as F32, F16, or I8; an I8 matrix [rows, cols] comes with `<name>.scale` F32 [rows], its per-row scale
+// (value = int8 * scale). Vectors (biases, layer norms) stay F32 whatever the chosen dtype.
+// `__metadata__` (string -> string, JSON values as text):
+//   attend.format          "attend-translator"          attend.format_version  "1"
+//   attend.architecture    "transformer"                attend.weights_dtype   "F32" | "F16" | "I8"
+//   attend.config          TransformerConfig JSON
+//   attend.source_pipeline / attend.target_pipeline     TextPipeline JSON (tokenizer + BPE)
+//   attend.source_vocab / attend.target_vocab           Vocab JSON (equal when embeddings are tied)
+//   attend.special_tokens  {"pad": "<pad>", "bos": "<bos>", "eos": "<eos>"}
+//   attend.card            optional JSON: training data, time, BLEU (free form)
+// The source sentence is encoded as its tokens followed by <eos>; the decoder starts from <bos>.
+#pragma once
+#include "io/safetensors.h"
+#include "model/transformer.h"
+#include "text/text_pipeline.h"
+#include "text/vocab.h"
+
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace attend {
+
+constexpr const char* kModelFormat = "attend-translator";
+constexpr int kModelFormatVersion = 1;
+
+struct TranslatorModel {
+    std::unique_ptr<Transformer> transformer;
+    TextPipeline source_pipeline, target_pipeline;
+    Vocab source_vocab, target_vocab;
+    int pad_id = 1, bos_id = 2, eos_id = 3;
+    DType weights_dtype = DType::F32;  // as stored in the file it came from
+    nlohmann::json card = nlohmann::json::object();
+    size_t file_bytes = 0;             // size of the file it came from (0 when built in memory)
+};
+
+// Checks everything: format and version, config, vocabularies against the config, every tensor present with
+// its shape and a supported dtype, no unexpected tensor. Errors name the file and the problem.
+TranslatorModel load_translator_model(const SafeTensors& file);
+TranslatorModel load_translator_model_bytes(std::vector<uint8_t> bytes, const std::string& source_name = "<memory>");
+
+// dtype: F32, F16, or I8 (per-row symmetric int8 for matrices).
+std::vector<uint8_t> save_translator_model(const TranslatorModel& model, DType dtype);
+
+// Number of parameters (floats) of the Transformer.
+size_t parameter_count(const TranslatorModel& model);
+
+}  // namespace attend

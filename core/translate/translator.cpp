@@ -1,0 +1,147 @@
+#include "translate/translator.h"
+
+#include "decode/beam_search.h"
+#include "decode/greedy_search.h"
+#include "error.h"
+#include "translate/transformer_search_model.h"
+
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+
+namespace attend {
+namespace {
+
+double ms_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+bool only_whitespace(std::string_view s) {
+    return std::all_of(s.begin(), s.end(), [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; });
+}
+
+// Gathers acts' [B=1, H, rows, cols] weights of every layer into maps.
+template <typename Layers, typename Get>
+void collect(AttentionMaps& maps, const Layers& layers, Get weights_of, int heads, int rows, int cols) {
+    maps.layers = static_cast<int>(layers.size());
+    maps.heads = heads;
+    maps.rows = rows;
+    maps.cols = cols;
+    const size_t per_layer = static_cast<size_t>(heads) * rows * cols;
+    maps.data.resize(per_layer * maps.layers);
+    for (int l = 0; l < maps.layers; l++) {
+        const float* w = weights_of(layers[l]);
+        if (!w) throw Error("translator: layer " + std::to_string(l) + " kept no attention weights");
+        std::copy_n(w, per_layer, maps.data.begin() + per_layer * l);
+    }
+}
+
+}  // namespace
+
+Translator::Translator(TranslatorModel model) : model_(std::move(model)) {
+    if (!model_.transformer) throw Error("translator: the model has no Transformer");
+}
+
+Translator Translator::from_bytes(std::vector<uint8_t> bytes, const std::string& source_name) {
+    return Translator(load_translator_model_bytes(std::move(bytes), source_name));
+}
+
+int Translator::max_source_tokens() const { return model_.transformer->config.max_len; }
+
+std::vector<std::string> Translator::source_tokens(std::string_view text) const {
+    if (text.empty() || only_whitespace(text)) throw Error("the text to translate is empty");
+    std::vector<std::string> tokens = preprocess_for_model(text, model_.source_pipeline);
+    if (tokens.empty()) throw Error("the text to translate is empty after tokenization");
+    tokens.push_back(model_.source_vocab.token(model_.eos_id));
+    const int limit = max_source_tokens();
+    if (static_cast<int>(tokens.size()) > limit)
+        throw Error("the text is " + std::to_string(tokens.size()) + " tokens long (with <eos>); this model accepts at most " +
+                    std::to_string(limit) + " tokens");
+    return tokens;
+}
+
+TranslationResult Translator::translate(std::string_view text, const TranslationOptions& options) const {
+    if (options.beam_size < 1) throw Error("beam size must be at least 1, got " + std::to_string(options.beam_size));
+    if (options.max_length < 0) throw Error("max length must not be negative, got " + std::to_string(options.max_length));
+    const Transformer& t = *model_.transformer;
+    const TransformerConfig& c = t.config;
+    TranslationResult r;
+
+    auto start = std::chrono::steady_clock::now();
+    r.source_tokens = source_tokens(text);
+    std::vector<int> src = model_.source_vocab.ids(r.source_tokens);
+    const int S = static_cast<int>(src.size());
+    r.preprocess_ms = ms_since(start);
+
+    start = std::chrono::steady_clock::now();
+    SearchOptions search;
+    search.beam_size = options.beam_size;
+    search.length_penalty = options.length_penalty;
+    search.max_length = options.max_length > 0 ? std::min(options.max_length, c.max_len) : std::min(c.max_len, 2 * S + 10);
+    search.bos_id = model_.bos_id;
+    search.eos_id = model_.eos_id;
+    TransformerSearchModel step_model(t, src.data(), S, search.max_length);
+    Hypothesis best = options.beam_size == 1 ? greedy_search(step_model, search) : beam_search(step_model, search).front();
+    r.target_ids = best.tokens;
+    r.log_prob = best.log_prob;
+    r.score = best.score;
+    r.finished = best.finished;
+    r.target_tokens = model_.target_vocab.tokens(r.target_ids);
+    std::vector<std::string> words(r.target_tokens.begin(), r.target_tokens.end() - (best.finished ? 1 : 0));
+    r.text = postprocess_for_display(words, model_.target_pipeline);
+    r.search_ms = ms_since(start);
+
+    if (options.return_attention && !r.target_ids.empty()) {
+        // One teacher-forced pass over the chosen translation keeps every map (the search itself keeps none).
+        start = std::chrono::steady_clock::now();
+        const int T = static_cast<int>(r.target_ids.size());
+        std::vector<int> tgt{model_.bos_id};
+        tgt.insert(tgt.end(), r.target_ids.begin(), r.target_ids.end() - 1);
+        TransformerActivations acts;
+        plan_transformer(acts, c, 1, S, T, /*keep_weights=*/true);
+        transformer_forward(acts, t, src.data(), nullptr, tgt.data(), nullptr);
+        collect(r.encoder_self, acts.encoder, [](const EncoderBlockActivations& a) { return a.self_attn.weights; },
+                c.heads, S, S);
+        collect(r.decoder_self, acts.decoder, [](const DecoderBlockActivations& a) { return a.self_attn.weights; },
+                c.heads, T, T);
+        collect(r.cross, acts.decoder, [](const DecoderBlockActivations& a) { return a.cross_attn.weights; },
+                c.heads, T, S);
+        r.attention_ms = ms_since(start);
+    }
+    return r;
+}
+
+std::vector<TranslationResult> Translator::translate_batch(const std::vector<std::string>& texts,
+                                                           const TranslationOptions& options) const {
+    std::vector<size_t> order(texts.size());
+    std::iota(order.begin(), order.end(), size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return texts[a].size() < texts[b].size(); });
+    std::vector<TranslationResult> results(texts.size());
+    for (size_t i : order) {
+        try {
+            results[i] = translate(texts[i], options);
+        } catch (const Error& e) {
+            throw Error("sentence " + std::to_string(i + 1) + ": " + e.what());
+        }
+    }
+    return results;
+}
+
+nlohmann::json Translator::info() const {
+    const TransformerConfig& c = model_.transformer->config;
+    return {
+        {"architecture", "transformer"},
+        {"source_language", lang_code(model_.source_pipeline.lang)},
+        {"target_language", lang_code(model_.target_pipeline.lang)},
+        {"config", transformer_config_to_json(c)},
+        {"parameters", parameter_count(model_)},
+        {"dtype", dtype_name(model_.weights_dtype)},
+        {"file_bytes", model_.file_bytes},
+        {"source_vocab_size", model_.source_vocab.size()},
+        {"target_vocab_size", model_.target_vocab.size()},
+        {"max_source_tokens", max_source_tokens()},
+        {"card", model_.card},
+    };
+}
+
+}  // namespace attend

@@ -1,0 +1,61 @@
+// Raw text in, translated text out, with every attention map on request (CTranslate2's Translator, for the
+// Transformer models of Attend). Used by `attend translate`, by the WebAssembly module and by the web demo.
+#pragma once
+#include "translate/model_file.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace attend {
+
+struct TranslationOptions {
+    int beam_size = 5;             // 1: greedy
+    float length_penalty = 0.6f;   // alpha in log P / L^alpha
+    int max_length = 0;            // generated tokens incl. <eos>; 0: min(model max_len, 2 * source tokens + 10)
+    bool return_attention = false;
+};
+
+// Attention weights of one kind for every layer and head: data [layers, heads, rows, cols].
+struct AttentionMaps {
+    int layers = 0, heads = 0, rows = 0, cols = 0;
+    std::vector<float> data;
+};
+
+struct TranslationResult {
+    std::string text;                          // detokenized, for display
+    std::vector<std::string> source_tokens;    // model tokens of the source, <eos> last
+    std::vector<std::string> target_tokens;    // model tokens generated, <eos> last when finished
+    std::vector<int> target_ids;
+    float log_prob = 0.0f, score = 0.0f;
+    bool finished = true;                      // false: cut by max_length
+    // Rows and columns: cross = target x source, encoder_self = source x source, decoder_self = target x target.
+    // Target row i is the position that predicted target_tokens[i] (its input is <bos> or target_tokens[i-1]).
+    AttentionMaps cross, encoder_self, decoder_self;
+    double preprocess_ms = 0, search_ms = 0, attention_ms = 0;
+};
+
+class Translator {
+public:
+    explicit Translator(TranslatorModel model);
+    static Translator from_bytes(std::vector<uint8_t> bytes, const std::string& source_name = "<memory>");
+
+    // Throws attend::Error for empty text, invalid UTF-8, or text longer than the model accepts (with the limit).
+    TranslationResult translate(std::string_view text, const TranslationOptions& options = {}) const;
+    // Translates in order of source length (similar lengths together) and returns results in input order.
+    std::vector<TranslationResult> translate_batch(const std::vector<std::string>& texts,
+                                                   const TranslationOptions& options = {}) const;
+
+    // Source tokens (model pieces) of a raw sentence, <eos> appended; throws like translate().
+    std::vector<std::string> source_tokens(std::string_view text) const;
+    // Languages, config, parameters, dtype, size, card.
+    nlohmann::json info() const;
+    const TranslatorModel& model() const { return model_; }
+    int max_source_tokens() const;  // including <eos>
+
+private:
+    TranslatorModel model_;
+};
+
+}  // namespace attend

@@ -1,0 +1,257 @@
+// The translator model file and the Translator on a small, randomly initialised Transformer whose tokenizer,
+// BPE and vocabularies are built from real Multi30K text: save/load in every dtype, strict loading errors,
+// translation errors, attention maps, and batch order.
+#include <doctest/doctest.h>
+
+#include "data/data_dir.h"
+#include "data/multi30k.h"
+#include "data/nonbreaking_prefix_file.h"
+#include "error.h"
+#include "translate/translator.h"
+
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+using namespace attend;
+
+namespace {
+
+TextPipeline pipeline_from(const std::vector<std::string>& tok_lines, Lang lang, int merges) {
+    TextPipeline p;
+    p.lang = lang;
+    p.prefixes = load_nonbreaking_prefixes(default_data_dir(), lang);
+    p.bpe = Bpe::learn(count_words(tok_lines), merges);
+    return p;
+}
+
+Vocab vocab_from(const std::vector<std::string>& tok_lines, const Bpe& bpe) {
+    std::vector<std::vector<std::string>> lines;
+    for (const std::string& line : bpe.apply_lines(tok_lines)) {
+        std::vector<std::string> tokens;
+        std::istringstream in(line);
+        for (std::string t; in >> t;) tokens.push_back(t);
+        lines.push_back(tokens);
+    }
+    return Vocab(lines, 1, {"<pad>", "<bos>", "<eos>"});
+}
+
+void randomize(Transformer& model, uint64_t seed, float a) {
+    uint64_t s = seed;
+    float* w = model.params.values();
+    for (size_t i = 0; i < model.params.size(); i++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        w[i] = (static_cast<float>((s >> 40) * (1.0 / 16777216.0)) * 2.0f - 1.0f) * a;
+    }
+}
+
+// Built once: learning BPE on 300 sentences takes milliseconds.
+const TranslatorModel& small_model() {
+    static TranslatorModel m = [] {
+        ParallelText text = load_multi30k(default_data_dir(), "val", Lang::en, Lang::de, TextForm::tok);
+        std::vector<std::string> en(text.source.begin(), text.source.begin() + 300);
+        std::vector<std::string> de(text.target.begin(), text.target.begin() + 300);
+        TranslatorModel model;
+        model.source_pipeline = pipeline_from(en, Lang::en, 200);
+        model.target_pipeline = pipeline_from(de, Lang::de, 200);
+        model.source_vocab = vocab_from(en, *model.source_pipeline.bpe);
+        model.target_vocab = vocab_from(de, *model.target_pipeline.bpe);
+        TransformerConfig c;
+        c.model_dim = 32;
+        c.heads = 4;
+        c.encoder_layers = 2;
+        c.decoder_layers = 2;
+        c.ffn_dim = 48;
+        c.src_vocab = static_cast<int>(model.source_vocab.size());
+        c.tgt_vocab = static_cast<int>(model.target_vocab.size());
+        c.max_len = 40;
+        c.dropout = 0.0f;
+        model.transformer = std::make_unique<Transformer>(c, false);
+        randomize(*model.transformer, 11, 0.3f);
+        model.pad_id = model.target_vocab["<pad>"];
+        model.bos_id = model.target_vocab["<bos>"];
+        model.eos_id = model.target_vocab["<eos>"];
+        model.card = {{"note", "random weights, for tests"}};
+        return model;
+    }();
+    return m;
+}
+
+TranslatorModel copy_of(const TranslatorModel& m) {
+    return load_translator_model_bytes(save_translator_model(m, DType::F32), "copy");
+}
+
+// Rewrites one metadata entry of a saved model (the JSON header is rebuilt with the same tensors).
+std::vector<uint8_t> with_metadata(const TranslatorModel& m, const std::string& key, const std::string& value) {
+    SafeTensors file = SafeTensors::from_bytes(save_translator_model(m, DType::F32));
+    SafeTensorsWriter w;
+    for (const auto& [k, v] : file.metadata()) w.set_metadata(k, k == key ? value : v);
+    if (!file.metadata().count(key)) w.set_metadata(key, value);
+    for (const std::string& name : file.names()) {
+        const TensorInfo& info = file.info(name);
+        w.add_raw(name, info.dtype, info.shape, file.raw(name), info.end - info.begin);
+    }
+    return w.to_bytes();
+}
+
+std::string load_error(std::vector<uint8_t> bytes) {
+    try {
+        load_translator_model_bytes(std::move(bytes), "model.safetensors");
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST_CASE("a model saved as F32 loads back bit for bit and translates identically") {
+    const TranslatorModel& m = small_model();
+    std::vector<uint8_t> bytes = save_translator_model(m, DType::F32);
+    TranslatorModel back = load_translator_model_bytes(bytes, "f32");
+    REQUIRE(back.transformer->params.size() == m.transformer->params.size());
+    CHECK(std::memcmp(back.transformer->params.values(), m.transformer->params.values(),
+                      m.transformer->params.size() * sizeof(float)) == 0);
+    CHECK(back.card["note"] == "random weights, for tests");
+    CHECK(back.file_bytes == bytes.size());
+
+    Translator a(copy_of(m)), b(std::move(back));
+    TranslationOptions opt;
+    opt.beam_size = 3;
+    TranslationResult ra = a.translate("A man in a blue shirt is riding a bike.", opt);
+    TranslationResult rb = b.translate("A man in a blue shirt is riding a bike.", opt);
+    CHECK(ra.target_ids == rb.target_ids);
+    CHECK(ra.text == rb.text);
+    CHECK(ra.source_tokens.back() == "<eos>");
+}
+
+TEST_CASE("F16 and I8 exports stay within their rounding error") {
+    const TranslatorModel& m = small_model();
+    for (DType dtype : {DType::F16, DType::I8}) {
+        std::vector<uint8_t> bytes = save_translator_model(m, dtype);
+        TranslatorModel back = load_translator_model_bytes(bytes, "q");
+        CHECK(back.weights_dtype == dtype);
+        for (const TensorSpec& spec : m.transformer->params.specs()) {
+            const float* x = m.transformer->params.value_at(spec.offset);
+            const float* y = back.transformer->params.value_at(spec.offset);
+            const bool matrix = spec.shape.size() == 2;
+            const int cols = matrix ? spec.shape[1] : static_cast<int>(spec.size);
+            for (size_t r = 0; r < spec.size / cols; r++) {
+                float amax = 0;
+                for (int c = 0; c < cols; c++) amax = std::max(amax, std::fabs(x[r * cols + c]));
+                for (int c = 0; c < cols; c++) {
+                    const float err = std::fabs(x[r * cols + c] - y[r * cols + c]);
+                    // F16: half an ulp at 11 bits of mantissa; I8: half a step of amax/127. Vectors stay F32.
+                    const float bound = !matrix ? 0.0f
+                                        : dtype == DType::F16 ? std::fabs(x[r * cols + c]) * (1.0f / 2048) + 1e-7f
+                                                              : amax / 127.0f * 0.5f + 1e-7f;
+                    CAPTURE(spec.name);
+                    REQUIRE(err <= bound);
+                }
+            }
+        }
+    }
+    CHECK(save_translator_model(m, DType::I8).size() < save_translator_model(m, DType::F16).size());
+    CHECK(save_translator_model(m, DType::F16).size() < save_translator_model(m, DType::F32).size());
+}
+
+TEST_CASE("loading names what is wrong with a model file") {
+    const TranslatorModel& m = small_model();
+    CHECK(load_error(with_metadata(m, "attend.format", "something-else")).find("attend.format is 'something-else'") != std::string::npos);
+    CHECK(load_error(with_metadata(m, "attend.format_version", "7")).find("version 7 is not supported") != std::string::npos);
+    CHECK(load_error(with_metadata(m, "attend.config", "{not json")).find("attend.config") != std::string::npos);
+    CHECK(load_error(with_metadata(m, "attend.special_tokens", R"({"pad":"<pad>","bos":"<start>","eos":"<eos>"})"))
+              .find("<start> is not in the target vocabulary") != std::string::npos);
+    nlohmann::json config = transformer_config_to_json(m.transformer->config);
+    config["model_dim"] = 64;  // every tensor now has the wrong shape
+    CHECK(load_error(with_metadata(m, "attend.config", config.dump())).find("has shape") != std::string::npos);
+    config = transformer_config_to_json(m.transformer->config);
+    config["src_vocab"] = 5;
+    CHECK(load_error(with_metadata(m, "attend.config", config.dump())).find("source vocabulary has") != std::string::npos);
+
+    // A tensor missing, and one too many.
+    SafeTensors file = SafeTensors::from_bytes(save_translator_model(m, DType::F32));
+    SafeTensorsWriter missing, extra;
+    for (const auto& [k, v] : file.metadata()) { missing.set_metadata(k, v); extra.set_metadata(k, v); }
+    for (const std::string& name : file.names()) {
+        const TensorInfo& info = file.info(name);
+        if (name != "decoder.layers.1.norm3.bias") missing.add_raw(name, info.dtype, info.shape, file.raw(name), info.end - info.begin);
+        extra.add_raw(name, info.dtype, info.shape, file.raw(name), info.end - info.begin);
+    }
+    float one = 1.0f;
+    extra.add_f32("decoder.layers.7.norm3.bias", {1}, &one);
+    CHECK(load_error(missing.to_bytes()).find("'decoder.layers.1.norm3.bias' is missing") != std::string::npos);
+    CHECK(load_error(extra.to_bytes()).find("unexpected tensor 'decoder.layers.7.norm3.bias'") != std::string::npos);
+
+    // Not a model file at all, and a truncated one.
+    std::vector<uint8_t> bytes = save_translator_model(m, DType::F32);
+    CHECK_FALSE(load_error(std::vector<uint8_t>(bytes.begin(), bytes.begin() + bytes.size() / 2)).empty());
+    CHECK_FALSE(load_error({'h', 'e', 'l', 'l', 'o'}).empty());
+}
+
+TEST_CASE("translate rejects empty, over-long and invalid text with the reason") {
+    Translator t(copy_of(small_model()));
+    CHECK_THROWS_WITH(t.translate(""), doctest::Contains("empty"));
+    CHECK_THROWS_WITH(t.translate("   \n"), doctest::Contains("empty"));
+    std::string long_text;
+    for (int i = 0; i < 60; i++) long_text += "dog ";
+    CHECK_THROWS_WITH(t.translate(long_text), doctest::Contains("accepts at most 40 tokens"));
+    CHECK_THROWS_WITH(t.translate("a \xff\xfe dog"), doctest::Contains("UTF-8"));
+    TranslationOptions bad;
+    bad.beam_size = 0;
+    CHECK_THROWS_WITH(t.translate("a dog", bad), doctest::Contains("beam size"));
+}
+
+TEST_CASE("attention maps cover every layer and head, rows are distributions, decoder self-attention is causal") {
+    Translator t(copy_of(small_model()));
+    TranslationOptions opt;
+    opt.beam_size = 2;
+    opt.max_length = 8;
+    opt.return_attention = true;
+    TranslationResult r = t.translate("Two dogs play in the snow.", opt);
+    const int S = static_cast<int>(r.source_tokens.size()), T = static_cast<int>(r.target_tokens.size());
+    REQUIRE(T >= 1);
+    const TransformerConfig& c = t.model().transformer->config;
+    auto check_maps = [&](const AttentionMaps& a, int rows, int cols, bool causal) {
+        REQUIRE(a.layers == c.decoder_layers);
+        REQUIRE(a.heads == c.heads);
+        REQUIRE(a.rows == rows);
+        REQUIRE(a.cols == cols);
+        REQUIRE(a.data.size() == size_t(a.layers) * a.heads * rows * cols);
+        for (int m = 0; m < a.layers * a.heads; m++)
+            for (int i = 0; i < rows; i++) {
+                double sum = 0;
+                for (int j = 0; j < cols; j++) {
+                    const float w = a.data[(size_t(m) * rows + i) * cols + j];
+                    CHECK(w >= 0.0f);
+                    if (causal && j > i) CHECK(w == 0.0f);
+                    sum += w;
+                }
+                CHECK(sum == doctest::Approx(1.0).epsilon(1e-5));
+            }
+    };
+    check_maps(r.encoder_self, S, S, false);
+    check_maps(r.cross, T, S, false);
+    check_maps(r.decoder_self, T, T, true);
+
+    opt.return_attention = false;
+    TranslationResult plain = t.translate("Two dogs play in the snow.", opt);
+    CHECK(plain.cross.data.empty());
+    CHECK(plain.target_ids == r.target_ids);
+}
+
+TEST_CASE("batch translation returns results in input order") {
+    Translator t(copy_of(small_model()));
+    std::vector<std::string> texts{"A very long sentence about a man with a hat who walks down the street.",
+                                   "A dog.", "Two children are playing on the beach."};
+    TranslationOptions opt;
+    opt.beam_size = 2;
+    std::vector<TranslationResult> batch = t.translate_batch(texts, opt);
+    REQUIRE(batch.size() == texts.size());
+    for (size_t i = 0; i < texts.size(); i++) CHECK(batch[i].target_ids == t.translate(texts[i], opt).target_ids);
+    CHECK_THROWS_WITH(t.translate_batch({"A dog.", ""}, opt), doctest::Contains("sentence 2"));
+    nlohmann::json info = t.info();
+    CHECK(info["source_language"] == "en");
+    CHECK(info["target_language"] == "de");
+    CHECK(info["parameters"].get<size_t>() == t.model().transformer->params.size());
+}
