@@ -53,7 +53,7 @@ bool is_matrix(const TensorSpec& spec) { return spec.shape.size() == 2; }
 
 }  // namespace
 
-TranslatorModel load_translator_model(const SafeTensors& file) {
+TranslatorModel load_translator_model(const SafeTensors& file, const std::string& ignored_prefix) {
     const std::string& src = file.source();
     const std::string format = meta(file, "attend.format");
     if (format != kModelFormat)
@@ -126,7 +126,7 @@ TranslatorModel load_translator_model(const SafeTensors& file) {
         }
     }
     for (const std::string& name : file.names())
-        if (!expected.count(name))
+        if (!expected.count(name) && (ignored_prefix.empty() || name.rfind(ignored_prefix, 0) != 0))
             throw Error(src + ": unexpected tensor '" + name + "' (not a parameter of this configuration)");
     return m;
 }
@@ -139,11 +139,16 @@ TranslatorModel load_translator_model_bytes(std::vector<uint8_t> bytes, const st
 }
 
 std::vector<uint8_t> save_translator_model(const TranslatorModel& m, DType dtype) {
+    SafeTensorsWriter w;
+    add_translator_model(w, m, dtype);
+    return w.to_bytes();
+}
+
+void add_translator_model(SafeTensorsWriter& w, const TranslatorModel& m, DType dtype) {
     if (!m.transformer) throw Error("save model: no Transformer to save");
     if (dtype != DType::F32 && dtype != DType::F16 && dtype != DType::I8)
         throw Error(std::string("save model: dtype ") + dtype_name(dtype) + " is not supported (F32, F16, I8)");
     const Transformer& t = *m.transformer;
-    SafeTensorsWriter w;
     w.set_metadata("attend.format", kModelFormat);
     w.set_metadata("attend.format_version", std::to_string(kModelFormatVersion));
     w.set_metadata("attend.architecture", "transformer");
@@ -181,7 +186,6 @@ std::vector<uint8_t> save_translator_model(const TranslatorModel& m, DType dtype
             w.add_f32(spec.name + ".scale", {rows}, scales.data());
         }
     }
-    return w.to_bytes();
 }
 
 size_t parameter_count(const TranslatorModel& model) {

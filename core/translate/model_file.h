@@ -41,11 +41,15 @@ struct TranslatorModel {
 
 // Checks everything: format and version, config, vocabularies against the config, every tensor present with
 // its shape and a supported dtype, no unexpected tensor. Errors name the file and the problem.
-TranslatorModel load_translator_model(const SafeTensors& file);
+// Tensors whose names start with `ignored_prefix` (when not empty) are skipped: training checkpoints keep their
+// optimizer state beside the model under "optimizer.".
+TranslatorModel load_translator_model(const SafeTensors& file, const std::string& ignored_prefix = "");
 TranslatorModel load_translator_model_bytes(std::vector<uint8_t> bytes, const std::string& source_name = "<memory>");
 
 // dtype: F32, F16, or I8 (per-row symmetric int8 for matrices).
 std::vector<uint8_t> save_translator_model(const TranslatorModel& model, DType dtype);
+// The metadata and tensors of save_translator_model, added to a writer that may hold more (checkpoints).
+void add_translator_model(SafeTensorsWriter& writer, const TranslatorModel& model, DType dtype);
 
 // Number of parameters (floats) of the Transformer.
 size_t parameter_count(const TranslatorModel& model);

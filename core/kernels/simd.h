@@ -1,0 +1,132 @@
+// The small vector abstraction every element-wise and reduction kernel is written against.
+//
+// VecF is xsimd::batch<float> for the best instruction set the compiler targets (AVX-512, AVX2, SSE; SSE4.1
+// becomes WebAssembly SIMD under Emscripten with -msimd128 -msse4.1). When no SIMD instruction set is
+// available at all (the non-SIMD WebAssembly build), VecF is a one-lane scalar type with the same interface,
+// so each kernel is still written once.
+//
+// Tail pattern: a kernel runs its vector loop over the first n - n % kWidth elements with load/store and
+// handles the remaining n % kWidth elements with load_partial/store_partial, which pad the missing lanes with
+// a value that is neutral for the operation (0 for sums, -inf for maxima). The same vector code therefore
+// handles every length, including lengths shorter than one vector.
+#pragma once
+#include <cmath>
+#include <limits>
+
+// GCC 12 reports its own AVX-512 intrinsics (_mm512_undefined_ps) as "maybe uninitialized" wherever they are
+// inlined (-Wuninitialized when the value is constant-folded); the state of this pragma is recorded where those headers are parsed, so kernels include simd.h
+// before any other header that pulls in <immintrin.h> (Eigen).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#include <xsimd/xsimd.hpp>
+#pragma GCC diagnostic pop
+#else
+#include <xsimd/xsimd.hpp>
+#endif
+
+namespace attend::simd {
+
+#if defined(XSIMD_NO_SUPPORTED_ARCHITECTURE)
+
+struct VecF {
+    static constexpr int size = 1;
+    float value = 0.0f;
+    VecF() = default;
+    VecF(float v) : value(v) {}
+    VecF& operator+=(VecF o) { value += o.value; return *this; }
+    VecF& operator-=(VecF o) { value -= o.value; return *this; }
+    VecF& operator*=(VecF o) { value *= o.value; return *this; }
+    VecF& operator/=(VecF o) { value /= o.value; return *this; }
+};
+inline VecF operator+(VecF a, VecF b) { return VecF(a.value + b.value); }
+inline VecF operator-(VecF a, VecF b) { return VecF(a.value - b.value); }
+inline VecF operator*(VecF a, VecF b) { return VecF(a.value * b.value); }
+inline VecF operator/(VecF a, VecF b) { return VecF(a.value / b.value); }
+inline VecF operator-(VecF a) { return VecF(-a.value); }
+
+inline VecF load(const float* p) { return VecF(*p); }
+inline void store(float* p, VecF v) { *p = v.value; }
+inline VecF fma(VecF a, VecF b, VecF c) { return VecF(a.value * b.value + c.value); }
+inline VecF max(VecF a, VecF b) { return VecF(a.value > b.value ? a.value : b.value); }
+inline VecF exp(VecF x) { return VecF(std::exp(x.value)); }
+inline VecF erf(VecF x) { return VecF(std::erf(x.value)); }
+inline VecF tanh(VecF x) { return VecF(std::tanh(x.value)); }
+inline float reduce_sum(VecF v) { return v.value; }
+inline float reduce_max(VecF v) { return v.value; }
+
+#else
+
+using VecF = xsimd::batch<float>;
+
+inline VecF load(const float* p) { return VecF::load_unaligned(p); }
+inline void store(float* p, VecF v) { v.store_unaligned(p); }
+inline VecF fma(VecF a, VecF b, VecF c) { return xsimd::fma(a, b, c); }
+inline VecF max(VecF a, VecF b) { return xsimd::max(a, b); }
+inline VecF exp(VecF x) { return xsimd::exp(x); }
+inline VecF erf(VecF x) { return xsimd::erf(x); }
+inline VecF tanh(VecF x) { return xsimd::tanh(x); }
+inline float reduce_sum(VecF v) { return xsimd::hadd(v); }
+inline float reduce_max(VecF v) {
+    alignas(64) float lanes[VecF::size];
+    v.store_unaligned(lanes);
+    float m = lanes[0];
+    for (int i = 1; i < VecF::size; ++i) m = lanes[i] > m ? lanes[i] : m;
+    return m;
+}
+
+#endif
+
+constexpr int kWidth = VecF::size;
+
+// Loads the first n (< kWidth) elements of p; the other lanes hold `fill`.
+inline VecF load_partial(const float* p, int n, float fill) {
+    alignas(64) float lanes[kWidth];
+    for (int i = 0; i < kWidth; ++i) lanes[i] = i < n ? p[i] : fill;
+    return load(lanes);
+}
+
+// Stores the first n (< kWidth) lanes of v to p.
+inline void store_partial(float* p, VecF v, int n) {
+    alignas(64) float lanes[kWidth];
+    store(lanes, v);
+    for (int i = 0; i < n; ++i) p[i] = lanes[i];
+}
+
+// Length of the part of an n-element array that whole vectors cover.
+inline int vector_part(int n) { return n - n % kWidth; }
+
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+// Horizontal sum and maximum of n floats. Four independent accumulators: one would make the loop wait on the
+// latency of each add instead of the memory.
+inline float sum(const float* x, int n) {
+    VecF a0(0.0f), a1(0.0f), a2(0.0f), a3(0.0f);
+    int i = 0;
+    for (; i + 4 * kWidth <= n; i += 4 * kWidth) {
+        a0 += load(x + i);
+        a1 += load(x + i + kWidth);
+        a2 += load(x + i + 2 * kWidth);
+        a3 += load(x + i + 3 * kWidth);
+    }
+    for (; i + kWidth <= n; i += kWidth) a0 += load(x + i);
+    if (i < n) a1 += load_partial(x + i, n - i, 0.0f);
+    return reduce_sum((a0 + a1) + (a2 + a3));
+}
+
+inline float max(const float* x, int n) {
+    VecF a0(kNegInf), a1(kNegInf), a2(kNegInf), a3(kNegInf);
+    int i = 0;
+    for (; i + 4 * kWidth <= n; i += 4 * kWidth) {
+        a0 = max(a0, load(x + i));
+        a1 = max(a1, load(x + i + kWidth));
+        a2 = max(a2, load(x + i + 2 * kWidth));
+        a3 = max(a3, load(x + i + 3 * kWidth));
+    }
+    for (; i + kWidth <= n; i += kWidth) a0 = max(a0, load(x + i));
+    if (i < n) a1 = max(a1, load_partial(x + i, n - i, kNegInf));
+    return reduce_max(max(max(a0, a1), max(a2, a3)));
+}
+
+}  // namespace attend::simd

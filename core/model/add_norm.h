@@ -1,0 +1,38 @@
+// The seeds' AddNorm, one residual unit around a sublayer (attention or FFN):
+//   post-LN (seeds, nn.Transformer norm_first=False): out = LayerNorm(x + dropout(sublayer(x)))
+//   pre-LN  (norm_first=True):                       out = x + dropout(sublayer(LayerNorm(x)))
+// Use: in = add_norm_input(...); y = sublayer(in); add_norm_forward(out, ..., x, y, ...).
+#pragma once
+#include "model/arena.h"
+#include "model/dropout.h"
+#include "model/parameter_store.h"
+
+#include <string>
+
+namespace attend {
+
+struct AddNormParams {
+    size_t weight = 0, bias = 0;
+};
+// Declares `<name>.weight [C]` and `<name>.bias [C]`; call set_layernorm_identity after allocate for 1 / 0.
+AddNormParams declare_add_norm(ParameterStore& store, const std::string& name, int C);
+void set_layernorm_identity(ParameterStore& store, const AddNormParams& p, int C);
+
+struct AddNormActivations {
+    float* normed = nullptr;  // [N,C] pre-LN: LayerNorm(x), the sublayer input
+    float* sum = nullptr;     // [N,C] post-LN: x + dropout(y), the LayerNorm input
+    float* mean = nullptr;    // [N]
+    float* rstd = nullptr;    // [N]
+    Dropout dropout;          // the site's counters, so the backward recomputes the same mask
+};
+AddNormActivations plan_add_norm(Arena& arena, int N, int C, bool pre_ln);
+
+// The sublayer input: x itself (post-LN) or LayerNorm(x) written to acts.normed (pre-LN). x [N,C].
+const float* add_norm_input(AddNormActivations& acts, const float* x, const float* weight, const float* bias, float eps,
+                            int N, int C, bool pre_ln);
+
+// out [N,C]; x [N,C] the unit's input; y [N,C] the sublayer output (dropout is applied to it in place).
+void add_norm_forward(float* out, AddNormActivations& acts, const float* x, float* y, const float* weight,
+                      const float* bias, const Dropout& dropout, float eps, int N, int C, bool pre_ln);
+
+}  // namespace attend

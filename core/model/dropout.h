@@ -1,0 +1,64 @@
+// Dropout with a seeded counter-based random number generator (PyTorch semantics: kept elements are scaled
+// by 1 / (1 - p); p = 0 is the identity, p = 1 zeroes everything).
+//
+// Counter-based: whether element i is kept depends only on (seed, offset + i). A forward pass therefore needs
+// to store no mask: the backward recomputes it from the same (seed, offset). Runs are reproducible whatever the
+// thread count or the order in which layers run. It lives in core/ (header-only, portable) because forward
+// passes take a Dropout descriptor; training code includes it as "train/dropout.h".
+#pragma once
+#include <cstdint>
+
+namespace attend {
+
+// SplitMix64 finaliser: a bijective mix with good avalanche, so consecutive counters give independent bits.
+inline uint64_t mix64(uint64_t x) {
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+// Uniform in [0, 1) with 24 random bits, a pure function of (seed, counter).
+inline float uniform_at(uint64_t seed, uint64_t counter) {
+    return float(mix64(mix64(seed) ^ counter) >> 40) * (1.0f / 16777216.0f);
+}
+
+// Standard normal (Box-Muller) from the counters 2*counter and 2*counter+1.
+float normal_at(uint64_t seed, uint64_t counter);
+
+// One dropout site. p = 0 (the default) disables it; `offset` is the first counter this site uses.
+struct Dropout {
+    float p = 0.0f;
+    uint64_t seed = 0;
+    uint64_t offset = 0;
+
+    bool active() const { return p > 0.0f; }
+    bool keep(uint64_t i) const { return uniform_at(seed, offset + i) >= p; }
+    float scale() const { return p < 1.0f ? 1.0f / (1.0f - p) : 0.0f; }
+};
+
+// Hands out non-overlapping counter ranges to the dropout sites of a model, one range per call. Layers that
+// have their own configured rate (Rnn, the seq2seq models) take the seed and counters from the stream and
+// override p with theirs.
+class DropoutStream {
+public:
+    DropoutStream(float p = 0.0f, uint64_t seed = 0) : p_(p), seed_(seed) {}
+    Dropout next(uint64_t n) {
+        Dropout d{p_, seed_, counter_};
+        counter_ += n;
+        return d;
+    }
+    float p() const { return p_; }
+    uint64_t counter() const { return counter_; }
+    void set_counter(uint64_t c) { counter_ = c; }
+
+private:
+    float p_;
+    uint64_t seed_;
+    uint64_t counter_ = 0;
+};
+
+// out = dropout(x); out may equal x. With an inactive descriptor it copies. out, x: [n]
+void dropout_forward(float* out, const float* x, const Dropout& d, int64_t n);
+
+}  // namespace attend

@@ -1,0 +1,38 @@
+#include "model/linear.h"
+#include "kernels/simd.h"  // before Eigen: it silences GCC 12's false AVX-512 warnings in Eigen's GEMM
+
+#include <Eigen/Core>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace attend {
+
+using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using MatrixMap = Eigen::Map<RowMatrix>;
+using ConstMatrixMap = Eigen::Map<const RowMatrix>;
+
+void linear_forward(float* out, const float* x, const float* weight, const float* bias, int N, int IC, int OC) {
+    ConstMatrixMap W(weight, OC, IC);
+    // Below ~1 MFLOP a second thread costs more than it saves.
+    [[maybe_unused]] const bool parallel = double(N) * IC * OC > 1 << 20;  // unused without OpenMP (wasm)
+#pragma omp parallel if (parallel)
+    {
+        int threads = 1, thread = 0;
+#ifdef _OPENMP
+        threads = omp_get_num_threads();
+        thread = omp_get_thread_num();
+#endif
+        const int begin = int(long(N) * thread / threads), end = int(long(N) * (thread + 1) / threads);
+        const int rows = end - begin;
+        if (rows > 0) {
+            ConstMatrixMap X(x + long(begin) * IC, rows, IC);
+            MatrixMap Y(out + long(begin) * OC, rows, OC);
+            Y.noalias() = X * W.transpose();
+            if (bias) Y.rowwise() += Eigen::Map<const Eigen::RowVectorXf>(bias, OC);
+        }
+    }
+}
+
+}  // namespace attend

@@ -1,0 +1,95 @@
+#include "model/rnn.h"
+
+#include <algorithm>
+
+#include "error.h"
+#include "model/gru.h"
+#include "model/lstm.h"
+#include "model/parameter_store.h"
+
+namespace attend {
+
+Rnn::Rnn(const RnnConfig& config, ParameterStore* store, const std::string& prefix) : config_(config), store_(store) {
+    if (config.input_size <= 0 || config.hidden_size <= 0 || config.num_layers <= 0)
+        throw Error("rnn '" + prefix + "': input_size, hidden_size and num_layers must be positive");
+    if (config.dropout < 0.0f || config.dropout > 1.0f)
+        throw Error("rnn '" + prefix + "': dropout must be in [0, 1]");
+    const int H = config.hidden_size, G = gate_count();
+    for (int l = 0; l < config.num_layers; ++l) {
+        for (int d = 0; d < directions(); ++d) {
+            const std::string suffix = "_l" + std::to_string(l) + (d ? "_reverse" : "");
+            Weights w;
+            w.w_ih = store->declare(prefix + "weight_ih" + suffix, {G * H, layer_input_size(l)});
+            w.w_hh = store->declare(prefix + "weight_hh" + suffix, {G * H, H});
+            w.b_ih = store->declare(prefix + "bias_ih" + suffix, {G * H});
+            w.b_hh = store->declare(prefix + "bias_hh" + suffix, {G * H});
+            weights_.push_back(w);
+        }
+    }
+}
+
+void Rnn::forward(float* out, float* h_n, float* c_n, const float* x, const float* h0, const float* c0, int T, int B,
+                  bool training, DropoutStream* dropout) {
+    if (!store_ || !store_->allocated()) throw Error("rnn: forward before the parameter store was allocated");
+    if (T <= 0 || B <= 0) throw Error("rnn: sequence length and batch size must be positive");
+    const int L = config_.num_layers, D = directions(), H = config_.hidden_size, G = gate_count();
+    const bool lstm = config_.kind == RnnKind::LSTM;
+    const size_t TBH = size_t(T) * B * H, BH = size_t(B) * H;
+    Saved& s = saved;
+    s.T = T;
+    s.B = B;
+    s.x = x;
+    s.h0 = h0;
+    s.c0 = lstm ? c0 : nullptr;
+    s.dir_out.resize(size_t(L * D));
+    s.gates.resize(size_t(L * D));
+    s.extra.resize(size_t(L * D));
+    s.layer_in.resize(size_t(L));
+    s.dropouts.assign(size_t(L), Dropout{});
+
+    std::vector<float> layer_out(L > 1 ? size_t(T) * B * D * H : 0);
+    const float* input = x;
+    for (int l = 0; l < L; ++l) {
+        const int I = layer_input_size(l);
+        for (int d = 0; d < D; ++d) {
+            const int k = l * D + d;
+            const Weights& w = weights_[size_t(k)];
+            s.dir_out[size_t(k)].resize(TBH);
+            s.gates[size_t(k)].resize(TBH * G);
+            s.extra[size_t(k)].resize(TBH);
+            const float* h_init = h0 ? h0 + size_t(k) * BH : nullptr;
+            if (lstm) {
+                const float* c_init = c0 ? c0 + size_t(k) * BH : nullptr;
+                lstm_forward(s.dir_out[size_t(k)].data(), s.extra[size_t(k)].data(), s.gates[size_t(k)].data(), input,
+                             h_init, c_init, store_->value_at(w.w_ih), store_->value_at(w.b_ih),
+                             store_->value_at(w.w_hh), store_->value_at(w.b_hh), T, B, I, H, d == 1);
+            } else {
+                gru_forward(s.dir_out[size_t(k)].data(), s.gates[size_t(k)].data(), s.extra[size_t(k)].data(), input,
+                            h_init, store_->value_at(w.w_ih), store_->value_at(w.b_ih), store_->value_at(w.w_hh),
+                            store_->value_at(w.b_hh), T, B, I, H, d == 1);
+            }
+            const size_t last = d == 0 ? size_t(T - 1) : 0;  // the reverse direction ends at t = 0
+            if (h_n) std::copy_n(s.dir_out[size_t(k)].data() + last * BH, BH, h_n + size_t(k) * BH);
+            if (lstm && c_n) std::copy_n(s.extra[size_t(k)].data() + last * BH, BH, c_n + size_t(k) * BH);
+        }
+        // Concatenate the directions: [T, B, D*H] with the forward direction first.
+        float* dst = l == L - 1 ? out : layer_out.data();
+        for (size_t tb = 0; tb < size_t(T) * B; ++tb)
+            for (int d = 0; d < D; ++d)
+                std::copy_n(s.dir_out[size_t(l * D + d)].data() + tb * H, H, dst + (tb * D + d) * H);
+        if (l + 1 < L) {
+            const int64_t n = int64_t(T) * B * D * H;
+            Dropout drop;
+            if (training && dropout && config_.dropout > 0.0f) {
+                drop = dropout->next(uint64_t(n));
+                drop.p = config_.dropout;
+            }
+            s.dropouts[size_t(l + 1)] = drop;
+            s.layer_in[size_t(l + 1)].resize(size_t(n));
+            dropout_forward(s.layer_in[size_t(l + 1)].data(), layer_out.data(), drop, n);
+            input = s.layer_in[size_t(l + 1)].data();
+        }
+    }
+}
+
+}  // namespace attend

@@ -1,0 +1,72 @@
+// nn.GRU / nn.LSTM stacks (time-major, batch_first = False): num_layers layers, optionally bidirectional
+// (layer l > 0 reads both directions of layer l - 1, [forward | reverse] concatenated), dropout on the output
+// of every layer but the last while training. Parameters live in a ParameterStore under PyTorch's names:
+// prefix + "weight_ih_l{k}", "weight_hh_l{k}", "bias_ih_l{k}", "bias_hh_l{k}", with a "_reverse" suffix for the
+// reverse direction, so a state_dict maps 1:1 onto the store. The activations the backward needs are kept in
+// the object (its arena) by forward(); native/train/rnn_backward.h consumes them.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "model/dropout.h"
+
+namespace attend {
+
+class ParameterStore;
+
+enum class RnnKind { GRU, LSTM };
+
+struct RnnConfig {
+    RnnKind kind = RnnKind::GRU;
+    int input_size = 0;
+    int hidden_size = 0;
+    int num_layers = 1;
+    bool bidirectional = false;
+    float dropout = 0.0f;  // between layers, training only
+};
+
+class Rnn {
+public:
+    struct Weights {  // offsets into the store
+        size_t w_ih = 0, w_hh = 0, b_ih = 0, b_hh = 0;
+    };
+
+    Rnn() = default;
+    // Declares the parameters in `store` (which must outlive the Rnn and be allocated before forward).
+    Rnn(const RnnConfig& config, ParameterStore* store, const std::string& prefix);
+
+    const RnnConfig& config() const { return config_; }
+    int directions() const { return config_.bidirectional ? 2 : 1; }
+    int gate_count() const { return config_.kind == RnnKind::GRU ? 3 : 4; }
+    int output_size() const { return directions() * config_.hidden_size; }
+    int layer_input_size(int layer) const { return layer == 0 ? config_.input_size : output_size(); }
+    const Weights& weights(int layer, int direction) const { return weights_[size_t(layer * directions() + direction)]; }
+    ParameterStore* store() const { return store_; }
+
+    // x [T, B, I]; h0, c0 [L*D, B, H] or null (zeros; c0 for LSTM only). out [T, B, D*H]; h_n, c_n [L*D, B, H] or
+    // null (c_n: LSTM only), ordered as PyTorch's (layer 0 forward, layer 0 reverse, layer 1 forward, ...).
+    // training: dropout between layers draws its masks from `dropout` (a stream seeded by the caller).
+    // x, h0 and c0 must stay alive until the backward has run.
+    void forward(float* out, float* h_n, float* c_n, const float* x, const float* h0, const float* c0, int T, int B,
+                 bool training = false, DropoutStream* dropout = nullptr);
+
+    // Saved by forward (public for the backward, llm.c style).
+    struct Saved {
+        int T = 0, B = 0;
+        const float* x = nullptr;
+        const float* h0 = nullptr;
+        const float* c0 = nullptr;
+        std::vector<std::vector<float>> dir_out;    // [L*D] of [T, B, H]
+        std::vector<std::vector<float>> gates;      // [L*D] of [T, B, G*H]
+        std::vector<std::vector<float>> extra;      // [L*D] of [T, B, H]: GRU W_hn h + b_hn, LSTM cell states
+        std::vector<std::vector<float>> layer_in;   // [L]: layer l's input for l > 0 (after dropout), [T, B, D*H]
+        std::vector<Dropout> dropouts;              // [L]: the dropout applied before layer l (l > 0)
+    } saved;
+
+private:
+    RnnConfig config_;
+    ParameterStore* store_ = nullptr;
+    std::vector<Weights> weights_;
+};
+
+}  // namespace attend

@@ -1,0 +1,131 @@
+#include "model/seq2seq_attention_decoder.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "error.h"
+#include "kernels/additive_attention.h"
+#include "kernels/attn_mask.h"
+#include "kernels/embedding.h"
+#include "kernels/masked_softmax.h"
+#include "model/additive_attention_layer.h"
+#include "model/gru.h"
+#include "model/linear.h"
+#include "model/parameter_store.h"
+
+namespace attend {
+
+Seq2SeqAttentionDecoder::Seq2SeqAttentionDecoder(const Seq2SeqConfig& config, ParameterStore* store,
+                                                 const std::string& prefix)
+    : config_(config), store_(store) {
+    if (config.vocab_size <= 0 || config.embed_size <= 0 || config.num_hiddens <= 0 || config.num_layers <= 0)
+        throw Error("seq2seq attention decoder: vocab_size, embed_size, num_hiddens and num_layers must be positive");
+    const int V = config.vocab_size, E = config.embed_size, H = config.num_hiddens;
+    offsets.W_k = store->declare(prefix + "attention.W_k.weight", {H, H});
+    offsets.W_q = store->declare(prefix + "attention.W_q.weight", {H, H});
+    offsets.w_v = store->declare(prefix + "attention.w_v.weight", {1, H});
+    offsets.embedding = store->declare(prefix + "embedding.weight", {V, E});
+    for (int l = 0; l < config.num_layers; ++l) {
+        const std::string k = std::to_string(l);
+        offsets.w_ih.push_back(store->declare(prefix + "rnn.weight_ih_l" + k, {3 * H, l == 0 ? E + H : H}));
+        offsets.w_hh.push_back(store->declare(prefix + "rnn.weight_hh_l" + k, {3 * H, H}));
+        offsets.b_ih.push_back(store->declare(prefix + "rnn.bias_ih_l" + k, {3 * H}));
+        offsets.b_hh.push_back(store->declare(prefix + "rnn.bias_hh_l" + k, {3 * H}));
+    }
+    offsets.dense_w = store->declare(prefix + "dense.weight", {V, H});
+    offsets.dense_b = store->declare(prefix + "dense.bias", {V});
+}
+
+void Seq2SeqAttentionDecoder::forward(float* output, float* hidden_out, const int* X, const float* enc_outputs,
+                                      const float* hidden, const int* enc_valid_lens, int B, int T, int Tk,
+                                      bool training, DropoutStream* dropout) {
+    if (!store_->allocated()) throw Error("seq2seq attention decoder: forward before the parameter store was allocated");
+    const int V = config_.vocab_size, E = config_.embed_size, H = config_.num_hiddens, L = config_.num_layers;
+    const size_t BH = size_t(B) * H, X_in = size_t(H) + E;
+    const ParameterStore& ps = *store_;
+    Saved& s = saved;
+    s.B = B;
+    s.T = T;
+    s.Tk = Tk;
+    s.hidden0 = hidden;
+    s.enc_valid_lens = enc_valid_lens;
+    s.ids.resize(size_t(T) * B);
+    for (int b = 0; b < B; ++b)
+        for (int t = 0; t < T; ++t) s.ids[size_t(t) * B + b] = X[size_t(b) * T + t];
+    s.enc.resize(size_t(B) * Tk * H);
+    for (int t = 0; t < Tk; ++t)
+        for (int b = 0; b < B; ++b)
+            std::copy_n(enc_outputs + (size_t(t) * B + b) * H, H, s.enc.data() + (size_t(b) * Tk + t) * H);
+    s.k_proj.resize(size_t(B) * Tk * H);
+    linear_forward(s.k_proj.data(), s.enc.data(), ps.value_at(offsets.W_k), nullptr, B * Tk, H, H);
+    s.q_proj.resize(size_t(T) * BH);
+    s.probs.resize(size_t(T) * B * Tk);
+    s.attn_drop.assign(size_t(T), Dropout{});
+    s.x.resize(size_t(T) * B * X_in);
+    s.layer_in.resize(size_t(T) * L * BH);
+    s.layer_drop.assign(size_t(T) * L, Dropout{});
+    s.gates.resize(size_t(T) * L * 3 * BH);
+    s.hh_n.resize(size_t(T) * L * BH);
+    s.h.resize(size_t(T) * L * BH);
+    s.outputs.resize(size_t(B) * T * H);
+
+    AttnMask mask;
+    mask.valid_lens = enc_valid_lens;
+    const bool drop = training && dropout && config_.dropout > 0.0f;
+    auto next_dropout = [&](uint64_t n) {
+        if (!drop) return Dropout{};
+        Dropout d = dropout->next(n);
+        d.p = config_.dropout;
+        return d;
+    };
+    std::vector<float> embedded(size_t(B) * E), context(BH), gates_in(3 * BH);
+    for (int t = 0; t < T; ++t) {
+        // The state before this step: the given hidden state, then the previous step's.
+        auto h_prev = [&](int l) -> const float* {
+            if (t == 0) return hidden ? hidden + size_t(l) * BH : nullptr;
+            return s.h.data() + (size_t(t - 1) * L + l) * BH;
+        };
+        const float* query = h_prev(L - 1);
+        std::vector<float> zeros;
+        if (!query) {
+            zeros.assign(BH, 0.0f);
+            query = zeros.data();
+        }
+        float* q_proj = s.q_proj.data() + size_t(t) * BH;
+        float* probs = s.probs.data() + size_t(t) * B * Tk;
+        linear_forward(q_proj, query, ps.value_at(offsets.W_q), nullptr, B, H, H);
+        additive_attention_scores(probs, q_proj, s.k_proj.data(), ps.value_at(offsets.w_v), B, 1, Tk, H);
+        masked_softmax_forward(probs, probs, mask, B, 1, 1, Tk);
+        s.attn_drop[size_t(t)] = next_dropout(uint64_t(B) * Tk);
+        attention_weighted_sum(context.data(), probs, s.enc.data(), s.attn_drop[size_t(t)], B, 1, Tk, H);
+        embedding_forward(embedded.data(), s.ids.data() + size_t(t) * B, ps.value_at(offsets.embedding), 1.0f, B, E,
+                          V);
+        float* x = s.x.data() + size_t(t) * B * X_in;
+        for (int b = 0; b < B; ++b) {
+            std::copy_n(context.data() + size_t(b) * H, H, x + b * X_in);
+            std::copy_n(embedded.data() + size_t(b) * E, E, x + b * X_in + H);
+        }
+        for (int l = 0; l < L; ++l) {
+            const size_t k = size_t(t) * L + l;
+            const float* input = x;
+            int I = int(X_in);
+            if (l > 0) {
+                s.layer_drop[k] = next_dropout(BH);
+                dropout_forward(s.layer_in.data() + k * BH, s.h.data() + (k - 1) * BH, s.layer_drop[k], int64_t(BH));
+                input = s.layer_in.data() + k * BH;
+                I = H;
+            }
+            float* gates = s.gates.data() + k * 3 * BH;
+            linear_forward(gates, input, ps.value_at(offsets.w_ih[size_t(l)]), ps.value_at(offsets.b_ih[size_t(l)]), B,
+                           I, 3 * H);
+            gru_cell_forward(s.h.data() + k * BH, gates, s.hh_n.data() + k * BH, h_prev(l),
+                             ps.value_at(offsets.w_hh[size_t(l)]), ps.value_at(offsets.b_hh[size_t(l)]), B, H);
+        }
+        const float* top = s.h.data() + (size_t(t) * L + L - 1) * BH;
+        for (int b = 0; b < B; ++b) std::copy_n(top + size_t(b) * H, H, s.outputs.data() + (size_t(b) * T + t) * H);
+    }
+    linear_forward(output, s.outputs.data(), ps.value_at(offsets.dense_w), ps.value_at(offsets.dense_b), B * T, H, V);
+    if (hidden_out) std::copy_n(s.h.data() + size_t(T - 1) * L * BH, size_t(L) * BH, hidden_out);
+}
+
+}  // namespace attend

@@ -1,0 +1,205 @@
+#include "model/transformer.h"
+
+#include "error.h"
+#include "kernels/embedding.h"
+#include "kernels/layernorm.h"
+#include "kernels/positional_encoding.h"
+#include "model/linear.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace attend {
+
+Transformer::Transformer(const TransformerConfig& c, bool with_grads) : config(c) {
+    config.validate();
+    const int C = c.model_dim;
+    if (c.tie_embeddings) {
+        src_embedding = tgt_embedding = output_weight = params.declare("embedding.weight", {c.src_vocab, C});
+    } else {
+        src_embedding = params.declare("src_embedding.weight", {c.src_vocab, C});
+        tgt_embedding = params.declare("tgt_embedding.weight", {c.tgt_vocab, C});
+    }
+    for (int i = 0; i < c.encoder_layers; ++i)
+        encoder.push_back(declare_encoder_block(params, "encoder.layers." + std::to_string(i) + ".", c));
+    if (c.final_norm) encoder_norm = declare_add_norm(params, "encoder.norm", C);
+    for (int i = 0; i < c.decoder_layers; ++i)
+        decoder.push_back(declare_decoder_block(params, "decoder.layers." + std::to_string(i) + ".", c));
+    if (c.final_norm) decoder_norm = declare_add_norm(params, "decoder.norm", C);
+    if (!c.tie_embeddings) output_weight = params.declare("output.weight", {c.tgt_vocab, C});
+    output_bias = params.declare("output.bias", {c.tgt_vocab});
+    params.allocate(with_grads);
+    for (auto& e : encoder) {
+        set_layernorm_identity(params, e.norm1, C);
+        set_layernorm_identity(params, e.norm2, C);
+    }
+    for (auto& d : decoder) {
+        set_layernorm_identity(params, d.norm1, C);
+        set_layernorm_identity(params, d.norm2, C);
+        set_layernorm_identity(params, d.norm3, C);
+    }
+    if (c.final_norm) {
+        set_layernorm_identity(params, encoder_norm, C);
+        set_layernorm_identity(params, decoder_norm, C);
+    }
+}
+
+AttnMask TransformerActivations::source_mask() const {
+    AttnMask m;
+    if (!src_valid_lens.empty()) m.valid_lens = src_valid_lens.data();
+    return m;
+}
+
+AttnMask TransformerActivations::target_mask() const {
+    AttnMask m;
+    m.causal = true;
+    if (!tgt_valid_lens.empty()) m.valid_lens = tgt_valid_lens.data();
+    return m;
+}
+
+namespace {
+
+void plan(TransformerActivations& a, const TransformerConfig& c, bool keep_weights) {
+    const int B = a.B, S = a.S, T = a.T, C = c.model_dim;
+    a.src_embedded = a.arena.take(size_t(B) * S * C);
+    a.encoder.clear();
+    for (int i = 0; i < c.encoder_layers; ++i) a.encoder.push_back(plan_encoder_block(a.arena, B, S, c, keep_weights));
+    a.memory = a.arena.take(size_t(B) * S * C);
+    a.encoder_norm_mean = a.arena.take(size_t(B) * S);
+    a.encoder_norm_rstd = a.arena.take(size_t(B) * S);
+    a.tgt_embedded = a.arena.take(size_t(B) * T * C);
+    a.decoder.clear();
+    for (int i = 0; i < c.decoder_layers; ++i)
+        a.decoder.push_back(plan_decoder_block(a.arena, B, T, S, c, keep_weights));
+    a.decoded = a.arena.take(size_t(B) * T * C);
+    a.decoder_norm_mean = a.arena.take(size_t(B) * T);
+    a.decoder_norm_rstd = a.arena.take(size_t(B) * T);
+    a.logits = a.arena.take(size_t(B) * T * c.tgt_vocab);
+}
+
+void check_lengths(const TransformerConfig& c, int B, int S, int T) {
+    if (B <= 0) throw Error("transformer: batch size " + std::to_string(B) + ", expected > 0");
+    if (S <= 0 || S > c.max_len)
+        throw Error("transformer: source length " + std::to_string(S) + ", expected 1.." + std::to_string(c.max_len));
+    if (T < 0 || T > c.max_len)
+        throw Error("transformer: target length " + std::to_string(T) + ", expected 0.." + std::to_string(c.max_len));
+}
+
+std::vector<int> copy_valid_lens(const int* lens, int B, int T, const char* what) {
+    if (!lens) return {};
+    for (int b = 0; b < B; ++b)
+        if (lens[b] < 0 || lens[b] > T)
+            throw Error(std::string("transformer: ") + what + " valid length " + std::to_string(lens[b]) +
+                        " of batch row " + std::to_string(b) + ", expected 0.." + std::to_string(T));
+    return std::vector<int>(lens, lens + B);
+}
+
+// out [B*T,C] = dropout(table[ids] * sqrt(C) + P[t0 + t])
+void embed(float* out, Dropout* used, const int* ids, const float* table, int V, DropoutStream* dropout, int B, int T,
+           int C, int t0) {
+    embedding_forward(out, ids, table, std::sqrt(float(C)), B * T, C, V);
+    positional_encoding_add(out, B, T, C, t0);
+    if (dropout) {
+        const Dropout d = dropout->next(size_t(B) * T * C);
+        if (used) *used = d;
+        if (d.active()) dropout_forward(out, out, d, int64_t(B) * T * C);
+    }
+}
+
+void encode(TransformerActivations& a, const Transformer& m, const int* src, DropoutStream* dropout) {
+    const TransformerConfig& c = m.config;
+    const int B = a.B, S = a.S, C = c.model_dim;
+    const ParameterStore& s = m.params;
+    embed(a.src_embedded, &a.src_dropout, src, s.value_at(m.src_embedding), c.src_vocab, dropout, B, S, C, 0);
+    const AttnMask mask = a.source_mask();
+    const float* x = a.src_embedded;
+    for (int i = 0; i < c.encoder_layers; ++i) {
+        encoder_block_forward(a.encoder[i], x, s, m.encoder[i], mask, dropout, B, S, c);
+        x = a.encoder[i].out;
+    }
+    if (c.final_norm)
+        layernorm_forward(a.memory, a.encoder_norm_mean, a.encoder_norm_rstd, x, s.value_at(m.encoder_norm.weight),
+                          s.value_at(m.encoder_norm.bias), c.layernorm_eps, B * S, C);
+    else
+        std::copy(x, x + size_t(B) * S * C, a.memory);
+}
+
+}  // namespace
+
+void plan_transformer(TransformerActivations& a, const TransformerConfig& c, int B, int S, int T, bool keep_weights) {
+    check_lengths(c, B, S, T);
+    a.B = B;
+    a.S = S;
+    a.T = T;
+    a.arena.reset_counting();
+    plan(a, c, keep_weights);
+    a.arena.allocate_counted();
+    plan(a, c, keep_weights);
+}
+
+void transformer_forward(TransformerActivations& a, const Transformer& m, const int* src, const int* src_valid_lens,
+                         const int* tgt, const int* tgt_valid_lens, DropoutStream* dropout) {
+    const TransformerConfig& c = m.config;
+    const int B = a.B, T = a.T, S = a.S, C = c.model_dim;
+    if (!a.logits) throw Error("transformer_forward: activations not planned (call plan_transformer first)");
+    a.src_valid_lens = copy_valid_lens(src_valid_lens, B, S, "source");
+    a.tgt_valid_lens = copy_valid_lens(tgt_valid_lens, B, T, "target");
+    const ParameterStore& s = m.params;
+    encode(a, m, src, dropout);
+
+    embed(a.tgt_embedded, &a.tgt_dropout, tgt, s.value_at(m.tgt_embedding), c.tgt_vocab, dropout, B, T, C, 0);
+    const AttnMask self_mask = a.target_mask(), cross_mask = a.source_mask();
+    const float* x = a.tgt_embedded;
+    for (int i = 0; i < c.decoder_layers; ++i) {
+        decoder_block_forward(a.decoder[i], x, a.memory, s, m.decoder[i], self_mask, cross_mask, dropout, B, T, S, c);
+        x = a.decoder[i].out;
+    }
+    if (c.final_norm)
+        layernorm_forward(a.decoded, a.decoder_norm_mean, a.decoder_norm_rstd, x, s.value_at(m.decoder_norm.weight),
+                          s.value_at(m.decoder_norm.bias), c.layernorm_eps, B * T, C);
+    else
+        std::copy(x, x + size_t(B) * T * C, a.decoded);
+    linear_forward(a.logits, a.decoded, s.value_at(m.output_weight), s.value_at(m.output_bias), B * T, C, c.tgt_vocab);
+}
+
+void transformer_start_decoding(TransformerDecodingState& st, const Transformer& m, const int* src,
+                                const int* src_valid_lens, int B, int S, int capacity) {
+    const TransformerConfig& c = m.config;
+    if (capacity <= 0 || capacity > c.max_len)
+        throw Error("transformer: decoding capacity " + std::to_string(capacity) + ", expected 1.." +
+                    std::to_string(c.max_len));
+    TransformerActivations a;
+    plan_transformer(a, c, B, S, 0);
+    a.src_valid_lens = copy_valid_lens(src_valid_lens, B, S, "source");
+    encode(a, m, src, nullptr);
+    st.B = B;
+    st.S = S;
+    st.steps_without_layers = 0;
+    st.memory.assign(a.memory, a.memory + size_t(B) * S * c.model_dim);
+    st.src_valid_lens = a.src_valid_lens;
+    st.layers.assign(c.decoder_layers, DecoderBlockCache{});
+    for (int i = 0; i < c.decoder_layers; ++i)
+        decoder_block_cache_init(st.layers[i], st.memory.data(), m.params, m.decoder[i], B, S, capacity, c);
+}
+
+void transformer_decode_step(float* logits, TransformerDecodingState& st, const Transformer& m, const int* tokens) {
+    const TransformerConfig& c = m.config;
+    const int B = st.B, C = c.model_dim, t = st.steps();
+    const ParameterStore& s = m.params;
+    std::vector<float> x(size_t(B) * C), y(size_t(B) * C);
+    embed(x.data(), nullptr, tokens, s.value_at(m.tgt_embedding), c.tgt_vocab, nullptr, B, 1, C, t);
+    AttnMask cross_mask;
+    if (!st.src_valid_lens.empty()) cross_mask.valid_lens = st.src_valid_lens.data();
+    for (int i = 0; i < c.decoder_layers; ++i) {
+        decoder_block_step(y.data(), st.layers[i], x.data(), s, m.decoder[i], cross_mask, B, c);
+        x.swap(y);
+    }
+    if (c.decoder_layers == 0) ++st.steps_without_layers;
+    if (c.final_norm)
+        layernorm_forward(x.data(), nullptr, nullptr, x.data(), s.value_at(m.decoder_norm.weight),
+                          s.value_at(m.decoder_norm.bias), c.layernorm_eps, B, C);
+    linear_forward(logits, x.data(), s.value_at(m.output_weight), s.value_at(m.output_bias), B, C, c.tgt_vocab);
+}
+
+}  // namespace attend

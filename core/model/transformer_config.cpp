@@ -1,0 +1,94 @@
+#include "model/transformer_config.h"
+
+#include "error.h"
+
+namespace attend {
+
+void TransformerConfig::validate() const {
+    auto positive = [](const char* name, int v) {
+        if (v <= 0)
+            throw Error(std::string("transformer config: ") + name + " is " + std::to_string(v) + ", expected > 0");
+    };
+    positive("model_dim", model_dim);
+    positive("heads", heads);
+    positive("ffn_dim", ffn_dim);
+    positive("src_vocab", src_vocab);
+    positive("tgt_vocab", tgt_vocab);
+    positive("max_len", max_len);
+    if (encoder_layers < 0 || decoder_layers < 0) throw Error("transformer config: layer counts must be >= 0");
+    if (model_dim % heads != 0)
+        throw Error("transformer config: model_dim " + std::to_string(model_dim) + " is not a multiple of heads " +
+                    std::to_string(heads));
+    if (!(dropout >= 0.0f && dropout < 1.0f))
+        throw Error("transformer config: dropout is " + std::to_string(dropout) + ", expected in [0, 1)");
+    if (tie_embeddings && src_vocab != tgt_vocab)
+        throw Error("transformer config: tie_embeddings needs one joint vocabulary, got src_vocab " +
+                    std::to_string(src_vocab) + " and tgt_vocab " + std::to_string(tgt_vocab));
+    if (pad_id >= std::min(src_vocab, tgt_vocab))
+        throw Error("transformer config: pad_id " + std::to_string(pad_id) + " is outside the vocabularies");
+    if (!(layernorm_eps > 0.0f)) throw Error("transformer config: layernorm_eps must be > 0");
+}
+
+nlohmann::json transformer_config_to_json(const TransformerConfig& c) {
+    return {{"architecture", "transformer"},
+            {"model_dim", c.model_dim},
+            {"heads", c.heads},
+            {"encoder_layers", c.encoder_layers},
+            {"decoder_layers", c.decoder_layers},
+            {"ffn_dim", c.ffn_dim},
+            {"src_vocab", c.src_vocab},
+            {"tgt_vocab", c.tgt_vocab},
+            {"max_len", c.max_len},
+            {"dropout", c.dropout},
+            {"tie_embeddings", c.tie_embeddings},
+            {"pre_ln", c.pre_ln},
+            {"final_norm", c.final_norm},
+            {"bias", c.bias},
+            {"activation", c.activation == Activation::GELU ? "gelu" : "relu"},
+            {"layernorm_eps", c.layernorm_eps},
+            {"pad_id", c.pad_id}};
+}
+
+TransformerConfig transformer_config_from_json(const nlohmann::json& j) {
+    if (!j.is_object()) throw Error("transformer config: expected a JSON object, got " + std::string(j.type_name()));
+    TransformerConfig c;
+    auto get = [&](const char* key, auto& field) {
+        auto it = j.find(key);
+        if (it == j.end()) return;
+        try {
+            it->get_to(field);
+        } catch (const nlohmann::json::exception&) {
+            throw Error(std::string("transformer config: field '") + key + "' has the wrong type (" + it->type_name() +
+                        ")");
+        }
+    };
+    if (j.contains("architecture") && j["architecture"] != "transformer")
+        throw Error("transformer config: architecture is " + j["architecture"].dump() + ", expected \"transformer\"");
+    get("model_dim", c.model_dim);
+    get("heads", c.heads);
+    get("encoder_layers", c.encoder_layers);
+    get("decoder_layers", c.decoder_layers);
+    get("ffn_dim", c.ffn_dim);
+    get("src_vocab", c.src_vocab);
+    get("tgt_vocab", c.tgt_vocab);
+    get("max_len", c.max_len);
+    get("dropout", c.dropout);
+    get("tie_embeddings", c.tie_embeddings);
+    get("pre_ln", c.pre_ln);
+    get("final_norm", c.final_norm);
+    get("bias", c.bias);
+    get("layernorm_eps", c.layernorm_eps);
+    get("pad_id", c.pad_id);
+    std::string activation = "relu";
+    get("activation", activation);
+    if (activation == "relu")
+        c.activation = Activation::ReLU;
+    else if (activation == "gelu")
+        c.activation = Activation::GELU;
+    else
+        throw Error("transformer config: activation '" + activation + "', expected \"relu\" or \"gelu\"");
+    c.validate();
+    return c;
+}
+
+}  // namespace attend

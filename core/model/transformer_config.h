@@ -1,0 +1,38 @@
+// The hyperparameters of a Transformer encoder-decoder, as stored in a model file's metadata (JSON).
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace attend {
+
+enum class Activation { ReLU, GELU };
+
+struct TransformerConfig {
+    int model_dim = 256;  // C
+    int heads = 4;        // H (C must be a multiple of H)
+    int encoder_layers = 3;
+    int decoder_layers = 3;
+    int ffn_dim = 1024;
+    int src_vocab = 8000;
+    int tgt_vocab = 8000;
+    int max_len = 1024;    // longest sequence (positional encoding rows, decoding cache)
+    float dropout = 0.1f;  // embeddings + positional encoding, attention weights, every sublayer output before its
+                           // residual add (as the seeds; nn.Transformer also drops inside the FFN)
+    bool tie_embeddings = false;  // one table for source, target and output projection (joint vocabulary)
+    bool pre_ln = false;          // false: post-LN as in the seeds and nn.Transformer(norm_first=False)
+    bool final_norm = false;      // a LayerNorm after each stack (nn.Transformer has it; the seeds do not)
+    bool bias = true;             // biases of the attention projections
+    Activation activation = Activation::ReLU;
+    float layernorm_eps = 1e-5f;
+    int pad_id = -1;  // embedding rows of this id get no gradient; -1 for none
+
+    int head_dim() const { return model_dim / heads; }
+    // Throws attend::Error naming the first bad field.
+    void validate() const;
+};
+
+nlohmann::json transformer_config_to_json(const TransformerConfig& config);
+// Missing fields keep their defaults; wrong types or values throw attend::Error.
+TransformerConfig transformer_config_from_json(const nlohmann::json& json);
+
+}  // namespace attend

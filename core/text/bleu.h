@@ -1,0 +1,40 @@
+// BLEU two ways:
+//  - bleu(pred, label, k): the seeds' (d2l) sentence score, brevity exp(min(0, 1 - len_label/len_pred)) times
+//    the n-gram precisions p_n^(0.5^n), n = 1..k, on tokens split at single spaces;
+//  - corpus_bleu: BLEU-4 as multi-bleu.perl / sacreBLEU (tokenize=none) compute it: clipped n-gram counts
+//    summed over the corpus, brevity penalty on the total lengths, one reference per hypothesis.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace attend {
+
+// d2l's bleu. Where Python divides by zero (a prediction shorter than k tokens), the precision counts as
+// 0, so the score is 0.
+double bleu(std::string_view pred, std::string_view label, int k);
+double bleu(const std::vector<std::string>& pred_tokens, const std::vector<std::string>& label_tokens, int k);
+
+enum class BleuSmoothing {
+    exp,   // sacreBLEU's default: a zero n-gram match count counts as 1/2^m (m-th such order)
+    none,  // multi-bleu.perl: any zero match count gives BLEU 0
+};
+
+struct CorpusBleu {
+    double score = 0;                      // 0..100
+    std::array<double, 4> precisions{};    // percent
+    std::array<std::int64_t, 4> correct{}, total{};
+    double brevity_penalty = 0, ratio = 0;
+    std::int64_t hyp_len = 0, ref_len = 0;
+    // "BLEU = 41.02 72.3/48.5/34.2/24.4 (BP = 0.986 ratio = 0.986 hyp_len = 12000 ref_len = 12172)"
+    std::string format() const;
+};
+
+// Lines are whitespace-tokenized (tokenize=none); hypotheses and references must have the same count
+// (attend::Error otherwise).
+CorpusBleu corpus_bleu(const std::vector<std::string>& hypotheses, const std::vector<std::string>& references,
+                       BleuSmoothing smoothing = BleuSmoothing::exp);
+
+}  // namespace attend

@@ -1,0 +1,151 @@
+// `attend bench train`: Transformer training throughput (forward + backward + Adam) on the configuration
+// (C 256, 3+3 layers, 4 heads, FFN 1024, vocabulary 8000, batch 64 x length 20), then the same step in PyTorch
+// (bench/torch_train.py with Debian's python3-torch, 2 threads) when torch imports.
+// Tokens are TARGET tokens (batch * target length) per second, for both sides; the best step counts (the
+// machine is shared, other processes only ever add time).
+#include "cli/command.h"
+#include "error.h"
+#include "model/transformer.h"
+#include "train/loss.h"
+#include "train/optimizer.h"
+#include "train/transformer_backward.h"
+#include "train/xavier_init.h"
+
+#include <omp.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace attend::cli {
+namespace {
+
+struct BenchTrainOptions {
+    int steps = 5;
+    int model_dim = 256, heads = 4, layers = 3, ffn = 1024, vocab = 8000, batch = 64, length = 20;
+    float dropout = 0.1f;
+    bool with_torch = true;
+};
+
+double run_torch(const BenchTrainOptions& o) {
+    const std::string python = "/usr/bin/python3";
+    if (std::system((python + " -c 'import torch' >/dev/null 2>&1").c_str()) != 0) {
+        std::printf("# torch comparison skipped: '%s -c \"import torch\"' failed (Debian's python3-torch is needed)\n",
+                    python.c_str());
+        return 0.0;
+    }
+    const std::string command = python + " " + std::string(ATTEND_SOURCE_DIR) + "/bench/torch_train.py" + " --steps " +
+                                std::to_string(o.steps) + " --model-dim " + std::to_string(o.model_dim) + " --heads " +
+                                std::to_string(o.heads) + " --layers " + std::to_string(o.layers) + " --ffn " +
+                                std::to_string(o.ffn) + " --vocab " + std::to_string(o.vocab) + " --batch " +
+                                std::to_string(o.batch) + " --length " + std::to_string(o.length) + " --dropout " +
+                                std::to_string(o.dropout);
+    FILE* pipe = popen(command.c_str(), "r");
+    if (!pipe) throw Error("bench train: could not run '" + command + "'");
+    std::map<std::string, double> figures;
+    char line[512];
+    while (std::fgets(line, sizeof line, pipe)) {
+        std::fputs(line, stdout);
+        char name[256];
+        double value;
+        if (std::sscanf(line, "%255s %lf", name, &value) == 2) figures[name] = value;
+    }
+    const int status = pclose(pipe);
+    if (status != 0) std::printf("# torch script exited with status %d: '%s'\n", status, command.c_str());
+    auto it = figures.find("torch_train_tokens_per_s");
+    return it == figures.end() ? 0.0 : it->second;
+}
+
+void run_bench_train(const BenchTrainOptions& o) {
+    TransformerConfig c;
+    c.model_dim = o.model_dim;
+    c.heads = o.heads;
+    c.encoder_layers = c.decoder_layers = o.layers;
+    c.ffn_dim = o.ffn;
+    c.src_vocab = c.tgt_vocab = o.vocab;
+    c.max_len = std::max(o.length, 1);
+    c.dropout = o.dropout;
+    const int B = o.batch, L = o.length, V = o.vocab;
+    Transformer model(c);
+    xavier_init_weights(model.params, 1);
+    // Embeddings: uniform with nn.Embedding's unit variance; token ids uniform over the vocabulary.
+    for (size_t offset : {model.src_embedding, model.tgt_embedding}) {
+        float* e = model.params.value_at(offset);
+        for (size_t i = 0; i < size_t(V) * c.model_dim; ++i) e[i] = (uniform_at(offset + 2, i) - 0.5f) * 3.4641f;
+    }
+    std::vector<int> src(size_t(B) * L), tgt(size_t(B) * L), labels(size_t(B) * L);
+    for (size_t i = 0; i < src.size(); ++i) {
+        src[i] = int(uniform_at(3, i) * V) % V;
+        tgt[i] = int(uniform_at(4, i) * V) % V;
+        labels[i] = int(uniform_at(5, i) * V) % V;
+    }
+    TransformerActivations acts;
+    plan_transformer(acts, c, B, L, L);
+    std::vector<float> probs(size_t(B) * L * V), dlogits(size_t(B) * L * V);
+    AdamConfig adam_config;
+    adam_config.lr = 1e-3f;
+    Adam adam(model.params.size(), adam_config);
+    const int N = B * L;
+    DropoutStream dropout(c.dropout, 42);
+    double loss = 0.0;
+    auto step = [&] {
+        model.params.zero_grad();
+        transformer_forward(acts, model, src.data(), nullptr, tgt.data(), nullptr, &dropout);
+        loss = cross_entropy_forward(nullptr, probs.data(), acts.logits, labels.data(), -100, 0.0f, N, V) / N;
+        std::fill(dlogits.begin(), dlogits.end(), 0.0f);
+        cross_entropy_backward(dlogits.data(), nullptr, 1.0f / N, probs.data(), labels.data(), -100, 0.0f, N, V);
+        transformer_backward(model, acts, dlogits.data(), src.data(), tgt.data());
+        adam.step(model.params.values(), model.params.grads());
+    };
+    std::printf(
+        "# transformer C %d, %d+%d layers, %d heads, ffn %d, vocab %d, batch %d x length %d, dropout %.2f, "
+        "%zu parameters, %d OpenMP threads; tokens = target tokens\n",
+        c.model_dim, o.layers, o.layers, c.heads, c.ffn_dim, V, B, L, c.dropout, model.params.size(),
+        omp_get_max_threads());
+    step();  // warm-up
+    const double first_loss = loss;
+    double best = 1e30;
+    for (int i = 0; i < o.steps; ++i) {
+        auto start = std::chrono::steady_clock::now();
+        step();
+        best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    std::printf("# loss %.4f after the warm-up step, %.4f after %d more (same batch, so it should fall)\n", first_loss,
+                loss, o.steps);
+    const double tokens_per_s = double(N) / best;
+    std::printf("train_step_ms %.2f ms\n", best * 1e3);
+    std::printf("train_tokens_per_s %.1f tokens/s\n", tokens_per_s);
+    if (!o.with_torch) {
+        std::printf("# torch comparison skipped: --no-torch\n");
+        return;
+    }
+    const double torch_tokens_per_s = run_torch(o);
+    if (torch_tokens_per_s > 0)
+        std::printf("train_tokens_per_s_vs_torch %.2f x (attend %.1f tokens/s, torch %.1f tokens/s)\n",
+                    tokens_per_s / torch_tokens_per_s, tokens_per_s, torch_tokens_per_s);
+}
+
+CommandRegistrar registrar([](CLI::App& app) {
+    CLI::App* cmd = bench_command(app)->add_subcommand(
+        "train", "Transformer training tokens/s (forward + backward + Adam) beside PyTorch nn.Transformer");
+    auto o = std::make_shared<BenchTrainOptions>();
+    cmd->add_option("--steps", o->steps, "Timed steps after one warm-up (the best counts)")->check(CLI::PositiveNumber);
+    cmd->add_option("--model-dim", o->model_dim, "C")->check(CLI::PositiveNumber);
+    cmd->add_option("--heads", o->heads, "H")->check(CLI::PositiveNumber);
+    cmd->add_option("--layers", o->layers, "Encoder and decoder layers each")->check(CLI::PositiveNumber);
+    cmd->add_option("--ffn", o->ffn, "FFN hidden size")->check(CLI::PositiveNumber);
+    cmd->add_option("--vocab", o->vocab, "Source and target vocabulary size")->check(CLI::PositiveNumber);
+    cmd->add_option("--batch", o->batch, "Sentences per batch")->check(CLI::PositiveNumber);
+    cmd->add_option("--length", o->length, "Source and target length")->check(CLI::PositiveNumber);
+    cmd->add_option("--dropout", o->dropout, "Dropout probability (both sides)")->check(CLI::Range(0.0, 0.99));
+    cmd->add_flag(
+        "--no-torch", [o](int64_t) { o->with_torch = false; }, "Do not run bench/torch_train.py");
+    cmd->callback([o] { run_bench_train(*o); });
+});
+
+}  // namespace
+}  // namespace attend::cli

@@ -1,0 +1,82 @@
+#include "data/text_file.h"
+
+#include <zlib.h>
+
+#include <cstdio>
+#include <cstring>
+#include <sys/stat.h>
+
+#include "error.h"
+#include "text/utf8.h"
+
+namespace attend {
+
+bool file_exists(const std::string& path) {
+    struct stat info;
+    return ::stat(path.c_str(), &info) == 0 && !S_ISDIR(info.st_mode);  // pipes such as /dev/fd/63 count
+}
+
+std::string read_file_bytes(const std::string& path) {
+    if (!file_exists(path)) throw Error(path + ": cannot open (no such file)");
+    gzFile file = gzopen(path.c_str(), "rb");
+    if (!file) throw Error(path + ": cannot open (" + std::strerror(errno) + ")");
+    gzbuffer(file, 1 << 17);
+    std::string bytes;
+    char buffer[1 << 16];
+    while (true) {
+        int got = gzread(file, buffer, sizeof buffer);
+        if (got < 0) {
+            int code = 0;
+            std::string message = gzerror(file, &code);
+            gzclose(file);
+            throw Error(path + ": read failed (" + message + ")");
+        }
+        if (got == 0) break;
+        bytes.append(buffer, static_cast<std::size_t>(got));
+    }
+    gzclose(file);
+    return bytes;
+}
+
+std::vector<std::string> read_lines(const std::string& path) {
+    std::string bytes = read_file_bytes(path);
+    std::vector<std::string> lines;
+    std::size_t start = 0;
+    while (start < bytes.size()) {
+        std::size_t end = bytes.find('\n', start);
+        if (end == std::string::npos) end = bytes.size();
+        std::size_t length = end - start;
+        if (length > 0 && bytes[start + length - 1] == '\r') --length;
+        lines.emplace_back(bytes, start, length);
+        start = end + 1;
+    }
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        std::size_t bad = utf8_find_invalid(lines[i]);
+        if (bad != std::string::npos)
+            throw Error(path + " line " + std::to_string(i + 1) + ": invalid UTF-8 at byte " + std::to_string(bad) +
+                        " of the line (expected UTF-8 text)");
+    }
+    return lines;
+}
+
+void write_lines(const std::string& path, const std::vector<std::string>& lines) {
+    bool compress = path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
+    std::string bytes;
+    for (const std::string& line : lines) {
+        bytes += line;
+        bytes += '\n';
+    }
+    if (compress) {
+        gzFile file = gzopen(path.c_str(), "wb");
+        if (!file) throw Error(path + ": cannot open for writing");
+        bool ok = bytes.empty() || gzwrite(file, bytes.data(), static_cast<unsigned>(bytes.size())) > 0;
+        if (gzclose(file) != Z_OK || !ok) throw Error(path + ": write failed");
+        return;
+    }
+    std::FILE* file = std::fopen(path.c_str(), "wb");
+    if (!file) throw Error(path + ": cannot open for writing (" + std::strerror(errno) + ")");
+    bool ok = std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();
+    if (std::fclose(file) != 0 || !ok) throw Error(path + ": write failed");
+}
+
+}  // namespace attend

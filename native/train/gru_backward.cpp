@@ -1,0 +1,65 @@
+#include "train/gru_backward.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
+#include "train/linear_backward.h"
+
+namespace attend {
+
+void gru_cell_backward(float* dgates, float* dh_prev, float* dw_hh, float* db_hh, const float* dh, const float* gates,
+                       const float* hh_n, const float* h_prev, const float* w_hh, int B, int H) {
+    std::vector<float> dhw(size_t(B) * 3 * H);  // gradient of h_prev W_hh^T + b_hh
+    for (int b = 0; b < B; ++b) {
+        const float* g = gates + size_t(b) * 3 * H;
+        const float* hn = hh_n + size_t(b) * H;
+        const float* hp = h_prev ? h_prev + size_t(b) * H : nullptr;
+        const float* d = dh + size_t(b) * H;
+        float* dg = dgates + size_t(b) * 3 * H;
+        float* da = dhw.data() + size_t(b) * 3 * H;
+        float* dp = dh_prev ? dh_prev + size_t(b) * H : nullptr;
+        for (int j = 0; j < H; ++j) {
+            const float r = g[j], z = g[H + j], n = g[2 * H + j];
+            const float prev = hp ? hp[j] : 0.0f;
+            const float dn_pre = d[j] * (1.0f - z) * (1.0f - n * n);
+            const float dr_pre = dn_pre * hn[j] * r * (1.0f - r);
+            const float dz_pre = d[j] * (prev - n) * z * (1.0f - z);
+            dg[j] += dr_pre;
+            dg[H + j] += dz_pre;
+            dg[2 * H + j] += dn_pre;
+            da[j] = dr_pre;
+            da[H + j] = dz_pre;
+            da[2 * H + j] = dn_pre * r;
+            if (dp) dp[j] += d[j] * z;
+        }
+    }
+    // h_prev = null stands for zeros: the weight gradient is then zero but dh_prev still receives dhw W_hh.
+    std::vector<float> zeros(h_prev ? 0 : size_t(B) * H, 0.0f);
+    linear_backward(dh_prev, dw_hh, db_hh, dhw.data(), h_prev ? h_prev : zeros.data(), w_hh, B, H, 3 * H);
+}
+
+void gru_backward(float* dx, float* dh0, float* dw_ih, float* db_ih, float* dw_hh, float* db_hh, const float* dout,
+                  const float* dh_n, const float* x, const float* h0, const float* out, const float* gates,
+                  const float* hh_n, const float* w_ih, const float* w_hh, int T, int B, int I, int H, bool reverse) {
+    const size_t BH = size_t(B) * H;
+    std::vector<float> dxw(size_t(T) * B * 3 * H, 0.0f);
+    std::vector<float> dh(BH, 0.0f), dh_next(BH);
+    if (dh_n)
+        for (size_t i = 0; i < BH; ++i) dh[i] = dh_n[i];
+    for (int s = T - 1; s >= 0; --s) {
+        const int t = reverse ? T - 1 - s : s;
+        if (dout)
+            for (size_t i = 0; i < BH; ++i) dh[i] += dout[size_t(t) * BH + i];
+        const int t_prev = reverse ? t + 1 : t - 1;
+        const float* h_prev = s == 0 ? h0 : out + size_t(t_prev) * BH;
+        float* dprev = s == 0 ? dh0 : dh_next.data();
+        if (s > 0) std::fill(dh_next.begin(), dh_next.end(), 0.0f);
+        gru_cell_backward(dxw.data() + size_t(t) * B * 3 * H, dprev, dw_hh, db_hh, dh.data(), gates + size_t(t) * B * 3 * H,
+                          hh_n + size_t(t) * BH, h_prev, w_hh, B, H);
+        if (s > 0) dh.swap(dh_next);
+    }
+    linear_backward(dx, dw_ih, db_ih, dxw.data(), x, w_ih, T * B, I, 3 * H);
+}
+
+}  // namespace attend

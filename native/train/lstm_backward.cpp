@@ -1,0 +1,74 @@
+#include "train/lstm_backward.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "train/linear_backward.h"
+
+namespace attend {
+
+void lstm_cell_backward(float* dgates, float* dh_prev, float* dc_prev, float* dw_hh, float* db_hh, const float* dh,
+                        const float* dc, const float* gates, const float* c, const float* c_prev, const float* h_prev,
+                        const float* w_hh, int B, int H) {
+    std::vector<float> dhw(size_t(B) * 4 * H);
+    for (int b = 0; b < B; ++b) {
+        const float* g = gates + size_t(b) * 4 * H;
+        const float* cb = c + size_t(b) * H;
+        const float* cp = c_prev ? c_prev + size_t(b) * H : nullptr;
+        const float* d = dh + size_t(b) * H;
+        const float* dcb = dc ? dc + size_t(b) * H : nullptr;
+        float* dg = dgates + size_t(b) * 4 * H;
+        float* da = dhw.data() + size_t(b) * 4 * H;
+        float* dcp = dc_prev ? dc_prev + size_t(b) * H : nullptr;
+        for (int j = 0; j < H; ++j) {
+            const float i = g[j], f = g[H + j], gg = g[2 * H + j], o = g[3 * H + j];
+            const float tc = std::tanh(cb[j]);
+            const float prev = cp ? cp[j] : 0.0f;
+            const float dct = (dcb ? dcb[j] : 0.0f) + d[j] * o * (1.0f - tc * tc);
+            da[j] = dct * gg * i * (1.0f - i);
+            da[H + j] = dct * prev * f * (1.0f - f);
+            da[2 * H + j] = dct * i * (1.0f - gg * gg);
+            da[3 * H + j] = d[j] * tc * o * (1.0f - o);
+            for (int k = 0; k < 4; ++k) dg[k * H + j] += da[k * H + j];
+            if (dcp) dcp[j] += dct * f;
+        }
+    }
+    // h_prev = null stands for zeros: the weight gradient is then zero but dh_prev still receives dhw W_hh.
+    std::vector<float> zeros(h_prev ? 0 : size_t(B) * H, 0.0f);
+    linear_backward(dh_prev, dw_hh, db_hh, dhw.data(), h_prev ? h_prev : zeros.data(), w_hh, B, H, 4 * H);
+}
+
+void lstm_backward(float* dx, float* dh0, float* dc0, float* dw_ih, float* db_ih, float* dw_hh, float* db_hh,
+                   const float* dout, const float* dh_n, const float* dc_n, const float* x, const float* h0,
+                   const float* c0, const float* out, const float* cells, const float* gates, const float* w_ih,
+                   const float* w_hh, int T, int B, int I, int H, bool reverse) {
+    const size_t BH = size_t(B) * H;
+    std::vector<float> dxw(size_t(T) * B * 4 * H, 0.0f);
+    std::vector<float> dh(BH, 0.0f), dc(BH, 0.0f), dh_next(BH), dc_next(BH);
+    if (dh_n) std::copy(dh_n, dh_n + BH, dh.begin());
+    if (dc_n) std::copy(dc_n, dc_n + BH, dc.begin());
+    for (int s = T - 1; s >= 0; --s) {
+        const int t = reverse ? T - 1 - s : s;
+        if (dout)
+            for (size_t i = 0; i < BH; ++i) dh[i] += dout[size_t(t) * BH + i];
+        const int t_prev = reverse ? t + 1 : t - 1;
+        const float* h_prev = s == 0 ? h0 : out + size_t(t_prev) * BH;
+        const float* c_prev = s == 0 ? c0 : cells + size_t(t_prev) * BH;
+        float* dhp = s == 0 ? dh0 : dh_next.data();
+        float* dcp = s == 0 ? dc0 : dc_next.data();
+        if (s > 0) {
+            std::fill(dh_next.begin(), dh_next.end(), 0.0f);
+            std::fill(dc_next.begin(), dc_next.end(), 0.0f);
+        }
+        lstm_cell_backward(dxw.data() + size_t(t) * B * 4 * H, dhp, dcp, dw_hh, db_hh, dh.data(), dc.data(),
+                           gates + size_t(t) * B * 4 * H, cells + size_t(t) * BH, c_prev, h_prev, w_hh, B, H);
+        if (s > 0) {
+            dh.swap(dh_next);
+            dc.swap(dc_next);
+        }
+    }
+    linear_backward(dx, dw_ih, db_ih, dxw.data(), x, w_ih, T * B, I, 4 * H);
+}
+
+}  // namespace attend

@@ -1,0 +1,12 @@
+// Backward of nadaraya_watson_forward (core/model/nadaraya_watson.h). Gradients accumulate (+=); the pointer of
+// any gradient not wanted may be null.
+#pragma once
+
+namespace attend {
+
+// dw: scalar; dqueries [N], dkeys [N, K], dvalues [N, K]; dout [N]; the rest as the forward used or left them.
+void nadaraya_watson_backward(float* dw, float* dqueries, float* dkeys, float* dvalues, const float* dout,
+                              const float* attention, const float* out, const float* queries, const float* keys,
+                              const float* values, float w, int N, int K);
+
+}  // namespace attend

@@ -1,0 +1,45 @@
+// A parallel corpus ready for training a translator: the tokenizer pipelines (with the BPE learned on the
+// training text), the vocabularies, and every split as token ids.
+#pragma once
+#include "text/text_pipeline.h"
+#include "text/vocab.h"
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace attend {
+
+struct CorpusOptions {
+    std::string data_dir;          // ../shared/data unless set
+    std::string dataset = "multi30k";
+    std::string source_lang = "en", target_lang = "de";
+    int bpe_merges = 10000;        // joint BPE on source + target training text
+    int min_freq = 1;              // vocabulary threshold (after BPE)
+    bool joint_vocab = true;       // one vocabulary for both sides (required to tie embeddings)
+    int max_train_sentences = 0;   // 0: all (tests use a few hundred)
+    int max_tokens_per_sentence = 200;  // longer training pairs are dropped (and counted)
+};
+void to_json(nlohmann::json& j, const CorpusOptions& o);
+void from_json(const nlohmann::json& j, CorpusOptions& o);
+
+struct TranslationCorpus {
+    TextPipeline source_pipeline, target_pipeline;
+    Vocab source_vocab, target_vocab;
+    // Token ids without specials; the trainer adds <eos> to sources and <bos>/<eos> to targets.
+    std::vector<std::vector<int>> train_source, train_target, val_source, val_target;
+    std::vector<std::string> val_references;  // tokenized, lowercased target lines (for BLEU)
+    int dropped_long = 0;
+};
+
+// Reads the tokenized (tok/) Multi30K train and val files, learns the BPE, builds the vocabularies and encodes.
+TranslationCorpus prepare_corpus(const CorpusOptions& options);
+
+// Same, but with pipelines and vocabularies given (resuming from a checkpoint: nothing is relearned).
+TranslationCorpus encode_corpus(const CorpusOptions& options, TextPipeline source_pipeline, TextPipeline target_pipeline,
+                                Vocab source_vocab, Vocab target_vocab);
+
+// Space-separated BPE tokens of a tokenized line -> ids.
+std::vector<int> encode_line(const std::string& tokenized_line, const TextPipeline& pipeline, const Vocab& vocab);
+
+}  // namespace attend

@@ -1,0 +1,71 @@
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <functional>
+#include <string>
+
+#include "data/multi30k.h"
+#include "data/parallel_text.h"
+#include "data/text_file.h"
+#include "error.h"
+
+using namespace attend;
+
+namespace {
+
+const std::string kFixtures = std::string(ATTEND_FIXTURES_DIR) + "/text/";
+
+std::string error_of(const std::function<void()>& action) {
+    try {
+        action();
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+}  // namespace
+
+TEST_CASE("text files: gzip and plain, CRLF and a missing final newline") {
+    CHECK(read_lines(kFixtures + "two_lines.de.gz") == std::vector<std::string>{"Zwei Hunde spielen.", "Ein Mann läuft."});
+    CHECK(read_lines(kFixtures + "two_lines.en.txt") == std::vector<std::string>{"Two dogs play.", "A man runs."});
+    ParallelText pair = load_parallel_text(kFixtures + "two_lines.en.txt", kFixtures + "two_lines.de.gz");
+    CHECK(pair.source.size() == 2);
+    CHECK(pair.target[1] == "Ein Mann läuft.");
+}
+
+TEST_CASE("text files: write and read back, plain and gzip") {
+    const std::vector<std::string> lines = {"ein", "", "zwei drei"};
+    for (const std::string name : {"attend_test_text_file.txt", "attend_test_text_file.gz"}) {
+        std::string path = std::string(P_tmpdir) + "/" + name;
+        write_lines(path, lines);
+        CHECK(read_lines(path) == lines);
+        std::remove(path.c_str());
+    }
+}
+
+TEST_CASE("text files: errors name the file, the line and what was expected") {
+    std::string missing = error_of([] { read_lines(kFixtures + "no_such_file.gz"); });
+    CHECK(missing.find("no_such_file.gz") != std::string::npos);
+    CHECK(missing.find("no such file") != std::string::npos);
+
+    std::string invalid = error_of([] { read_lines(kFixtures + "invalid_utf8.txt"); });
+    CHECK(invalid.find("invalid_utf8.txt line 3") != std::string::npos);
+    CHECK(invalid.find("invalid UTF-8 at byte 4") != std::string::npos);
+
+    std::string mismatch = error_of([] { load_parallel_text(kFixtures + "mismatch.src.txt", kFixtures + "mismatch.tgt.txt"); });
+    CHECK(mismatch.find("mismatch.src.txt has 3 lines") != std::string::npos);
+    CHECK(mismatch.find("mismatch.tgt.txt has 2") != std::string::npos);
+}
+
+TEST_CASE("Multi30K paths and split names") {
+    CHECK(multi30k_path("D", "val", Lang::fr, TextForm::raw) == "D/multi30k/val.fr.gz");
+    CHECK(multi30k_path("D", "test_2016_flickr", Lang::de, TextForm::tok) ==
+          "D/multi30k/tok/test_2016_flickr.lc.norm.tok.de.gz");
+    std::string unknown = error_of([] { multi30k_path("D", "test2016", Lang::en, TextForm::raw); });
+    CHECK(unknown.find("'test2016'") != std::string::npos);
+    CHECK(unknown.find("test_2016_flickr") != std::string::npos);
+    CHECK_THROWS_AS(load_multi30k("D", "val", Lang::en, Lang::en, TextForm::raw), Error);
+    std::string missing = error_of([] { load_multi30k("/nonexistent", "val", Lang::en, Lang::de, TextForm::raw); });
+    CHECK(missing.find("/nonexistent/multi30k/val.en.gz") != std::string::npos);
+}

@@ -1,0 +1,248 @@
+#!/usr/bin/python3
+"""PyTorch parity fixtures for the RNN side (GRU, LSTM, losses, optimizers, the seeds' Bahdanau seq2seq).
+
+Run with Debian's python3 (torch 1.13):  /usr/bin/python3 tools/fixtures_rnn.py
+Writes small files to tests/fixtures/rnn_*.safetensors (tiny dimensions; C++ tests read them without torch).
+Every gradient stored is of loss = sum_k sum(output_k * R_k) for the random projections R_k also stored, so the
+C++ side feeds R_k as the output gradients.
+"""
+import os
+import sys
+
+import numpy as np
+import torch
+from torch import nn
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import safetensors_np  # noqa: E402
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fixtures")
+
+
+def f32(t):
+    return t.detach().cpu().numpy().astype(np.float32)
+
+
+def save(name, tensors, meta=None):
+    path = os.path.join(OUT, name)
+    safetensors_np.save(path, tensors, meta)
+    print(f"wrote {os.path.relpath(path)} ({os.path.getsize(path)} bytes)")
+
+
+def rnn_fixture(name, kind, input_size, hidden, layers, bidirectional, T, B, with_h0, seed):
+    torch.manual_seed(seed)
+    cls = nn.GRU if kind == "gru" else nn.LSTM
+    rnn = cls(input_size, hidden, layers, bidirectional=bidirectional)
+    D = 2 if bidirectional else 1
+    x = torch.randn(T, B, input_size, requires_grad=True)
+    h0 = torch.randn(layers * D, B, hidden, requires_grad=True) if with_h0 else None
+    c0 = torch.randn(layers * D, B, hidden, requires_grad=True) if (with_h0 and kind == "lstm") else None
+    if kind == "gru":
+        out, h_n = rnn(x, h0) if h0 is not None else rnn(x)
+        finals = {"h_n": h_n}
+    else:
+        out, (h_n, c_n) = rnn(x, (h0, c0)) if h0 is not None else rnn(x)
+        finals = {"h_n": h_n, "c_n": c_n}
+    r_out = torch.randn_like(out)
+    loss = (out * r_out).sum()
+    tensors = {"x": f32(x), "out": f32(out), "r_out": f32(r_out)}
+    for k, v in finals.items():
+        r = torch.randn_like(v)
+        loss = loss + (v * r).sum()
+        tensors[k] = f32(v)
+        tensors["r_" + k] = f32(r)
+    loss.backward()
+    tensors["grad.x"] = f32(x.grad)
+    if h0 is not None:
+        tensors["h0"] = f32(h0)
+        tensors["grad.h0"] = f32(h0.grad)
+    if c0 is not None:
+        tensors["c0"] = f32(c0)
+        tensors["grad.c0"] = f32(c0.grad)
+    for pname, p in rnn.named_parameters():
+        tensors["param." + pname] = f32(p)
+        tensors["grad." + pname] = f32(p.grad)
+    meta = {"kind": kind, "input_size": str(input_size), "hidden_size": str(hidden), "num_layers": str(layers),
+            "bidirectional": str(int(bidirectional)), "T": str(T), "B": str(B), "torch": torch.__version__}
+    save(name, tensors, meta)
+
+
+def cross_entropy_fixture():
+    torch.manual_seed(11)
+    N, V, pad = 7, 6, 0
+    logits = (torch.randn(N, V) * 2).requires_grad_(True)
+    targets = torch.tensor([3, 0, 5, 1, 0, 2, 4])  # two rows are padding
+    loss_fn = nn.CrossEntropyLoss(ignore_index=pad, label_smoothing=0.1)
+    loss = loss_fn(logits, targets)
+    loss.backward()
+    rows = nn.CrossEntropyLoss(ignore_index=pad, label_smoothing=0.1, reduction="none")(logits.detach(), targets)
+    tensors = {"logits": f32(logits), "targets": targets.numpy().astype(np.int32), "loss_mean": f32(loss.reshape(1)),
+               "loss_rows": f32(rows), "grad.logits": f32(logits.grad)}
+
+    # The seeds' MaskedSoftmaxCELoss (d2l), summed as the seeds' training loop does.
+    B, T = 3, 4
+    pred = torch.randn(B, T, V, requires_grad=True)
+    label = torch.randint(0, V, (B, T))
+    valid_len = torch.tensor([4, 2, 1])
+    weights = (torch.arange(T)[None, :] < valid_len[:, None]).float()
+    unweighted = nn.CrossEntropyLoss(reduction="none")(pred.permute(0, 2, 1), label)
+    per_seq = (unweighted * weights).mean(dim=1)
+    per_seq.sum().backward()
+    tensors.update({"mce.pred": f32(pred), "mce.label": label.numpy().astype(np.int32),
+                    "mce.valid_len": valid_len.numpy().astype(np.int32), "mce.loss": f32(per_seq),
+                    "mce.grad.pred": f32(pred.grad)})
+    save("rnn_loss.safetensors", tensors, {"ignore_index": str(pad), "label_smoothing": "0.1"})
+
+
+def optimizer_fixture():
+    torch.manual_seed(5)
+    n, steps = 12, 3
+    p0 = torch.randn(n)
+    grads = torch.randn(steps, n)
+    tensors = {"p0": f32(p0), "grads": f32(grads)}
+    configs = {
+        "adam": lambda ps: torch.optim.Adam(ps, lr=0.01, betas=(0.9, 0.98), eps=1e-9, weight_decay=0.1),
+        "adamw": lambda ps: torch.optim.AdamW(ps, lr=0.01, betas=(0.9, 0.98), eps=1e-9, weight_decay=0.1),
+        "sgd": lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9, dampening=0.1, weight_decay=0.01),
+        "sgd_nesterov": lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9, weight_decay=0.01, nesterov=True),
+    }
+    for name, make in configs.items():
+        p = nn.Parameter(p0.clone())
+        opt = make([p])
+        after = []
+        for s in range(steps):
+            opt.zero_grad()
+            p.grad = grads[s].clone()
+            opt.step()
+            after.append(p.detach().clone())
+        tensors[name + ".after"] = f32(torch.stack(after))
+    save("rnn_optim.safetensors", tensors,
+         {"adam": "lr 0.01 betas (0.9,0.98) eps 1e-9 weight_decay 0.1",
+          "sgd": "lr 0.1 momentum 0.9 dampening 0.1 weight_decay 0.01",
+          "sgd_nesterov": "lr 0.1 momentum 0.9 weight_decay 0.01 nesterov"})
+
+
+# ---- the seeds' Bahdanau seq2seq (000/004, d2l), verbatim semantics --------------------------------------
+def sequence_mask(X, valid_len, value=0):
+    maxlen = X.size(1)
+    mask = torch.arange((maxlen), dtype=torch.float32, device=X.device)[None, :] < valid_len[:, None]
+    X[~mask] = value
+    return X
+
+
+def masked_softmax(X, valid_lens):
+    if valid_lens is None:
+        return nn.functional.softmax(X, dim=-1)
+    shape = X.shape
+    if valid_lens.dim() == 1:
+        valid_lens = torch.repeat_interleave(valid_lens, shape[1])
+    else:
+        valid_lens = valid_lens.reshape(-1)
+    X = sequence_mask(X.reshape(-1, shape[-1]), valid_lens, value=-1e6)
+    return nn.functional.softmax(X.reshape(shape), dim=-1)
+
+
+class AdditiveAttention(nn.Module):
+    def __init__(self, key_size, query_size, num_hiddens, dropout):
+        super().__init__()
+        self.W_k = nn.Linear(key_size, num_hiddens, bias=False)
+        self.W_q = nn.Linear(query_size, num_hiddens, bias=False)
+        self.w_v = nn.Linear(num_hiddens, 1, bias=False)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, queries, keys, values, valid_lens):
+        queries, keys = self.W_q(queries), self.W_k(keys)
+        features = torch.tanh(queries.unsqueeze(2) + keys.unsqueeze(1))
+        scores = self.w_v(features).squeeze(-1)
+        self.attention_weights = masked_softmax(scores, valid_lens)
+        return torch.bmm(self.dropout(self.attention_weights), values)
+
+
+class Seq2SeqEncoder(nn.Module):
+    def __init__(self, vocab_size, embed_size, num_hiddens, num_layers, dropout=0):
+        super().__init__()
+        self.embedding = nn.Embedding(vocab_size, embed_size)
+        self.rnn = nn.GRU(embed_size, num_hiddens, num_layers, dropout=dropout)
+
+    def forward(self, X):
+        X = self.embedding(X).permute(1, 0, 2)
+        return self.rnn(X)
+
+
+class Seq2SeqAttentionDecoder(nn.Module):
+    def __init__(self, vocab_size, embed_size, num_hiddens, num_layers, dropout=0):
+        super().__init__()
+        self.attention = AdditiveAttention(num_hiddens, num_hiddens, num_hiddens, dropout)
+        self.embedding = nn.Embedding(vocab_size, embed_size)
+        self.rnn = nn.GRU(embed_size + num_hiddens, num_hiddens, num_layers, dropout=dropout)
+        self.dense = nn.Linear(num_hiddens, vocab_size)
+
+    def init_state(self, enc_outputs, enc_valid_lens):
+        outputs, hidden_state = enc_outputs
+        return (outputs.permute(1, 0, 2), hidden_state, enc_valid_lens)
+
+    def forward(self, X, state):
+        enc_outputs, hidden_state, enc_valid_lens = state
+        X = self.embedding(X).permute(1, 0, 2)
+        outputs, self._attention_weights = [], []
+        for x in X:
+            query = torch.unsqueeze(hidden_state[-1], dim=1)
+            context = self.attention(query, enc_outputs, enc_outputs, enc_valid_lens)
+            x = torch.cat((context, torch.unsqueeze(x, dim=1)), dim=-1)
+            out, hidden_state = self.rnn(x.permute(1, 0, 2), hidden_state)
+            outputs.append(out)
+            self._attention_weights.append(self.attention.attention_weights)
+        outputs = self.dense(torch.cat(outputs, dim=0))
+        return outputs.permute(1, 0, 2), [enc_outputs, hidden_state, enc_valid_lens]
+
+
+def seq2seq_fixture():
+    torch.manual_seed(21)
+    V_src, V_tgt, E, H, L = 11, 9, 6, 8, 2
+    B, Ts, Tt = 3, 5, 4
+    encoder = Seq2SeqEncoder(V_src, E, H, L)
+    decoder = Seq2SeqAttentionDecoder(V_tgt, E, H, L)
+    encoder.eval()
+    decoder.eval()
+    src = torch.randint(0, V_src, (B, Ts))
+    tgt_in = torch.randint(0, V_tgt, (B, Tt))
+    labels = torch.randint(0, V_tgt, (B, Tt))
+    src_valid = torch.tensor([5, 3, 2])
+    tgt_valid = torch.tensor([4, 2, 3])
+    enc_out = encoder(src)
+    state = decoder.init_state(enc_out, src_valid)
+    Y, new_state = decoder(tgt_in, state)
+    unweighted = nn.CrossEntropyLoss(reduction="none")(Y.permute(0, 2, 1), labels)
+    mask = (torch.arange(Tt)[None, :] < tgt_valid[:, None]).float()
+    loss = ((unweighted * mask).mean(dim=1)).sum()
+    r_h = torch.randn_like(new_state[1])
+    (loss + (new_state[1] * r_h).sum()).backward()
+    attn = torch.stack([w.squeeze(1) for w in decoder._attention_weights])  # [Tt, B, Ts]
+    tensors = {"src": src.numpy().astype(np.int32), "tgt_in": tgt_in.numpy().astype(np.int32),
+               "labels": labels.numpy().astype(np.int32), "src_valid": src_valid.numpy().astype(np.int32),
+               "tgt_valid": tgt_valid.numpy().astype(np.int32), "enc_outputs": f32(enc_out[0]),
+               "enc_state": f32(enc_out[1]), "dec_output": f32(Y), "dec_state": f32(new_state[1]),
+               "attention": f32(attn), "loss": f32(loss.reshape(1)), "r_dec_state": f32(r_h)}
+    for prefix, module in (("encoder.", encoder), ("decoder.", decoder)):
+        for pname, p in module.named_parameters():
+            tensors["param." + prefix + pname] = f32(p)
+            tensors["grad." + prefix + pname] = f32(p.grad)
+    meta = {"src_vocab": str(V_src), "tgt_vocab": str(V_tgt), "embed_size": str(E), "num_hiddens": str(H),
+            "num_layers": str(L), "batch": str(B), "src_steps": str(Ts), "tgt_steps": str(Tt)}
+    save("rnn_seq2seq.safetensors", tensors, meta)
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    torch.set_num_threads(1)
+    rnn_fixture("rnn_gru.safetensors", "gru", 3, 4, 2, False, 5, 2, True, 1)
+    rnn_fixture("rnn_gru_bi.safetensors", "gru", 3, 4, 2, True, 4, 2, False, 2)
+    rnn_fixture("rnn_lstm.safetensors", "lstm", 3, 4, 2, False, 5, 2, True, 3)
+    rnn_fixture("rnn_lstm_bi.safetensors", "lstm", 3, 4, 2, True, 4, 2, True, 4)
+    cross_entropy_fixture()
+    optimizer_fixture()
+    seq2seq_fixture()
+
+
+if __name__ == "__main__":
+    main()
