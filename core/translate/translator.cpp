@@ -3,6 +3,7 @@
 #include "decode/beam_search.h"
 #include "decode/greedy_search.h"
 #include "error.h"
+#include "text/bpe.h"
 #include "translate/transformer_search_model.h"
 
 #include <algorithm>
@@ -89,6 +90,7 @@ TranslationResult Translator::translate(std::string_view text, const Translation
     r.target_tokens = model_.target_vocab.tokens(r.target_ids);
     std::vector<std::string> words(r.target_tokens.begin(), r.target_tokens.end() - (best.finished ? 1 : 0));
     r.text = postprocess_for_display(words, model_.target_pipeline);
+    for (const std::string& w : undo_bpe(words)) r.tokenized += (r.tokenized.empty() ? "" : " ") + w;
     r.search_ms = ms_since(start);
 
     if (options.return_attention && !r.target_ids.empty()) {

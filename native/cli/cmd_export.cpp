@@ -1,0 +1,98 @@
+// `attend export`: a checkpoint (or the average of a run's last N) to a model file in F32, F16 or I8, and
+// `attend info`: what a model file holds.
+#include "cli/command.h"
+#include "cli/model_loading.h"
+#include "error.h"
+#include "train/checkpoint.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+namespace attend::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct ExportFlags {
+    std::string input, out, dtype = "f16", card;
+    int average = 0;
+};
+
+DType parse_dtype(std::string name) {
+    for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (name == "F32" || name == "F16" || name == "I8") return dtype_from_name(name, "--dtype");
+    throw Error("--dtype " + name + ": expected f32, f16 or i8");
+}
+
+void run_export(const ExportFlags& f) {
+    const DType dtype = parse_dtype(f.dtype);
+    TranslatorModel m;
+    if (fs::is_directory(f.input)) {
+        std::vector<std::string> all = list_checkpoints(f.input);
+        if (all.empty()) throw Error(f.input + ": no checkpoint-*.safetensors in this folder");
+        const size_t n = f.average > 0 ? std::min<size_t>(f.average, all.size()) : 1;
+        std::vector<std::string> chosen(all.end() - n, all.end());
+        m = average_checkpoints(chosen);
+        if (n > 1) m.card["averaged_checkpoints"] = n;
+    } else {
+        if (f.average > 0) throw Error("--average needs a run folder, not a file");
+        m = load_model_or_checkpoint(f.input);
+    }
+    if (!f.card.empty()) {
+        std::ifstream in(f.card);
+        if (!in) throw Error(f.card + ": cannot read the card");
+        try {
+            m.card.update(nlohmann::json::parse(in));
+        } catch (const nlohmann::json::exception& e) {
+            throw Error(f.card + ": not valid JSON (" + e.what() + ")");
+        }
+    }
+    write_file_atomically(f.out, save_translator_model(m, dtype));
+    std::printf("%s: %s, %zu parameters, %.2f MB\n", f.out.c_str(), dtype_name(dtype), parameter_count(m),
+                fs::file_size(f.out) / 1e6);
+}
+
+void run_info(const std::string& path, bool json_output) {
+    TranslatorModel m = load_model_or_checkpoint(path);
+    const TransformerConfig& c = m.transformer->config;
+    if (json_output) {
+        std::printf("%s\n", nlohmann::json{{"file", path}, {"bytes", m.file_bytes}, {"dtype", dtype_name(m.weights_dtype)},
+                                           {"parameters", parameter_count(m)}, {"config", transformer_config_to_json(c)},
+                                           {"source_language", lang_code(m.source_pipeline.lang)},
+                                           {"target_language", lang_code(m.target_pipeline.lang)},
+                                           {"card", m.card}}.dump(2).c_str());
+        return;
+    }
+    std::printf("file        %s (%.2f MB)\n", path.c_str(), m.file_bytes / 1e6);
+    std::printf("languages   %s -> %s\n", lang_code(m.source_pipeline.lang).c_str(), lang_code(m.target_pipeline.lang).c_str());
+    std::printf("model       Transformer %d+%d layers, C %d, %d heads, ffn %d, %s%s\n", c.encoder_layers, c.decoder_layers,
+                c.model_dim, c.heads, c.ffn_dim, c.pre_ln ? "pre-LN" : "post-LN", c.tie_embeddings ? ", tied embeddings" : "");
+    std::printf("parameters  %zu\n", parameter_count(m));
+    std::printf("weights     %s\n", dtype_name(m.weights_dtype));
+    std::printf("vocabulary  %zu source, %zu target; BPE %zu merges\n", m.source_vocab.size(), m.target_vocab.size(),
+                m.source_pipeline.bpe ? m.source_pipeline.bpe->size() : size_t{0});
+    std::printf("max length  %d tokens\n", c.max_len);
+    if (!m.card.empty()) std::printf("card        %s\n", m.card.dump().c_str());
+}
+
+CommandRegistrar registrar([](CLI::App& app) {
+    auto f = std::make_shared<ExportFlags>();
+    CLI::App* cmd = app.add_subcommand("export", "Write a model file (F32, F16, or I8 with per-row scales) from a checkpoint or run folder");
+    cmd->add_option("input", f->input, "Checkpoint, model file, or run folder (newest checkpoint)")->required();
+    cmd->add_option("-o,--out", f->out, "Model file to write")->required();
+    cmd->add_option("--dtype", f->dtype, "f32, f16 or i8")->capture_default_str();
+    cmd->add_option("--average", f->average, "Average the last N checkpoints of the run folder");
+    cmd->add_option("--card", f->card, "JSON file merged into the model card (metadata attend.card)");
+    cmd->callback([f] { run_export(*f); });
+
+    auto path = std::make_shared<std::string>();
+    auto as_json = std::make_shared<bool>(false);
+    CLI::App* info = app.add_subcommand("info", "Print a model file's configuration, parameters, dtype, size and card");
+    info->add_option("model", *path, "Model file or checkpoint")->required();
+    info->add_flag("--json", *as_json, "Print JSON");
+    info->callback([path, as_json] { run_info(*path, *as_json); });
+});
+
+}  // namespace
+}  // namespace attend::cli

@@ -1,0 +1,18 @@
+#include "cli/model_loading.h"
+
+#include "data/text_file.h"
+#include "error.h"
+#include "io/safetensors.h"
+
+#include <filesystem>
+
+namespace attend::cli {
+
+TranslatorModel load_model_or_checkpoint(const std::string& path) {
+    if (!file_exists(path)) throw Error(path + ": no such model file");
+    TranslatorModel m = load_translator_model(SafeTensors::from_file(path), "optimizer.");
+    m.file_bytes = std::filesystem::file_size(path);
+    return m;
+}
+
+}  // namespace attend::cli
