@@ -168,7 +168,7 @@ void attention_cases(Rng& rng) {
     for (unsigned kinds : kMaskCombos)
         attention_case(rng, "attention_b2h2_q7k17_d17_mask" + std::to_string(kinds), 2, 2, 7, 17, 17, kinds);
     attention_case(rng, "attention_tiles_q70k300_d9", 1, 2, 70, 300, 9, 0);
-    attention_case(rng, "attention_tiles_causal_q70k300_d9", 1, 1, 70, 300, 9, kCausal | kPadding);
+    attention_case(rng, "attention_tiles_causal_q130k300_d9", 1, 1, 130, 300, 9, kCausal | kPadding);
     attention_case(rng, "attention_decode_step_causal", 2, 4, 1, 9, 8, kCausal | kPadding);
     attention_case(rng, "attention_d64_scale1", 1, 2, 33, 65, 64, 0, 1.0f);
 

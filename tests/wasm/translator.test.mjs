@@ -1,0 +1,162 @@
+// The WebAssembly translator against native `attend translate` on the same model and options: the same tokens,
+// attention maps within 1e-5; malformed model files give clear errors; the non-SIMD build stands in where SIMD
+// is unavailable.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { nativeBin, requireFile, root } from './lib/paths.mjs';
+import { smallModel } from './lib/small_model.mjs';
+import { Attend, simdSupported } from '../../wasm/attend.js';
+
+const dataDir = process.env.ATTEND_DATA || path.join(root, '..', 'shared', 'data');
+const modelFile = smallModel('f32');
+const modelBytes = new Uint8Array(fs.readFileSync(modelFile));
+const sentences = zlib.gunzipSync(fs.readFileSync(path.join(dataDir, 'multi30k', 'test_2016_flickr.en.gz')))
+  .toString('utf8').split('\n').slice(0, 100);
+const options = { beam: 3, lengthPenalty: 0.6, maxLength: 0 };
+
+function nativeTranslations() {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'attend-native-'));
+  const input = path.join(tmp, 'input.txt');
+  const maps = path.join(tmp, 'attention.json');
+  fs.writeFileSync(input, sentences.join('\n') + '\n');
+  execFileSync(requireFile(nativeBin('attend')), ['translate', '-m', modelFile, '-i', input, '-b', String(options.beam),
+    '--length-penalty', String(options.lengthPenalty), '--attention', maps], { stdio: 'pipe' });
+  return JSON.parse(fs.readFileSync(maps, 'utf8')).sentences;
+}
+
+function maxDifference(native, wasm) {
+  assert.equal(wasm.data.length, native.data.length);
+  assert.deepEqual(wasm.shape, [native.layers, native.heads, native.rows, native.cols]);
+  let worst = 0;
+  for (let i = 0; i < native.data.length; i++) worst = Math.max(worst, Math.abs(native.data[i] - wasm.data[i]));
+  return worst;
+}
+
+const native = nativeTranslations();
+
+for (const simd of [true, false]) {
+  test(`wasm (${simd ? 'SIMD' : 'no SIMD'}) translates 100 test2016 sentences exactly as native`, async () => {
+    const t = await Attend.load(modelBytes, { simd });
+    assert.equal(t.simd, simd);
+    let worst = 0;
+    for (let i = 0; i < sentences.length; i++) {
+      const r = await t.translate(sentences[i], { ...options, attention: true });
+      assert.deepEqual(r.sourceTokens, native[i].source_tokens, `sentence ${i + 1}: source tokens`);
+      assert.deepEqual(r.targetTokens, native[i].target_tokens, `sentence ${i + 1}: target tokens`);
+      assert.equal(r.text, native[i].text, `sentence ${i + 1}: text`);
+      worst = Math.max(worst, maxDifference(native[i].cross, r.attention.cross),
+        maxDifference(native[i].encoder_self, r.attention.encoderSelf),
+        maxDifference(native[i].decoder_self, r.attention.decoderSelf));
+    }
+    console.log(`# largest attention difference to native: ${worst.toExponential(2)}`);
+    assert.ok(worst <= 1e-5, `attention maps differ from native by ${worst}`);
+    t.dispose();
+    await assert.rejects(t.translate('a dog'), /disposed/);
+  });
+}
+
+test('info, empty and over-long text, and bad arguments give clear errors', async () => {
+  const t = await Attend.load(modelBytes);
+  const info = t.info();
+  assert.equal(info.source_language, 'en');
+  assert.equal(info.target_language, 'de');
+  assert.ok(info.parameters > 0);
+  assert.equal(info.file_bytes, modelBytes.byteLength);
+  await assert.rejects(t.translate(''), /empty/);
+  await assert.rejects(t.translate('dog '.repeat(400)), /accepts at most 256 tokens/);
+  await assert.rejects(t.translate('a dog', { beam: 0 }), /beam size/);
+  await assert.rejects(t.translate(42), TypeError);
+  const r = await t.translate('A dog.', { beam: 1, attention: false });
+  assert.equal(r.attention, undefined);
+  assert.ok(r.timings.totalMs >= 0);
+  t.dispose();
+});
+
+// safetensors header surgery: u64 length, JSON, data.
+function parse(bytes) {
+  const n = Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));
+  return { header: JSON.parse(Buffer.from(bytes.subarray(8, 8 + n)).toString('utf8')), data: bytes.subarray(8 + n) };
+}
+function build(header, data) {
+  let json = Buffer.from(JSON.stringify(header), 'utf8');
+  const pad = (8 - (json.length % 8)) % 8;
+  json = Buffer.concat([json, Buffer.alloc(pad, 0x20)]);
+  const out = new Uint8Array(8 + json.length + data.length);
+  new DataView(out.buffer).setBigUint64(0, BigInt(json.length), true);
+  out.set(json, 8);
+  out.set(data, 8 + json.length);
+  return out;
+}
+
+test('malformed model files are rejected with the problem named, never a crash or a hang', async () => {
+  const { header, data } = parse(modelBytes);
+  const names = Object.keys(header).filter((k) => k !== '__metadata__');
+  const first = names[0];
+  const cases = [];
+  for (const fraction of [0, 0.001, 0.01, 0.3, 0.7, 0.999])
+    cases.push([`truncated at ${fraction}`, modelBytes.slice(0, Math.floor(modelBytes.length * fraction)), /truncated|shorter|too short|header|bytes/i]);
+  const huge = modelBytes.slice();
+  new DataView(huge.buffer).setBigUint64(0, BigInt(modelBytes.length * 4), true);
+  cases.push(['header length larger than the file', huge, /header/i]);
+  const badJson = modelBytes.slice();
+  badJson[8] = 0x7b; badJson[9] = 0x7b;  // "{{"
+  cases.push(['bad JSON', badJson, /JSON/]);
+  const outOfRange = structuredClone(header);
+  outOfRange[first].data_offsets = [0, data.length + 1000];
+  cases.push(['offsets out of range', build(outOfRange, data), /offset|range|size/i]);
+  const overlap = structuredClone(header);
+  const [b1, e1] = overlap[names[1]].data_offsets;
+  const start = overlap[first].data_offsets[0];
+  overlap[names[1]].data_offsets = [start, start + (e1 - b1)];  // same size, on top of the first tensor
+  cases.push(['overlapping offsets', build(overlap, data), /overlap|gap|offset/i]);
+  const dtype = structuredClone(header);
+  dtype[first].dtype = 'Q4';
+  cases.push(['unknown dtype', build(dtype, data), /dtype/i]);
+  const notModel = structuredClone(header);
+  notModel.__metadata__ = {};
+  cases.push(['no Attend metadata', build(notModel, data), /not an Attend translator model/]);
+  cases.push(['not a model file at all', new TextEncoder().encode('<!doctype html><p>404</p>'), /header|JSON|bytes/i]);
+
+  for (const [label, bytes, pattern] of cases) {
+    await assert.rejects(Attend.load(bytes, { name: 'bad.safetensors' }), (e) => {
+      assert.ok(e instanceof Error, `${label}: not an Error`);
+      assert.match(e.message, pattern, `${label}: ${e.message}`);
+      return true;
+    }, label);
+  }
+  // After all those failures the module still works.
+  const t = await Attend.load(modelBytes);
+  assert.ok((await t.translate('A dog.', { beam: 1 })).text.length > 0);
+});
+
+test('SIMD detection, and the plain build where the engine rejects SIMD', async () => {
+  assert.equal(simdSupported(), true, 'Node 20 supports WebAssembly SIMD');
+  const validate = WebAssembly.validate;
+  WebAssembly.validate = (bytes) => (bytes.includes?.(253) ? false : validate(bytes));  // 0xfd: the SIMD prefix
+  try {
+    assert.equal(simdSupported(), false);
+    const t = await Attend.load(modelBytes);
+    assert.equal(t.simd, false);
+    const r = await t.translate(sentences[0], { ...options, attention: false });
+    assert.deepEqual(r.targetTokens, native[0].target_tokens);
+  } finally {
+    WebAssembly.validate = validate;
+  }
+});
+
+test('module size: the gzipped .wasm + .js of each build', () => {
+  for (const variant of ['simd', 'nosimd']) {
+    const wasm = fs.readFileSync(path.join(root, 'wasm', 'dist', `attend-core-${variant}.wasm`));
+    const glue = fs.readFileSync(path.join(root, 'wasm', 'dist', `attend-core-${variant}.mjs`));
+    const api = fs.readFileSync(path.join(root, 'wasm', 'attend.js'));
+    const kb = (zlib.gzipSync(wasm, { level: 9 }).length + zlib.gzipSync(glue, { level: 9 }).length +
+      zlib.gzipSync(api, { level: 9 }).length) / 1024;
+    console.log(`# ${variant}: ${kb.toFixed(0)} KB gzipped (.wasm + glue + attend.js)`);
+    assert.ok(kb < 600, `${variant} build is ${kb.toFixed(0)} KB gzipped`);
+  }
+});

@@ -1,0 +1,193 @@
+// Attend in the browser (and Node): load a translator model file, translate, and get every attention map.
+//
+//   import { Attend } from './attend.js';
+//   const t = await Attend.load('models/multi30k-en-de.safetensors', { onProgress: (done, total) => {} });
+//   const r = await t.translate('A dog runs on the beach.', { beam: 5, attention: true });
+//   r.text; r.attention.cross.layers[0][0]   // Float32Array rows x cols, target x source
+//   t.info(); t.dispose();
+//
+// The module picks its WebAssembly SIMD build where the engine supports it and the plain build elsewhere.
+
+const SIMD_PROBE = new Uint8Array([  // (module (func (result v128) i32.const 0 i8x16.splat i8x16.popcnt))
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11]);
+
+export function simdSupported() {
+  try {
+    return typeof WebAssembly === 'object' && WebAssembly.validate(SIMD_PROBE);
+  } catch {
+    return false;
+  }
+}
+
+const isNode = typeof process === 'object' && !!process.versions?.node && typeof window === 'undefined';
+
+async function readBytes(url, onProgress) {
+  const href = url instanceof URL ? url.href : String(url);
+  if (isNode && (href.startsWith('file:') || !/^[a-z]+:/i.test(href))) {
+    const fs = await import('node:fs/promises');
+    const { fileURLToPath } = await import('node:url');
+    const path = href.startsWith('file:') ? fileURLToPath(href) : href;
+    let data;
+    try {
+      data = await fs.readFile(path);
+    } catch (e) {
+      throw new Error(`cannot read ${path}: ${e.code || e.message}`);
+    }
+    onProgress?.(data.byteLength, data.byteLength);
+    return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  }
+  let response;
+  try {
+    response = await fetch(href);
+  } catch (e) {
+    throw new Error(`cannot download ${href}: ${e.message}`);
+  }
+  if (!response.ok) throw new Error(`cannot download ${href}: HTTP ${response.status} ${response.statusText}`);
+  const total = Number(response.headers.get('content-length')) || 0;
+  if (!response.body || !onProgress) {
+    const buffer = new Uint8Array(await response.arrayBuffer());
+    onProgress?.(buffer.byteLength, buffer.byteLength);
+    return buffer;
+  }
+  const reader = response.body.getReader();
+  const chunks = [];
+  let received = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    received += value.byteLength;
+    onProgress(received, total || received);
+  }
+  const bytes = new Uint8Array(received);
+  let at = 0;
+  for (const c of chunks) { bytes.set(c, at); at += c.byteLength; }
+  return bytes;
+}
+
+const cores = new Map();  // variant -> Promise<module>
+
+async function loadCore(variant) {
+  if (!cores.has(variant)) {
+    cores.set(variant, (async () => {
+      const glue = new URL(`./dist/attend-core-${variant}.mjs`, import.meta.url);
+      const wasm = new URL(`./dist/attend-core-${variant}.wasm`, import.meta.url);
+      const [{ default: createAttendCore }, wasmBinary] = await Promise.all([import(glue.href), readBytes(wasm)]);
+      return createAttendCore({ wasmBinary, print: () => {}, printErr: () => {} });
+    })());
+  }
+  return cores.get(variant);
+}
+
+function shapeMaps(core, json, floatsPtr) {
+  if (!json) return null;
+  // Copy out of the wasm heap: it may move when memory grows, and the result is freed right after.
+  const all = new Float32Array(core.HEAPF32.buffer, floatsPtr, json.offset + json.length).slice(json.offset);
+  const { layers, heads, rows, cols } = json;
+  const per = rows * cols;
+  const byLayer = [];
+  for (let l = 0; l < layers; l++) {
+    const byHead = [];
+    for (let h = 0; h < heads; h++) byHead.push(all.subarray((l * heads + h) * per, (l * heads + h + 1) * per));
+    byLayer.push(byHead);
+  }
+  return { layers: byLayer, data: all, shape: [layers, heads, rows, cols] };
+}
+
+export class AttendTranslator {
+  #core; #handle; #info;
+
+  constructor(core, handle) {
+    this.#core = core;
+    this.#handle = handle;
+    this.#info = JSON.parse(core.UTF8ToString(core._attend_translator_info(handle)));
+    this.simd = core.simd;
+  }
+
+  #check() {
+    if (!this.#handle) throw new Error('this translator was disposed');
+  }
+
+  #error(fallback) {
+    return new Error(this.#core.UTF8ToString(this.#core._attend_last_error()) || fallback);
+  }
+
+  // { architecture, source_language, target_language, config, parameters, dtype, file_bytes, ... }
+  info() {
+    this.#check();
+    return structuredClone(this.#info);
+  }
+
+  // { text, tokenized, sourceTokens, targetTokens, score, attention: { cross, encoderSelf, decoderSelf }, timings }
+  async translate(text, { beam = 5, maxLength = 0, lengthPenalty = 0.6, attention = true } = {}) {
+    this.#check();
+    if (typeof text !== 'string') throw new TypeError('translate(text): text must be a string');
+    const core = this.#core;
+    const started = performance.now();
+    const textBytes = core.lengthBytesUTF8(text) + 1;
+    const options = JSON.stringify({ beam, maxLength, lengthPenalty, attention });
+    const optionBytes = core.lengthBytesUTF8(options) + 1;
+    const textPtr = core._malloc(textBytes);
+    const optionsPtr = core._malloc(optionBytes);
+    let result = 0;
+    try {
+      core.stringToUTF8(text, textPtr, textBytes);
+      core.stringToUTF8(options, optionsPtr, optionBytes);
+      result = core._attend_translate(this.#handle, textPtr, optionsPtr);
+      if (!result) throw this.#error('translation failed');
+      const json = JSON.parse(core.UTF8ToString(core._attend_result_json(result)));
+      if (json.attention) {
+        const floats = core._attend_result_floats(result);
+        json.attention = {
+          cross: shapeMaps(core, json.attention.cross, floats),
+          encoderSelf: shapeMaps(core, json.attention.encoderSelf, floats),
+          decoderSelf: shapeMaps(core, json.attention.decoderSelf, floats),
+        };
+      }
+      json.timings.totalMs = performance.now() - started;
+      return json;
+    } finally {
+      core._free(textPtr);
+      core._free(optionsPtr);
+      if (result) core._attend_result_free(result);
+    }
+  }
+
+  dispose() {
+    if (this.#handle) this.#core._attend_translator_free(this.#handle);
+    this.#handle = 0;
+  }
+}
+
+export const Attend = {
+  simdSupported,
+
+  // source: a URL (string or URL) of a .safetensors model file, or its bytes (ArrayBuffer / Uint8Array).
+  // options: { onProgress(loadedBytes, totalBytes), simd: true | false (default: detect), name }
+  async load(source, { onProgress, simd, name } = {}) {
+    const variant = (simd ?? simdSupported()) ? 'simd' : 'nosimd';
+    const core = await loadCore(variant);
+    core.simd = variant === 'simd';
+    let bytes;
+    if (source instanceof Uint8Array) bytes = source;
+    else if (source instanceof ArrayBuffer) bytes = new Uint8Array(source);
+    else if (typeof source === 'string' || source instanceof URL) bytes = await readBytes(source, onProgress);
+    else throw new TypeError('Attend.load(source): source must be a URL, an ArrayBuffer or a Uint8Array');
+    const label = name ?? (typeof source === 'string' || source instanceof URL ? String(source) : 'model');
+    const ptr = core._malloc(Math.max(1, bytes.byteLength));
+    const nameBytes = core.lengthBytesUTF8(label) + 1;
+    const namePtr = core._malloc(nameBytes);
+    try {
+      core.HEAPU8.set(bytes, ptr);
+      core.stringToUTF8(label, namePtr, nameBytes);
+      const handle = core._attend_translator_load(ptr, bytes.byteLength, namePtr);
+      if (!handle) throw new Error(core.UTF8ToString(core._attend_last_error()) || 'the model could not be loaded');
+      return new AttendTranslator(core, handle);
+    } finally {
+      core._free(ptr);
+      core._free(namePtr);
+    }
+  },
+};
+
+export default Attend;

@@ -1,0 +1,117 @@
+// The C interface of the WebAssembly module, wrapped by attend.js. Handles are small integers; strings and
+// floats returned stay valid until the next call on the same handle (or until it is freed). Every function
+// catches C++ exceptions: a failure returns 0 and attend_last_error() says why.
+#include "error.h"
+#include "translate/translator.h"
+
+#include <emscripten/emscripten.h>
+
+#include <map>
+#include <memory>
+#include <string>
+
+using namespace attend;
+
+namespace {
+
+std::string g_last_error;
+std::map<int, std::unique_ptr<Translator>> g_translators;
+struct Result {
+    std::string json;
+    std::vector<float> floats;  // cross, encoder_self, decoder_self maps, one after another
+};
+std::map<int, Result> g_results;
+std::string g_info;
+int g_next_handle = 1;
+
+template <typename F>
+auto guarded(F&& f, decltype(f()) on_error) -> decltype(f()) {
+    try {
+        g_last_error.clear();
+        return f();
+    } catch (const std::exception& e) {
+        g_last_error = e.what();
+    } catch (...) {
+        g_last_error = "unknown error";
+    }
+    return on_error;
+}
+
+Translator& translator(int handle) {
+    auto it = g_translators.find(handle);
+    if (it == g_translators.end()) throw Error("this translator was disposed (handle " + std::to_string(handle) + ")");
+    return *it->second;
+}
+
+nlohmann::json append_maps(std::vector<float>& floats, const AttentionMaps& a) {
+    nlohmann::json j = {{"layers", a.layers}, {"heads", a.heads}, {"rows", a.rows}, {"cols", a.cols},
+                        {"offset", floats.size()}, {"length", a.data.size()}};
+    floats.insert(floats.end(), a.data.begin(), a.data.end());
+    return j;
+}
+
+}  // namespace
+
+extern "C" {
+
+EMSCRIPTEN_KEEPALIVE const char* attend_last_error() { return g_last_error.c_str(); }
+
+EMSCRIPTEN_KEEPALIVE int attend_translator_load(const uint8_t* bytes, size_t n, const char* name) {
+    return guarded([&] {
+        auto t = std::make_unique<Translator>(Translator::from_bytes(std::vector<uint8_t>(bytes, bytes + n), name));
+        const int h = g_next_handle++;
+        g_translators[h] = std::move(t);
+        return h;
+    }, 0);
+}
+
+EMSCRIPTEN_KEEPALIVE void attend_translator_free(int handle) { g_translators.erase(handle); }
+
+EMSCRIPTEN_KEEPALIVE const char* attend_translator_info(int handle) {
+    return guarded([&] {
+        g_info = translator(handle).info().dump();
+        return g_info.c_str();
+    }, static_cast<const char*>(nullptr));
+}
+
+// options_json: {"beam": 5, "lengthPenalty": 0.6, "maxLength": 0, "attention": true}
+EMSCRIPTEN_KEEPALIVE int attend_translate(int handle, const char* text, const char* options_json) {
+    return guarded([&] {
+        Translator& t = translator(handle);
+        nlohmann::json o = nlohmann::json::parse(options_json ? options_json : "{}");
+        TranslationOptions opt;
+        opt.beam_size = o.value("beam", opt.beam_size);
+        opt.length_penalty = o.value("lengthPenalty", opt.length_penalty);
+        opt.max_length = o.value("maxLength", opt.max_length);
+        opt.return_attention = o.value("attention", true);
+        TranslationResult r = t.translate(text, opt);
+        Result out;
+        nlohmann::json j = {{"text", r.text}, {"tokenized", r.tokenized}, {"sourceTokens", r.source_tokens},
+                            {"targetTokens", r.target_tokens}, {"targetIds", r.target_ids}, {"score", r.score},
+                            {"logProb", r.log_prob}, {"finished", r.finished},
+                            {"timings", {{"preprocessMs", r.preprocess_ms}, {"searchMs", r.search_ms},
+                                         {"attentionMs", r.attention_ms}}}};
+        if (opt.return_attention)
+            j["attention"] = {{"cross", append_maps(out.floats, r.cross)},
+                              {"encoderSelf", append_maps(out.floats, r.encoder_self)},
+                              {"decoderSelf", append_maps(out.floats, r.decoder_self)}};
+        out.json = j.dump();
+        const int h = g_next_handle++;
+        g_results[h] = std::move(out);
+        return h;
+    }, 0);
+}
+
+EMSCRIPTEN_KEEPALIVE const char* attend_result_json(int handle) {
+    auto it = g_results.find(handle);
+    return it == g_results.end() ? nullptr : it->second.json.c_str();
+}
+
+EMSCRIPTEN_KEEPALIVE const float* attend_result_floats(int handle) {
+    auto it = g_results.find(handle);
+    return it == g_results.end() ? nullptr : it->second.floats.data();
+}
+
+EMSCRIPTEN_KEEPALIVE void attend_result_free(int handle) { g_results.erase(handle); }
+
+}  // extern "C"
