@@ -1,0 +1,34 @@
+// The worker side of attend-client.js: runs Attend in a Web Worker (module worker) so translation never blocks
+// the page. Messages: {id, op: 'load'|'translate'|'info'|'dispose', ...} -> {id, result} or {id, error}.
+import { Attend } from './attend.js';
+
+let translator = null;
+
+self.onmessage = async ({ data }) => {
+  const { id, op } = data;
+  try {
+    let result;
+    if (op === 'load') {
+      translator?.dispose();
+      translator = await Attend.load(data.source, {
+        simd: data.simd, name: data.name,
+        onProgress: (loaded, total) => self.postMessage({ id, progress: [loaded, total] }),
+      });
+      result = translator.info();
+    } else if (!translator) {
+      throw new Error('no model is loaded in this worker');
+    } else if (op === 'translate') {
+      result = await translator.translate(data.text, data.options);
+    } else if (op === 'info') {
+      result = translator.info();
+    } else if (op === 'dispose') {
+      translator.dispose();
+      translator = null;
+    } else {
+      throw new Error(`unknown operation '${op}'`);
+    }
+    self.postMessage({ id, result });
+  } catch (e) {
+    self.postMessage({ id, error: e?.message ?? String(e) });
+  }
+};
