@@ -74,7 +74,7 @@ TEST_CASE("attention_forward crosses query and key tiles (online softmax over se
     std::mt19937 rng(6);
     for (unsigned kinds : {0u, (unsigned)ref::kKeyPadding, (unsigned)ref::kCausal,
                            (unsigned)(ref::kValidLensPerQuery | ref::kAdditive)})
-        check_attention(rng, Shape{1, 2, 70, 600, 9}, kinds);
+        check_attention(rng, Shape{1, 2, 140, 600, 9}, kinds);
     check_attention(rng, Shape{2, 1, 129, 257, 64}, 0);
     check_attention(rng, Shape{1, 1, 65, 300, 5}, 0, 1.0f);  // explicit scale
 }
