@@ -56,7 +56,12 @@ void attention_backward(float* dq, float* dk, float* dv, const float* dout, cons
                     }
                 } else {
                     // delta_i = sum_j P_ij dP_ij = dO_i . O_i (O = P V), so no pass over P is needed for it.
-                    delta = ConstMatrixMap(out + q_off, Tq, D).row(i).dot(dO.row(i));
+                    // A plain loop, not Eigen's dot: Eigen peels unaligned leading elements, so its sum order (and
+                    // the last bits of the result) would depend on where the buffers happen to sit in memory.
+                    const float* o_row = out + q_off + (size_t)i * D;
+                    const float* do_row = dO.data() + (size_t)i * D;
+                    delta = 0.0f;
+                    for (int d = 0; d < D; ++d) delta += o_row[d] * do_row[d];
                 }
                 for (int j = 0; j < Tk; ++j) dp[j] = p[j] * (dp[j] - delta);  // dS, still without the scale
             }

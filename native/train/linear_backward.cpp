@@ -2,6 +2,7 @@
 #include "kernels/simd.h"  // before Eigen: it silences GCC 12's false AVX-512 warnings in Eigen's GEMM
 
 #include <Eigen/Core>
+#include <vector>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -40,7 +41,16 @@ void linear_backward(float* dx, float* dweight, float* dbias, const float* dout,
             Eigen::Map<const RowMatrix, 0, Eigen::OuterStride<>> dY(dout + begin, N, cols, Eigen::OuterStride<>(OC));
             MatrixMap dW(dweight + long(begin) * IC, cols, IC);
             dW.noalias() += dY.transpose() * ConstMatrixMap(x, N, IC);
-            if (dbias) Eigen::Map<Eigen::RowVectorXf>(dbias + begin, cols) += dY.colwise().sum();
+            if (dbias) {
+                // Rows added one after another, not Eigen's colwise().sum(): that one's summation order depends on
+                // the buffers' alignment, which would make a resumed training run differ in the last bits.
+                std::vector<float> sum(cols, 0.0f);
+                for (int n = 0; n < N; ++n) {
+                    const float* row = dout + long(n) * OC + begin;
+                    for (int c = 0; c < cols; ++c) sum[c] += row[c];
+                }
+                for (int c = 0; c < cols; ++c) dbias[begin + c] += sum[c];
+            }
         }
     }
 }

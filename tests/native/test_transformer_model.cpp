@@ -9,6 +9,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstring>
 
 using namespace attend;
 using namespace attend_test;
@@ -207,5 +208,38 @@ TEST_CASE("transformer_backward: central differences through every layer, dropou
             const float* pad_row = model.params.grad_at(model.src_embedding);
             for (int k = 0; k < c.model_dim; ++k) CHECK(pad_row[k] == 0.0f);
         }
+    }
+}
+
+TEST_CASE("transformer: a step is a pure function of its inputs (reused activations leave no trace)") {
+    // Resuming a run must reproduce it bit for bit, so nothing may read what an earlier step left in the arena.
+    for (bool pre_ln : {false, true}) {
+        CAPTURE(pre_ln);
+        TransformerConfig c = small_config(pre_ln, false, Activation::ReLU);
+        c.dropout = 0.3f;
+        Transformer model(c);
+        randomize(model, 21);
+        const int B = 2, S = 4, T = 3;
+        const std::vector<int> src_a = {2, 3, 1, 5, 6, 7, 8, 2}, tgt_a = {1, 4, 2, 8, 3, 5};
+        const std::vector<int> src_b = {9, 1, 1, 4, 3, 3, 2, 7}, tgt_b = {5, 5, 6, 0, 2, 1};
+        const std::vector<int> valid_a = {4, 2}, valid_b = {3, 4};
+        Rng rng(3);
+        const auto G = random_floats(size_t(B) * T * c.tgt_vocab, rng);
+        auto step = [&](TransformerActivations& acts, const std::vector<int>& src, const std::vector<int>& tgt,
+                        const std::vector<int>& valid, uint64_t seed) {
+            DropoutStream dropout(c.dropout, seed);
+            model.params.zero_grad();
+            transformer_forward(acts, model, src.data(), valid.data(), tgt.data(), nullptr, &dropout);
+            transformer_backward(model, acts, G.data(), src.data(), tgt.data());
+            return std::vector<float>(model.params.grads(), model.params.grads() + model.params.size());
+        };
+        TransformerActivations fresh, reused;
+        plan_transformer(fresh, c, B, S, T);
+        plan_transformer(reused, c, B, S, T);
+        step(reused, src_b, tgt_b, valid_b, 8);
+        const auto expected = step(fresh, src_a, tgt_a, valid_a, 7);
+        const auto got = step(reused, src_a, tgt_a, valid_a, 7);
+        CHECK(std::memcmp(expected.data(), got.data(), expected.size() * sizeof(float)) == 0);
+        CHECK(std::memcmp(fresh.logits, reused.logits, size_t(B) * T * c.tgt_vocab * sizeof(float)) == 0);
     }
 }
