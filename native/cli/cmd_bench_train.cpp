@@ -101,6 +101,10 @@ void run_bench_train(const BenchTrainOptions& o) {
         transformer_backward(model, acts, dlogits.data(), src.data(), tgt.data());
         adam.step(model.params.values(), model.params.grads());
     };
+    if (!std::getenv("OMP_WAIT_POLICY"))
+        std::printf(
+            "# OMP_WAIT_POLICY is unset: on a busy shared machine OMP_WAIT_POLICY=passive stops waiting threads from "
+            "spinning (the torch peer inherits the same environment)\n");
     std::printf(
         "# transformer C %d, %d+%d layers, %d heads, ffn %d, vocab %d, batch %d x length %d, dropout %.2f, "
         "%zu parameters, %d OpenMP threads; tokens = target tokens\n",
