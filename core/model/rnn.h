@@ -3,11 +3,12 @@
 // of every layer but the last while training. Parameters live in a ParameterStore under PyTorch's names:
 // prefix + "weight_ih_l{k}", "weight_hh_l{k}", "bias_ih_l{k}", "bias_hh_l{k}", with a "_reverse" suffix for the
 // reverse direction, so a state_dict maps 1:1 onto the store. The activations the backward needs are kept in
-// the object (its arena) by forward(); native/train/rnn_backward.h consumes them.
+// one arena (model/arena.h) by forward(); native/train/rnn_backward.h consumes them.
 #pragma once
 #include <string>
 #include <vector>
 
+#include "model/arena.h"
 #include "model/dropout.h"
 
 namespace attend {
@@ -50,18 +51,36 @@ public:
     void forward(float* out, float* h_n, float* c_n, const float* x, const float* h0, const float* c0, int T, int B,
                  bool training = false, DropoutStream* dropout = nullptr);
 
-    // Saved by forward (public for the backward, llm.c style).
+    // Saved by forward (public for the backward, llm.c style): named pointers into one arena, planned from
+    // (T, B) and kept while later calls have the same sizes. A copy starts unplanned (its pointers would name
+    // the other object's arena), so a backward needs a forward of the copy first.
     struct Saved {
-        int T = 0, B = 0;
+        int T = 0, B = 0;  // the planned sizes; 0 = not planned
         const float* x = nullptr;
         const float* h0 = nullptr;
         const float* c0 = nullptr;
-        std::vector<std::vector<float>> dir_out;    // [L*D] of [T, B, H]
-        std::vector<std::vector<float>> gates;      // [L*D] of [T, B, G*H]
-        std::vector<std::vector<float>> extra;      // [L*D] of [T, B, H]: GRU W_hn h + b_hn, LSTM cell states
-        std::vector<std::vector<float>> layer_in;   // [L]: layer l's input for l > 0 (after dropout), [T, B, D*H]
-        std::vector<Dropout> dropouts;              // [L]: the dropout applied before layer l (l > 0)
+        std::vector<float*> dir_out;   // [L*D] of [T, B, H]
+        std::vector<float*> gates;     // [L*D] of [T, B, G*H]
+        std::vector<float*> extra;     // [L*D] of [T, B, H]: GRU W_hn h + b_hn, LSTM cell states
+        std::vector<float*> layer_in;  // [L]: layer l's input for l > 0 (after dropout), [T, B, D*H]; null for l = 0
+        float* layer_out = nullptr;    // [T, B, D*H] a hidden layer's concatenated output, before the dropout (L > 1)
+        std::vector<Dropout> dropouts; // [L]: the dropout applied before layer l (l > 0)
+        Arena arena;                   // used when the Rnn plans for itself; an owner may carve these from its own
+
+        Saved() = default;
+        Saved(const Saved&) {}
+        Saved& operator=(const Saved&) {
+            *this = Saved();
+            return *this;
+        }
+        Saved(Saved&&) = default;
+        Saved& operator=(Saved&&) = default;
     } saved;
+
+    // Carves saved's activations for (T, B) from `arena`: pass it the counting pass and then the allocated pass
+    // of the owner's plan (the pointers stay null while counting). forward() plans into saved.arena by itself
+    // when the planned sizes differ from its (T, B).
+    void plan(Arena& arena, int T, int B);
 
 private:
     RnnConfig config_;

@@ -36,6 +36,34 @@ Seq2SeqAttentionDecoder::Seq2SeqAttentionDecoder(const Seq2SeqConfig& config, Pa
     offsets.dense_b = store->declare(prefix + "dense.bias", {V});
 }
 
+void Seq2SeqAttentionDecoder::plan(int B, int T, int Tk) {
+    const int E = config_.embed_size, H = config_.num_hiddens, L = config_.num_layers;
+    const size_t BH = size_t(B) * H, X_in = size_t(H) + E;
+    Saved& s = saved;
+    auto carve = [&] {
+        s.enc = s.arena.take(size_t(B) * Tk * H);
+        s.k_proj = s.arena.take(size_t(B) * Tk * H);
+        s.q_proj = s.arena.take(size_t(T) * BH);
+        s.probs = s.arena.take(size_t(T) * B * Tk);
+        s.x = s.arena.take(size_t(T) * B * X_in);
+        s.layer_in = s.arena.take(size_t(T) * L * BH);
+        s.gates = s.arena.take(size_t(T) * L * 3 * BH);
+        s.hh_n = s.arena.take(size_t(T) * L * BH);
+        s.h = s.arena.take(size_t(T) * L * BH);
+        s.outputs = s.arena.take(size_t(B) * T * H);
+        s.embedded = s.arena.take(size_t(B) * E);
+        s.context = s.arena.take(BH);
+        s.zeros = s.arena.take(BH);
+    };
+    s.arena.reset_counting();
+    carve();
+    s.arena.allocate_counted();
+    carve();
+    s.B = B;
+    s.T = T;
+    s.Tk = Tk;
+}
+
 void Seq2SeqAttentionDecoder::forward(float* output, float* hidden_out, const int* X, const float* enc_outputs,
                                       const float* hidden, const int* enc_valid_lens, int B, int T, int Tk,
                                       bool training, DropoutStream* dropout) {
@@ -44,30 +72,18 @@ void Seq2SeqAttentionDecoder::forward(float* output, float* hidden_out, const in
     const size_t BH = size_t(B) * H, X_in = size_t(H) + E;
     const ParameterStore& ps = *store_;
     Saved& s = saved;
-    s.B = B;
-    s.T = T;
-    s.Tk = Tk;
+    if (s.B != B || s.T != T || s.Tk != Tk || !s.enc) plan(B, T, Tk);
     s.hidden0 = hidden;
     s.enc_valid_lens = enc_valid_lens;
     s.ids.resize(size_t(T) * B);
     for (int b = 0; b < B; ++b)
         for (int t = 0; t < T; ++t) s.ids[size_t(t) * B + b] = X[size_t(b) * T + t];
-    s.enc.resize(size_t(B) * Tk * H);
     for (int t = 0; t < Tk; ++t)
         for (int b = 0; b < B; ++b)
-            std::copy_n(enc_outputs + (size_t(t) * B + b) * H, H, s.enc.data() + (size_t(b) * Tk + t) * H);
-    s.k_proj.resize(size_t(B) * Tk * H);
-    linear_forward(s.k_proj.data(), s.enc.data(), ps.value_at(offsets.W_k), nullptr, B * Tk, H, H);
-    s.q_proj.resize(size_t(T) * BH);
-    s.probs.resize(size_t(T) * B * Tk);
+            std::copy_n(enc_outputs + (size_t(t) * B + b) * H, H, s.enc + (size_t(b) * Tk + t) * H);
+    linear_forward(s.k_proj, s.enc, ps.value_at(offsets.W_k), nullptr, B * Tk, H, H);
     s.attn_drop.assign(size_t(T), Dropout{});
-    s.x.resize(size_t(T) * B * X_in);
-    s.layer_in.resize(size_t(T) * L * BH);
     s.layer_drop.assign(size_t(T) * L, Dropout{});
-    s.gates.resize(size_t(T) * L * 3 * BH);
-    s.hh_n.resize(size_t(T) * L * BH);
-    s.h.resize(size_t(T) * L * BH);
-    s.outputs.resize(size_t(B) * T * H);
 
     AttnMask mask;
     mask.valid_lens = enc_valid_lens;
@@ -78,32 +94,29 @@ void Seq2SeqAttentionDecoder::forward(float* output, float* hidden_out, const in
         d.p = config_.dropout;
         return d;
     };
-    std::vector<float> embedded(size_t(B) * E), context(BH), gates_in(3 * BH);
     for (int t = 0; t < T; ++t) {
         // The state before this step: the given hidden state, then the previous step's.
         auto h_prev = [&](int l) -> const float* {
             if (t == 0) return hidden ? hidden + size_t(l) * BH : nullptr;
-            return s.h.data() + (size_t(t - 1) * L + l) * BH;
+            return s.h + (size_t(t - 1) * L + l) * BH;
         };
         const float* query = h_prev(L - 1);
-        std::vector<float> zeros;
         if (!query) {
-            zeros.assign(BH, 0.0f);
-            query = zeros.data();
+            std::fill_n(s.zeros, BH, 0.0f);
+            query = s.zeros;
         }
-        float* q_proj = s.q_proj.data() + size_t(t) * BH;
-        float* probs = s.probs.data() + size_t(t) * B * Tk;
+        float* q_proj = s.q_proj + size_t(t) * BH;
+        float* probs = s.probs + size_t(t) * B * Tk;
         linear_forward(q_proj, query, ps.value_at(offsets.W_q), nullptr, B, H, H);
-        additive_attention_scores(probs, q_proj, s.k_proj.data(), ps.value_at(offsets.w_v), B, 1, Tk, H);
+        additive_attention_scores(probs, q_proj, s.k_proj, ps.value_at(offsets.w_v), B, 1, Tk, H);
         masked_softmax_forward(probs, probs, mask, B, 1, 1, Tk);
         s.attn_drop[size_t(t)] = next_dropout(uint64_t(B) * Tk);
-        attention_weighted_sum(context.data(), probs, s.enc.data(), s.attn_drop[size_t(t)], B, 1, Tk, H);
-        embedding_forward(embedded.data(), s.ids.data() + size_t(t) * B, ps.value_at(offsets.embedding), 1.0f, B, E,
-                          V);
-        float* x = s.x.data() + size_t(t) * B * X_in;
+        attention_weighted_sum(s.context, probs, s.enc, s.attn_drop[size_t(t)], B, 1, Tk, H);
+        embedding_forward(s.embedded, s.ids.data() + size_t(t) * B, ps.value_at(offsets.embedding), 1.0f, B, E, V);
+        float* x = s.x + size_t(t) * B * X_in;
         for (int b = 0; b < B; ++b) {
-            std::copy_n(context.data() + size_t(b) * H, H, x + b * X_in);
-            std::copy_n(embedded.data() + size_t(b) * E, E, x + b * X_in + H);
+            std::copy_n(s.context + size_t(b) * H, H, x + b * X_in);
+            std::copy_n(s.embedded + size_t(b) * E, E, x + b * X_in + H);
         }
         for (int l = 0; l < L; ++l) {
             const size_t k = size_t(t) * L + l;
@@ -111,21 +124,21 @@ void Seq2SeqAttentionDecoder::forward(float* output, float* hidden_out, const in
             int I = int(X_in);
             if (l > 0) {
                 s.layer_drop[k] = next_dropout(BH);
-                dropout_forward(s.layer_in.data() + k * BH, s.h.data() + (k - 1) * BH, s.layer_drop[k], int64_t(BH));
-                input = s.layer_in.data() + k * BH;
+                dropout_forward(s.layer_in + k * BH, s.h + (k - 1) * BH, s.layer_drop[k], int64_t(BH));
+                input = s.layer_in + k * BH;
                 I = H;
             }
-            float* gates = s.gates.data() + k * 3 * BH;
+            float* gates = s.gates + k * 3 * BH;
             linear_forward(gates, input, ps.value_at(offsets.w_ih[size_t(l)]), ps.value_at(offsets.b_ih[size_t(l)]), B,
                            I, 3 * H);
-            gru_cell_forward(s.h.data() + k * BH, gates, s.hh_n.data() + k * BH, h_prev(l),
-                             ps.value_at(offsets.w_hh[size_t(l)]), ps.value_at(offsets.b_hh[size_t(l)]), B, H);
+            gru_cell_forward(s.h + k * BH, gates, s.hh_n + k * BH, h_prev(l), ps.value_at(offsets.w_hh[size_t(l)]),
+                             ps.value_at(offsets.b_hh[size_t(l)]), B, H);
         }
-        const float* top = s.h.data() + (size_t(t) * L + L - 1) * BH;
-        for (int b = 0; b < B; ++b) std::copy_n(top + size_t(b) * H, H, s.outputs.data() + (size_t(b) * T + t) * H);
+        const float* top = s.h + (size_t(t) * L + L - 1) * BH;
+        for (int b = 0; b < B; ++b) std::copy_n(top + size_t(b) * H, H, s.outputs + (size_t(b) * T + t) * H);
     }
-    linear_forward(output, s.outputs.data(), ps.value_at(offsets.dense_w), ps.value_at(offsets.dense_b), B * T, H, V);
-    if (hidden_out) std::copy_n(s.h.data() + size_t(T - 1) * L * BH, size_t(L) * BH, hidden_out);
+    linear_forward(output, s.outputs, ps.value_at(offsets.dense_w), ps.value_at(offsets.dense_b), B * T, H, V);
+    if (hidden_out) std::copy_n(s.h + size_t(T - 1) * L * BH, size_t(L) * BH, hidden_out);
 }
 
 }  // namespace attend

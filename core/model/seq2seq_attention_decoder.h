@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "model/arena.h"
 #include "model/dropout.h"
 #include "model/seq2seq_encoder.h"
 
@@ -24,8 +25,8 @@ public:
     // permute happens here); hidden [L, B, H] the state to start from (the encoder's final state, or the state
     // returned by the previous call when decoding token by token); enc_valid_lens [B] or null.
     // output [B, T, V] logits; hidden_out [L, B, H] the final state (may be null); attention weights of each step
-    // are kept in saved.probs ([T, B, Tk]). Inputs must stay alive until the backward, so hidden_out must not alias
-    // hidden when a backward follows (in inference it may).
+    // are kept in saved.probs ([T, B, Tk], until the next forward). Inputs must stay alive until the backward, so
+    // hidden_out must not alias hidden when a backward follows (in inference it may).
     void forward(float* output, float* hidden_out, const int* X, const float* enc_outputs, const float* hidden,
                  const int* enc_valid_lens, int B, int T, int Tk, bool training = false,
                  DropoutStream* dropout = nullptr);
@@ -38,26 +39,44 @@ public:
         std::vector<size_t> w_ih, w_hh, b_ih, b_hh;  // [L]
     } offsets;
 
+    // The activations the backward needs: named pointers into one arena, planned from (B, T, Tk) and kept while
+    // later calls have the same sizes (smaller ones re-carve the same storage). A copy starts unplanned (its
+    // pointers would name the other object's arena), so a backward needs a forward of the copy first.
     struct Saved {
-        int B = 0, T = 0, Tk = 0;
+        int B = 0, T = 0, Tk = 0;        // the planned sizes; 0 = not planned
         const float* hidden0 = nullptr;
         const int* enc_valid_lens = nullptr;
         std::vector<int> ids;            // [T, B]
-        std::vector<float> enc;          // [B, Tk, H] batch-major encoder outputs (keys = values)
-        std::vector<float> k_proj;       // [B, Tk, H]
-        std::vector<float> q_proj;       // [T, B, H]
-        std::vector<float> probs;        // [T, B, Tk] attention weights (before dropout)
         std::vector<Dropout> attn_drop;  // [T]
-        std::vector<float> x;            // [T, B, H + E] GRU input of layer 0: context | embedding
-        std::vector<float> layer_in;     // [T, L, B, H] input of layer l > 0 (after dropout)
         std::vector<Dropout> layer_drop; // [T * L]
-        std::vector<float> gates;        // [T, L, B, 3H]
-        std::vector<float> hh_n;         // [T, L, B, H]
-        std::vector<float> h;            // [T, L, B, H] hidden state after each step
-        std::vector<float> outputs;      // [B, T, H] last-layer outputs (dense input)
+        float* enc = nullptr;            // [B, Tk, H] batch-major encoder outputs (keys = values)
+        float* k_proj = nullptr;         // [B, Tk, H]
+        float* q_proj = nullptr;         // [T, B, H]
+        float* probs = nullptr;          // [T, B, Tk] attention weights (before dropout)
+        float* x = nullptr;              // [T, B, H + E] GRU input of layer 0: context | embedding
+        float* layer_in = nullptr;       // [T, L, B, H] input of layer l > 0 (after dropout)
+        float* gates = nullptr;          // [T, L, B, 3H]
+        float* hh_n = nullptr;           // [T, L, B, H]
+        float* h = nullptr;              // [T, L, B, H] hidden state after each step
+        float* outputs = nullptr;        // [B, T, H] last-layer outputs (dense input)
+        float* embedded = nullptr;       // [B, E] one step's embeddings (scratch)
+        float* context = nullptr;        // [B, H] one step's attention output (scratch)
+        float* zeros = nullptr;          // [B, H] the query of step 0 when no hidden state is given
+        Arena arena;
+
+        Saved() = default;
+        Saved(const Saved&) {}
+        Saved& operator=(const Saved&) {
+            *this = Saved();
+            return *this;
+        }
+        Saved(Saved&&) = default;
+        Saved& operator=(Saved&&) = default;
     } saved;
 
 private:
+    void plan(int B, int T, int Tk);  // carves saved from saved.arena for (B, T, Tk)
+
     Seq2SeqConfig config_;
     ParameterStore* store_;
 };

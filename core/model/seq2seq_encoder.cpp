@@ -18,23 +18,33 @@ Seq2SeqEncoder::Seq2SeqEncoder(const Seq2SeqConfig& config, ParameterStore* stor
                store, prefix + "rnn.");
 }
 
+void Seq2SeqEncoder::plan(int B, int T) {
+    Saved& s = saved;
+    auto carve = [&] {
+        s.embedded = s.arena.take(size_t(T) * B * config_.embed_size);
+        s.outputs = s.arena.take(size_t(T) * B * rnn_.output_size());
+        rnn_.plan(s.arena, T, B);
+    };
+    s.arena.reset_counting();
+    carve();
+    s.arena.allocate_counted();
+    carve();
+    s.B = B;
+    s.T = T;
+}
+
 void Seq2SeqEncoder::forward(float* outputs, float* state, const int* X, int B, int T, bool training,
                              DropoutStream* dropout) {
     const int E = config_.embed_size;
-    saved.B = B;
-    saved.T = T;
+    // The stack's activations may have been re-planned by a direct rnn().forward() of other sizes.
+    if (saved.B != B || saved.T != T || !saved.embedded || rnn_.saved.T != T || rnn_.saved.B != B) plan(B, T);
     saved.ids.resize(size_t(T) * B);
     for (int b = 0; b < B; ++b)
         for (int t = 0; t < T; ++t) saved.ids[size_t(t) * B + b] = X[size_t(b) * T + t];  // X.permute(1, 0)
-    saved.embedded.resize(size_t(T) * B * E);
-    embedding_forward(saved.embedded.data(), saved.ids.data(), store_->value_at(embedding_), 1.0f, T * B, E,
+    embedding_forward(saved.embedded, saved.ids.data(), store_->value_at(embedding_), 1.0f, T * B, E,
                       config_.vocab_size);
-    std::vector<float> scratch;
-    if (!outputs) {
-        scratch.resize(size_t(T) * B * rnn_.output_size());
-        outputs = scratch.data();
-    }
-    rnn_.forward(outputs, state, nullptr, saved.embedded.data(), nullptr, nullptr, T, B, training, dropout);
+    rnn_.forward(outputs ? outputs : saved.outputs, state, nullptr, saved.embedded, nullptr, nullptr, T, B, training,
+                 dropout);
 }
 
 }  // namespace attend

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "model/arena.h"
 #include "model/dropout.h"
 #include "model/rnn.h"
 
@@ -32,13 +33,29 @@ public:
     size_t embedding_offset() const { return embedding_; }
     Rnn& rnn() { return rnn_; }
 
+    // The activations the backward needs: token ids, and one arena (planned from (B, T), kept while later calls
+    // have the same sizes) holding the embeddings and every activation of the GRU stack (rnn().saved points into
+    // it). A copy starts unplanned, as Rnn::Saved.
     struct Saved {
-        int B = 0, T = 0;
-        std::vector<int> ids;        // [T, B] (time-major)
-        std::vector<float> embedded;  // [T, B, E]
+        int B = 0, T = 0;             // the planned sizes; 0 = not planned
+        std::vector<int> ids;         // [T, B] (time-major)
+        float* embedded = nullptr;    // [T, B, E]
+        float* outputs = nullptr;     // [T, B, D*H] where forward writes the outputs when the caller passes none
+        Arena arena;
+
+        Saved() = default;
+        Saved(const Saved&) {}
+        Saved& operator=(const Saved&) {
+            *this = Saved();
+            return *this;
+        }
+        Saved(Saved&&) = default;
+        Saved& operator=(Saved&&) = default;
     } saved;
 
 private:
+    void plan(int B, int T);  // carves saved (and rnn_.saved) from saved.arena for (B, T)
+
     Seq2SeqConfig config_;
     ParameterStore* store_;
     size_t embedding_ = 0;

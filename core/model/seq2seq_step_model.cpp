@@ -36,7 +36,7 @@ void Seq2SeqStepModel::step(float* logits, const int* last_tokens, int n) {
     decoder_.forward(logits, next_.data(), last_tokens, enc_rep_.data(), hidden_.data(), valid_.data(), n, 1,
                      src_len_);
     hidden_.swap(next_);
-    attention_ = decoder_.saved.probs;
+    attention_.assign(decoder_.saved.probs, decoder_.saved.probs + size_t(n) * src_len_);  // [T = 1, n, src_len]
 }
 
 void Seq2SeqStepModel::select(const int* parents, int n) {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cli/command.h"
+#include "cli/line_io.h"
 #include "data/data_dir.h"
 #include "data/multi30k.h"
 #include "data/text_file.h"
@@ -18,23 +19,6 @@
 
 namespace attend::cli {
 namespace {
-
-std::vector<std::string> read_input(const std::string& input) {
-    if (!input.empty() && input != "-") return read_lines(input);
-    std::vector<std::string> lines;
-    std::string line;
-    for (std::size_t number = 1; std::getline(std::cin, line); ++number) {
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        utf8_validate(line, "stdin line " + std::to_string(number));
-        lines.push_back(line);
-    }
-    return lines;
-}
-
-void write_output(const std::string& output, const std::vector<std::string>& lines) {
-    if (!output.empty() && output != "-") return write_lines(output, lines);
-    for (const std::string& line : lines) std::printf("%s\n", line.c_str());
-}
 
 bool ends_with(const std::string& text, const std::string& suffix) {
     return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -120,7 +104,7 @@ CommandRegistrar registrar([](CLI::App& app) {
     apply->add_option("--codes,-c", *codes, "Codes file (.json or subword-nmt text)")->required();
     apply->add_option("--input,-i", *input, "Input file (default: stdin)");
     apply->add_option("--output,-o", *output, "Output file (default: stdout)");
-    apply->callback([=] { write_output(*output, read_codes(*codes).apply_lines(read_input(*input))); });
+    apply->callback([=] { write_output_lines(*output, read_codes(*codes).apply_lines(read_input_lines(*input))); });
 
     auto undo_input = std::make_shared<std::string>();
     auto undo_output = std::make_shared<std::string>();
@@ -128,9 +112,9 @@ CommandRegistrar registrar([](CLI::App& app) {
     undo->add_option("--input,-i", *undo_input, "Input file (default: stdin)");
     undo->add_option("--output,-o", *undo_output, "Output file (default: stdout)");
     undo->callback([=] {
-        std::vector<std::string> lines = read_input(*undo_input);
+        std::vector<std::string> lines = read_input_lines(*undo_input);
         for (std::string& line : lines) line = undo_bpe(line);
-        write_output(*undo_output, lines);
+        write_output_lines(*undo_output, lines);
     });
 
     auto data = std::make_shared<std::string>();

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli/command.h"
+#include "cli/line_io.h"
 #include "data/data_dir.h"
 #include "data/multi30k.h"
 #include "data/nonbreaking_prefix_file.h"
@@ -26,26 +27,6 @@ struct TokenizeArgs {
     bool check_multi30k = false;
     int show_mismatches = 0;
 };
-
-std::vector<std::string> read_input(const std::string& input) {
-    if (!input.empty() && input != "-") return read_lines(input);
-    std::vector<std::string> lines;
-    std::string line;
-    for (std::size_t number = 1; std::getline(std::cin, line); ++number) {
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        utf8_validate(line, "stdin line " + std::to_string(number));
-        lines.push_back(line);
-    }
-    return lines;
-}
-
-void write_output(const std::string& output, const std::vector<std::string>& lines) {
-    if (!output.empty() && output != "-") {
-        write_lines(output, lines);
-        return;
-    }
-    for (const std::string& line : lines) std::printf("%s\n", line.c_str());
-}
 
 void run_check(const TokenizeArgs& args) {
     std::string data = args.data.empty() ? default_data_dir() : args.data;
@@ -76,9 +57,9 @@ void run_tokenize(const TokenizeArgs& args) {
     options.normalize_punctuation = !args.no_normalize;
     options.tokenize.escape_xml = !args.no_escape;
     options.tokenize.aggressive_hyphen_splitting = args.aggressive;
-    std::vector<std::string> lines = read_input(args.input);
+    std::vector<std::string> lines = read_input_lines(args.input);
     for (std::size_t i = 0; i < lines.size(); ++i) lines[i] = moses_preprocess_line(lines[i], lang, prefixes, options);
-    write_output(args.output, lines);
+    write_output_lines(args.output, lines);
 }
 
 void run_detokenize(const std::string& lang_code_arg, const std::string& input, const std::string& output,
@@ -86,9 +67,9 @@ void run_detokenize(const std::string& lang_code_arg, const std::string& input, 
     Lang lang = parse_lang(lang_code_arg);
     DetokenizeOptions options;
     options.capitalize_first = !no_capitalize;
-    std::vector<std::string> lines = read_input(input);
+    std::vector<std::string> lines = read_input_lines(input);
     for (std::string& line : lines) line = detokenize(line, lang, options);
-    write_output(output, lines);
+    write_output_lines(output, lines);
 }
 
 CommandRegistrar registrar([](CLI::App& app) {

@@ -1,5 +1,6 @@
 // `attend translate`: translate --text, a file, or standard input with a model file (or a checkpoint).
 #include "cli/command.h"
+#include "cli/line_io.h"
 #include "cli/model_loading.h"
 #include "data/text_file.h"
 #include "error.h"
@@ -10,7 +11,6 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
-#include <iostream>
 
 namespace attend::cli {
 namespace {
@@ -30,9 +30,7 @@ void run_translate(const TranslateFlags& f) {
     Translator translator(load_model_or_checkpoint(f.model));
     std::vector<std::string> lines;
     if (f.text_given) lines.push_back(f.text);
-    else if (!f.input.empty()) lines = read_lines(f.input);
-    else
-        for (std::string line; std::getline(std::cin, line);) lines.push_back(line);
+    else lines = read_input_lines(f.input);
     if (lines.empty()) throw Error("nothing to translate: give --text, --input FILE, or lines on standard input");
 
     TranslationOptions opt;

@@ -4,9 +4,12 @@
 #include <cstddef>
 #include <vector>
 
+#include "model/gate_math.h"
 #include "train/linear_backward.h"
 
 namespace attend {
+
+using namespace gate_math;
 
 void gru_cell_backward(float* dgates, float* dh_prev, float* dw_hh, float* db_hh, const float* dh, const float* gates,
                        const float* hh_n, const float* h_prev, const float* w_hh, int B, int H) {
@@ -19,20 +22,22 @@ void gru_cell_backward(float* dgates, float* dh_prev, float* dw_hh, float* db_hh
         float* dg = dgates + size_t(b) * 3 * H;
         float* da = dhw.data() + size_t(b) * 3 * H;
         float* dp = dh_prev ? dh_prev + size_t(b) * H : nullptr;
-        for (int j = 0; j < H; ++j) {
-            const float r = g[j], z = g[H + j], n = g[2 * H + j];
-            const float prev = hp ? hp[j] : 0.0f;
-            const float dn_pre = d[j] * (1.0f - z) * (1.0f - n * n);
-            const float dr_pre = dn_pre * hn[j] * r * (1.0f - r);
-            const float dz_pre = d[j] * (prev - n) * z * (1.0f - z);
-            dg[j] += dr_pre;
-            dg[H + j] += dz_pre;
-            dg[2 * H + j] += dn_pre;
-            da[j] = dr_pre;
-            da[H + j] = dz_pre;
-            da[2 * H + j] = dn_pre * r;
-            if (dp) dp[j] += d[j] * z;
-        }
+        for_each_vector(H, [&](int j, int n) {
+            const simd::VecF one(1.0f);
+            const simd::VecF r = load_n(g + j, n), z = load_n(g + H + j, n), cand = load_n(g + 2 * H + j, n);
+            const simd::VecF prev = hp ? load_n(hp + j, n) : simd::VecF(0.0f);
+            const simd::VecF dhj = load_n(d + j, n);
+            const simd::VecF dn_pre = dhj * (one - z) * (one - cand * cand);
+            const simd::VecF dr_pre = dn_pre * load_n(hn + j, n) * r * (one - r);
+            const simd::VecF dz_pre = dhj * (prev - cand) * z * (one - z);
+            store_n(dg + j, load_n(dg + j, n) + dr_pre, n);
+            store_n(dg + H + j, load_n(dg + H + j, n) + dz_pre, n);
+            store_n(dg + 2 * H + j, load_n(dg + 2 * H + j, n) + dn_pre, n);
+            store_n(da + j, dr_pre, n);
+            store_n(da + H + j, dz_pre, n);
+            store_n(da + 2 * H + j, dn_pre * r, n);
+            if (dp) store_n(dp + j, load_n(dp + j, n) + dhj * z, n);
+        });
     }
     // h_prev = null stands for zeros: the weight gradient is then zero but dh_prev still receives dhw W_hh.
     std::vector<float> zeros(h_prev ? 0 : size_t(B) * H, 0.0f);

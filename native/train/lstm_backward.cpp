@@ -1,12 +1,14 @@
 #include "train/lstm_backward.h"
 
 #include <algorithm>
-#include <cmath>
 #include <vector>
 
+#include "model/gate_math.h"
 #include "train/linear_backward.h"
 
 namespace attend {
+
+using namespace gate_math;
 
 void lstm_cell_backward(float* dgates, float* dh_prev, float* dc_prev, float* dw_hh, float* db_hh, const float* dh,
                         const float* dc, const float* gates, const float* c, const float* c_prev, const float* h_prev,
@@ -21,18 +23,22 @@ void lstm_cell_backward(float* dgates, float* dh_prev, float* dc_prev, float* dw
         float* dg = dgates + size_t(b) * 4 * H;
         float* da = dhw.data() + size_t(b) * 4 * H;
         float* dcp = dc_prev ? dc_prev + size_t(b) * H : nullptr;
-        for (int j = 0; j < H; ++j) {
-            const float i = g[j], f = g[H + j], gg = g[2 * H + j], o = g[3 * H + j];
-            const float tc = std::tanh(cb[j]);
-            const float prev = cp ? cp[j] : 0.0f;
-            const float dct = (dcb ? dcb[j] : 0.0f) + d[j] * o * (1.0f - tc * tc);
-            da[j] = dct * gg * i * (1.0f - i);
-            da[H + j] = dct * prev * f * (1.0f - f);
-            da[2 * H + j] = dct * i * (1.0f - gg * gg);
-            da[3 * H + j] = d[j] * tc * o * (1.0f - o);
-            for (int k = 0; k < 4; ++k) dg[k * H + j] += da[k * H + j];
-            if (dcp) dcp[j] += dct * f;
-        }
+        for_each_vector(H, [&](int j, int n) {
+            const simd::VecF one(1.0f);
+            const simd::VecF i = load_n(g + j, n), f = load_n(g + H + j, n), gg = load_n(g + 2 * H + j, n),
+                             o = load_n(g + 3 * H + j, n);
+            const simd::VecF tc = simd::tanh(load_n(cb + j, n));
+            const simd::VecF prev = cp ? load_n(cp + j, n) : simd::VecF(0.0f);
+            const simd::VecF dhj = load_n(d + j, n);
+            const simd::VecF dct = (dcb ? load_n(dcb + j, n) : simd::VecF(0.0f)) + dhj * o * (one - tc * tc);
+            const simd::VecF da_gate[4] = {dct * gg * i * (one - i), dct * prev * f * (one - f),
+                                           dct * i * (one - gg * gg), dhj * tc * o * (one - o)};
+            for (int k = 0; k < 4; ++k) {
+                store_n(da + k * H + j, da_gate[k], n);
+                store_n(dg + k * H + j, load_n(dg + k * H + j, n) + da_gate[k], n);
+            }
+            if (dcp) store_n(dcp + j, load_n(dcp + j, n) + dct * f, n);
+        });
     }
     // h_prev = null stands for zeros: the weight gradient is then zero but dh_prev still receives dhw W_hh.
     std::vector<float> zeros(h_prev ? 0 : size_t(B) * H, 0.0f);

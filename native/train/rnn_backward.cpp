@@ -17,7 +17,7 @@ void rnn_backward(Rnn& rnn, float* dx, float* dh0, float* dc0, const float* dout
     ParameterStore& store = *rnn.store();
     if (!store.has_grads()) throw Error("rnn_backward: the parameter store has no gradient buffer");
     const Rnn::Saved& s = rnn.saved;
-    if (s.T == 0) throw Error("rnn_backward: called before forward");
+    if (!s.x || s.dir_out.empty() || !s.dir_out[0]) throw Error("rnn_backward: called before forward");
     const RnnConfig& cfg = rnn.config();
     const int T = s.T, B = s.B, L = cfg.num_layers, D = rnn.directions(), H = cfg.hidden_size;
     const bool lstm = cfg.kind == RnnKind::LSTM;
@@ -29,7 +29,7 @@ void rnn_backward(Rnn& rnn, float* dx, float* dh0, float* dc0, const float* dout
     std::vector<float> d_dir(TB * H), d_in;
     for (int l = L - 1; l >= 0; --l) {
         const int I = rnn.layer_input_size(l);
-        const float* input = l == 0 ? s.x : s.layer_in[size_t(l)].data();
+        const float* input = l == 0 ? s.x : s.layer_in[size_t(l)];
         float* d_input = nullptr;
         if (l > 0) {
             d_in.assign(TB * I, 0.0f);
@@ -51,12 +51,12 @@ void rnn_backward(Rnn& rnn, float* dx, float* dh0, float* dc0, const float* dout
                 const float* dcn = dc_n ? dc_n + size_t(k) * BH : nullptr;
                 lstm_backward(d_input, dh_init, dc_init, store.grad_at(w.w_ih), store.grad_at(w.b_ih),
                               store.grad_at(w.w_hh), store.grad_at(w.b_hh), d_dir.data(), dhn, dcn, input, h_init,
-                              c_init, s.dir_out[size_t(k)].data(), s.extra[size_t(k)].data(), s.gates[size_t(k)].data(),
+                              c_init, s.dir_out[size_t(k)], s.extra[size_t(k)], s.gates[size_t(k)],
                               store.value_at(w.w_ih), store.value_at(w.w_hh), T, B, I, H, d == 1);
             } else {
                 gru_backward(d_input, dh_init, store.grad_at(w.w_ih), store.grad_at(w.b_ih), store.grad_at(w.w_hh),
-                             store.grad_at(w.b_hh), d_dir.data(), dhn, input, h_init, s.dir_out[size_t(k)].data(),
-                             s.gates[size_t(k)].data(), s.extra[size_t(k)].data(), store.value_at(w.w_ih),
+                             store.grad_at(w.b_hh), d_dir.data(), dhn, input, h_init, s.dir_out[size_t(k)],
+                             s.gates[size_t(k)], s.extra[size_t(k)], store.value_at(w.w_ih),
                              store.value_at(w.w_hh), T, B, I, H, d == 1);
             }
         }

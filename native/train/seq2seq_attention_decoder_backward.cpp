@@ -23,7 +23,7 @@ void seq2seq_attention_decoder_backward(Seq2SeqAttentionDecoder& decoder, float*
     const size_t BH = size_t(B) * H, X_in = size_t(H) + E;
 
     std::vector<float> douts(size_t(B) * T * H, 0.0f);  // [B, T, H]
-    linear_backward(douts.data(), ps.grad_at(o.dense_w), ps.grad_at(o.dense_b), doutput, s.outputs.data(),
+    linear_backward(douts.data(), ps.grad_at(o.dense_w), ps.grad_at(o.dense_b), doutput, s.outputs,
                     ps.value_at(o.dense_w), B * T, H, V);
 
     std::vector<float> dh(size_t(L) * BH, 0.0f), dh_prev(size_t(L) * BH);  // gradients of the current states
@@ -35,7 +35,7 @@ void seq2seq_attention_decoder_backward(Seq2SeqAttentionDecoder& decoder, float*
     for (int t = T - 1; t >= 0; --t) {
         auto h_prev = [&](int l) -> const float* {
             if (t == 0) return s.hidden0 ? s.hidden0 + size_t(l) * BH : zeros.data();
-            return s.h.data() + (size_t(t - 1) * L + l) * BH;
+            return s.h + (size_t(t - 1) * L + l) * BH;
         };
         float* dtop = dh.data() + size_t(L - 1) * BH;
         for (int b = 0; b < B; ++b)
@@ -44,11 +44,11 @@ void seq2seq_attention_decoder_backward(Seq2SeqAttentionDecoder& decoder, float*
         for (int l = L - 1; l >= 0; --l) {
             const size_t k = size_t(t) * L + l;
             const int I = l == 0 ? int(X_in) : H;
-            const float* input = l == 0 ? s.x.data() + size_t(t) * B * X_in : s.layer_in.data() + k * BH;
+            const float* input = l == 0 ? s.x + size_t(t) * B * X_in : s.layer_in + k * BH;
             std::fill(dgates.begin(), dgates.end(), 0.0f);
             gru_cell_backward(dgates.data(), dh_prev.data() + size_t(l) * BH, ps.grad_at(o.w_hh[size_t(l)]),
-                              ps.grad_at(o.b_hh[size_t(l)]), dh.data() + size_t(l) * BH, s.gates.data() + k * 3 * BH,
-                              s.hh_n.data() + k * BH, h_prev(l), ps.value_at(o.w_hh[size_t(l)]), B, H);
+                              ps.grad_at(o.b_hh[size_t(l)]), dh.data() + size_t(l) * BH, s.gates + k * 3 * BH,
+                              s.hh_n + k * BH, h_prev(l), ps.value_at(o.w_hh[size_t(l)]), B, H);
             std::fill(dinput.begin(), dinput.begin() + long(size_t(B) * I), 0.0f);
             linear_backward(dinput.data(), ps.grad_at(o.w_ih[size_t(l)]), ps.grad_at(o.b_ih[size_t(l)]), dgates.data(),
                             input, ps.value_at(o.w_ih[size_t(l)]), B, I, 3 * H);
@@ -62,11 +62,11 @@ void seq2seq_attention_decoder_backward(Seq2SeqAttentionDecoder& decoder, float*
         }
         embedding_backward(ps.grad_at(o.embedding), dembedded.data(), s.ids.data() + size_t(t) * B, 1.0f, -1, B, E, V);
         std::fill(dscores.begin(), dscores.end(), 0.0f);
-        attention_weighted_sum_backward(dscores.data(), denc.data(), dcontext.data(), s.probs.data() + size_t(t) * B * Tk,
-                                        s.enc.data(), s.attn_drop[size_t(t)], B, 1, Tk, H);
+        attention_weighted_sum_backward(dscores.data(), denc.data(), dcontext.data(), s.probs + size_t(t) * B * Tk,
+                                        s.enc, s.attn_drop[size_t(t)], B, 1, Tk, H);
         std::fill(dq_proj.begin(), dq_proj.end(), 0.0f);
         additive_attention_scores_backward(dq_proj.data(), dk_proj.data(), ps.grad_at(o.w_v), dscores.data(),
-                                           s.q_proj.data() + size_t(t) * BH, s.k_proj.data(), ps.value_at(o.w_v), B, 1,
+                                           s.q_proj + size_t(t) * BH, s.k_proj, ps.value_at(o.w_v), B, 1,
                                            Tk, H);
         // The query was the last layer's state before this step.
         linear_backward(dh_prev.data() + size_t(L - 1) * BH, ps.grad_at(o.W_q), nullptr, dq_proj.data(), h_prev(L - 1),
@@ -75,7 +75,7 @@ void seq2seq_attention_decoder_backward(Seq2SeqAttentionDecoder& decoder, float*
     }
     if (dhidden)
         for (size_t i = 0; i < dh.size(); ++i) dhidden[i] += dh[i];
-    linear_backward(denc.data(), ps.grad_at(o.W_k), nullptr, dk_proj.data(), s.enc.data(), ps.value_at(o.W_k), B * Tk,
+    linear_backward(denc.data(), ps.grad_at(o.W_k), nullptr, dk_proj.data(), s.enc, ps.value_at(o.W_k), B * Tk,
                     H, H);
     if (denc_outputs)  // back to time-major
         for (int t = 0; t < Tk; ++t)

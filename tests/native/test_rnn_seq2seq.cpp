@@ -43,9 +43,9 @@ TEST_CASE("Seq2SeqAttentionDecoder: the seeds' shape check (vocab 10, embed 8, h
     // (torch.Size([4, 7, 10]), 3, torch.Size([4, 7, 16]), 2, torch.Size([4, 16]))
     CHECK(output.back() == guard);
     CHECK(state.back() == guard);
-    CHECK(decoder.saved.enc.size() == size_t(4 * 7 * 16));   // state[0]: enc_outputs permuted to (4, 7, 16)
+    CHECK(decoder.saved.B * decoder.saved.Tk * H == 4 * 7 * 16);  // state[0]: enc_outputs permuted to (4, 7, 16)
     CHECK(state.size() - 1 == size_t(2 * 4 * 16));           // state[1]: 2 layers of (4, 16)
-    CHECK(decoder.saved.probs.size() == size_t(7 * 4 * 7));  // one (4, 1, 7) weight map per step
+    CHECK(decoder.saved.T * decoder.saved.B * decoder.saved.Tk == 7 * 4 * 7);  // one (4, 1, 7) weight map per step
     for (size_t i = 0; i + 1 < output.size(); ++i) REQUIRE(std::isfinite(output[i]));
     for (int r = 0; r < T * B; ++r) {
         double sum = 0;
@@ -77,7 +77,8 @@ TEST_CASE("Seq2Seq encoder + Bahdanau decoder match PyTorch (outputs, attention,
     gradcheck::check_parity("enc_state", enc_state, st.floats("enc_state"));
     gradcheck::check_parity("dec_output", output, st.floats("dec_output"));
     gradcheck::check_parity("dec_state", state, st.floats("dec_state"));
-    gradcheck::check_parity("attention weights", decoder.saved.probs, st.floats("attention"));
+    const std::vector<float> attention(decoder.saved.probs, decoder.saved.probs + size_t(Tt) * B * Ts);
+    gradcheck::check_parity("attention weights", attention, st.floats("attention"));
 
     std::vector<float> losses(B), probs(output.size()), dlogits(output.size(), 0.0f);
     const double loss =
@@ -241,4 +242,82 @@ TEST_CASE("Seq2SeqStepModel: greedy search equals the seeds' predict_seq2seq loo
         CHECK(hyp.log_prob == doctest::Approx(log_prob).epsilon(1e-4));
     }
     CHECK_THROWS_AS(Seq2SeqStepModel(encoder, decoder, src.data(), Ts, 0), Error);
+}
+
+namespace {
+
+// One training pass of a seq2seq model: forward with dropout, backward of a fixed random projection of the logits
+// and the final state. Returns the logits, the final state and every parameter gradient, concatenated.
+std::vector<float> train_pass(Seq2SeqEncoder& encoder, Seq2SeqAttentionDecoder& decoder, int B, int Ts, int Tt,
+                              uint64_t seed) {
+    const Seq2SeqConfig& c = decoder.config();
+    const int H = c.num_hiddens, L = c.num_layers, V = c.vocab_size;
+    ParameterStore& store = *decoder.store();
+    std::vector<int> src(size_t(B) * Ts), tgt(size_t(B) * Tt), valid(B);
+    for (size_t i = 0; i < src.size(); ++i) src[i] = int((i * 7 + seed) % size_t(encoder.config().vocab_size));
+    for (size_t i = 0; i < tgt.size(); ++i) tgt[i] = int((i * 5 + seed) % size_t(V));
+    for (int b = 0; b < B; ++b) valid[size_t(b)] = 1 + (b + int(seed)) % Ts;
+    std::vector<float> enc_out(size_t(Ts) * B * H), enc_state(size_t(L) * B * H), output(size_t(B) * Tt * V),
+        state(size_t(L) * B * H);
+    DropoutStream drops(c.dropout, seed);
+    encoder.forward(enc_out.data(), enc_state.data(), src.data(), B, Ts, true, &drops);
+    decoder.forward(output.data(), state.data(), tgt.data(), enc_out.data(), enc_state.data(), valid.data(), B, Tt, Ts,
+                    true, &drops);
+    const std::vector<float> R = gradcheck::random_vector(output.size(), seed + 1),
+                             Rs = gradcheck::random_vector(state.size(), seed + 2);
+    store.zero_grad();
+    std::vector<float> denc_out(enc_out.size(), 0.0f), denc_state(enc_state.size(), 0.0f);
+    seq2seq_attention_decoder_backward(decoder, denc_out.data(), denc_state.data(), R.data(), Rs.data());
+    seq2seq_encoder_backward(encoder, denc_out.data(), denc_state.data());
+    std::vector<float> all = output;
+    all.insert(all.end(), state.begin(), state.end());
+    all.insert(all.end(), store.grads(), store.grads() + store.size());
+    return all;
+}
+
+struct Seq2SeqPair {
+    explicit Seq2SeqPair(const Seq2SeqConfig& c) : encoder(c, &store), decoder(c, &store) {
+        store.allocate();
+        const std::vector<float> init = gradcheck::random_vector(store.size(), 11, -0.5f, 0.5f);
+        std::copy(init.begin(), init.end(), store.values());
+    }
+    ParameterStore store;
+    Seq2SeqEncoder encoder;
+    Seq2SeqAttentionDecoder decoder;
+};
+
+}  // namespace
+
+TEST_CASE("Seq2Seq encoder + decoder keep their activations in one arena each, reused across calls of any size") {
+    const Seq2SeqConfig c{9, 4, 5, 2, 0.2f};
+    Seq2SeqPair m(c);
+    // Every activation of one forward lies in the model's arena; the encoder's holds the GRU stack's too.
+    train_pass(m.encoder, m.decoder, 3, 6, 5, 1);
+    const float* enc_begin = m.encoder.saved.embedded;
+    const float* enc_end = enc_begin + m.encoder.saved.arena.used();
+    for (const std::vector<float*>* blocks : {&m.encoder.rnn().saved.dir_out, &m.encoder.rnn().saved.gates,
+                                               &m.encoder.rnn().saved.extra})
+        for (const float* p : *blocks) CHECK((p >= enc_begin && p < enc_end));
+    CHECK(m.decoder.saved.zeros + 3 * 5 == m.decoder.saved.enc + m.decoder.saved.arena.used());  // zeros: [B, H], last
+
+    // Smaller calls re-carve the same storage and equal ones keep the plan; each pass equals a fresh model's.
+    const int shapes[][3] = {{2, 4, 3}, {2, 4, 3}, {3, 6, 5}, {1, 2, 1}, {3, 6, 5}};
+    uint64_t seed = 2;
+    for (const auto& s : shapes) {
+        CAPTURE(seed);
+        const float* enc_storage = m.encoder.saved.embedded;
+        const float* dec_storage = m.decoder.saved.enc;
+        const std::vector<float> reused = train_pass(m.encoder, m.decoder, s[0], s[1], s[2], seed);
+        Seq2SeqPair fresh(c);
+        const std::vector<float> expected = train_pass(fresh.encoder, fresh.decoder, s[0], s[1], s[2], seed);
+        gradcheck::check_parity("reused arena vs a fresh model", reused, expected, 1e-6);
+        CHECK(m.encoder.saved.embedded == enc_storage);  // never larger than the first call: no reallocation
+        CHECK(m.decoder.saved.enc == dec_storage);
+        ++seed;
+    }
+
+    // A copy does not share the original's arena: it holds no activations until its own forward.
+    Seq2SeqEncoder copy = m.encoder;
+    CHECK(copy.saved.embedded == nullptr);
+    CHECK_THROWS_AS(seq2seq_encoder_backward(copy, nullptr, nullptr), Error);
 }

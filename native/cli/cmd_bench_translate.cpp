@@ -1,0 +1,231 @@
+// `attend bench translate`: milliseconds per sentence of the Translator (tokenization, BPE, encoder, greedy or
+// beam search, detokenization) on the first test2016 English sentences of Multi30k, one thread. Then the same
+// model in PyTorch eager mode (tools/torch_translator.py, Debian's python3-torch) on the same source token ids,
+// when torch imports: its ms per sentence, the ratio, and how often its greedy ids equal Attend's (which also
+// checks the exported weights: a wrong tensor would make them disagree everywhere).
+// The machine may be shared: wall-clock figures then depend on the load, so CPU-time figures (this process's
+// CPU time; one thread on each side) are printed beside them and give a second, steadier ratio.
+#include <omp.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/command.h"
+#include "cli/model_loading.h"
+#include "data/data_dir.h"
+#include "data/text_file.h"
+#include "error.h"
+#include "translate/translator.h"
+
+namespace attend::cli {
+namespace {
+
+struct BenchTranslateOptions {
+    std::string model, ids_file;  // ids_file: where the source ids for the peer go (kept); empty: a temp file
+    int sentences = 200, threads = 1, beam = 5;
+    bool with_torch = true;
+};
+
+// What one search (greedy or beam) produced over all sentences, and how long it took.
+struct SearchRun {
+    std::string name;  // "greedy", "beam5"
+    double total_ms = 0, cpu_ms = 0, search_ms = 0;
+    long tokens = 0;
+    std::vector<std::vector<int>> ids;
+};
+
+double process_cpu_ms() {
+    timespec t{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
+std::string default_model_path() { return std::string(ATTEND_SOURCE_DIR) + "/web/models/multi30k-en-de.safetensors"; }
+
+SearchRun run_search(const Translator& translator, const std::vector<std::string>& sentences, int beam) {
+    SearchRun run;
+    run.name = beam == 1 ? "greedy" : "beam" + std::to_string(beam);
+    TranslationOptions options;
+    options.beam_size = beam;
+    for (size_t i = 0; i < std::min<size_t>(5, sentences.size()); ++i) translator.translate(sentences[i], options);
+    const double cpu_start = process_cpu_ms();
+    const auto start = std::chrono::steady_clock::now();
+    for (const std::string& s : sentences) {
+        TranslationResult r = translator.translate(s, options);
+        run.search_ms += r.search_ms;
+        run.tokens += static_cast<long>(r.target_ids.size());
+        run.ids.push_back(std::move(r.target_ids));
+    }
+    run.total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    run.cpu_ms = process_cpu_ms() - cpu_start;
+    return run;
+}
+
+void print_run(const SearchRun& run, size_t n) {
+    std::printf("translate_%s_ms_per_sentence %.3f ms\n", run.name.c_str(), run.total_ms / n);
+    std::printf("translate_%s_cpu_ms_per_sentence %.3f ms\n", run.name.c_str(), run.cpu_ms / n);
+    std::printf("translate_%s_search_ms_per_sentence %.3f ms\n", run.name.c_str(), run.search_ms / n);
+    std::printf("translate_%s_tokens_per_s %.1f tokens/s\n", run.name.c_str(), run.tokens / (run.total_ms * 1e-3));
+}
+
+// The source ids of every sentence as the model sees them, with the generation limit Attend used (the
+// translator's default: min(max_len, 2 * source tokens + 10)).
+void write_source_ids(const std::string& path, const Translator& translator, const std::vector<std::string>& sentences) {
+    std::ofstream out(path);
+    if (!out) throw Error("bench translate: cannot write the source ids file '" + path + "'");
+    const TranslatorModel& m = translator.model();
+    for (const std::string& s : sentences) {
+        const std::vector<int> ids = m.source_vocab.ids(translator.source_tokens(s));
+        out << std::min(m.transformer->config.max_len, 2 * static_cast<int>(ids.size()) + 10);
+        for (int id : ids) out << ' ' << id;
+        out << '\n';
+    }
+    if (!out) throw Error("bench translate: writing '" + path + "' failed");
+}
+
+struct TorchFigures {
+    std::map<std::string, double> figures;                          // name -> value
+    std::map<std::string, std::vector<std::vector<int>>> ids;       // search name -> ids per sentence
+};
+
+TorchFigures run_torch(const std::string& model_path, const std::string& ids_path, const Translator& translator,
+                       const BenchTranslateOptions& o, size_t n) {
+    const std::string command = "/usr/bin/python3 " + std::string(ATTEND_SOURCE_DIR) + "/tools/torch_translator.py" +
+                                " --model '" + model_path + "' --ids '" + ids_path + "' --bos " +
+                                std::to_string(translator.model().bos_id) + " --eos " +
+                                std::to_string(translator.model().eos_id) + " --beam " +
+                                std::to_string(o.beam > 1 ? o.beam : 0) + " --threads " + std::to_string(o.threads);
+    FILE* pipe = popen(command.c_str(), "r");
+    if (!pipe) throw Error("bench translate: could not run '" + command + "'");
+    TorchFigures t;
+    std::string line;
+    for (char buffer[4096]; std::fgets(buffer, sizeof buffer, pipe);) {
+        line += buffer;
+        if (line.back() != '\n') continue;  // a long ids line arrives in pieces
+        std::istringstream in(line);
+        std::string first;
+        in >> first;
+        if (first == "ids") {
+            std::string search;
+            size_t index = 0;
+            in >> search >> index;
+            std::vector<std::vector<int>>& rows = t.ids[search];
+            rows.resize(n);
+            if (index < n)
+                for (int id; in >> id;) rows[index].push_back(id);
+        } else {
+            std::fputs(line.c_str(), stdout);
+            double value;
+            if (!first.empty() && first[0] != '#' && (in >> value)) t.figures[first] = value;
+        }
+        line.clear();
+    }
+    const int status = pclose(pipe);
+    if (status != 0) std::printf("# torch script exited with status %d: '%s'\n", status, command.c_str());
+    return t;
+}
+
+void compare_with_torch(const SearchRun& run, const TorchFigures& t, size_t n) {
+    const auto ms = t.figures.find("torch_" + run.name + "_ms_per_sentence");
+    const auto cpu_ms = t.figures.find("torch_" + run.name + "_cpu_ms_per_sentence");
+    const auto ids = t.ids.find(run.name);
+    if (ms == t.figures.end() || cpu_ms == t.figures.end() || ids == t.ids.end()) {
+        std::printf("# torch gave no %s figures\n", run.name.c_str());
+        return;
+    }
+    size_t same = 0;
+    for (size_t i = 0; i < n; ++i) same += ids->second[i] == run.ids[i];
+    std::printf("translate_%s_ids_equal_torch %.1f %% (%zu of %zu sentences)\n", run.name.c_str(), 100.0 * same / n,
+                same, n);
+    const double attend_ms = run.total_ms / n, torch_ms = ms->second;
+    std::printf("translate_%s_vs_torch %.2f x (Attend is faster by %.2fx in wall time: attend %.3f ms, torch %.3f ms "
+                "per sentence)\n",
+                run.name.c_str(), torch_ms / attend_ms, torch_ms / attend_ms, attend_ms, torch_ms);
+    const double attend_cpu_ms = run.cpu_ms / n, torch_cpu_ms = cpu_ms->second;
+    std::printf("translate_%s_cpu_vs_torch %.2f x (Attend is faster by %.2fx in CPU time: attend %.3f ms, torch %.3f "
+                "ms per sentence)\n",
+                run.name.c_str(), torch_cpu_ms / attend_cpu_ms, torch_cpu_ms / attend_cpu_ms, attend_cpu_ms, torch_cpu_ms);
+}
+
+void run_bench_translate(const BenchTranslateOptions& o) {
+    std::string model_path = o.model;
+    if (model_path.empty()) {
+        model_path = default_model_path();
+        if (!file_exists(model_path))
+            throw Error("bench translate: no --model given and the default model '" + model_path + "' does not exist");
+    }
+    const Translator translator(load_model_or_checkpoint(model_path));
+    const std::string data_path = default_data_dir() + "/multi30k/test_2016_flickr.en.gz";
+    std::vector<std::string> sentences = read_lines(data_path);
+    if (sentences.size() > static_cast<size_t>(o.sentences)) sentences.resize(o.sentences);
+    if (sentences.empty()) throw Error("bench translate: " + data_path + " has no sentences");
+    const size_t n = sentences.size();
+
+    omp_set_num_threads(o.threads);
+    const TransformerConfig& c = translator.model().transformer->config;
+    std::printf("# model %s: C %d, heads %d, %d+%d layers, ffn %d, vocab %d/%d, %s weights, %zu parameters\n",
+                model_path.c_str(), c.model_dim, c.heads, c.encoder_layers, c.decoder_layers, c.ffn_dim, c.src_vocab,
+                c.tgt_vocab, dtype_name(translator.model().weights_dtype), parameter_count(translator.model()));
+    std::printf("# %zu sentences of %s, %d OpenMP thread(s); ms per sentence = whole translate() (tokenize, BPE, "
+                "encode, search, detokenize); search_ms = encoder + search only\n",
+                n, data_path.c_str(), omp_get_max_threads());
+    std::vector<SearchRun> runs{run_search(translator, sentences, 1)};
+    print_run(runs.back(), n);
+    if (o.beam > 1) {
+        runs.push_back(run_search(translator, sentences, o.beam));
+        print_run(runs.back(), n);
+    }
+
+    if (!o.with_torch) {
+        std::printf("# torch comparison skipped: --no-torch\n");
+        return;
+    }
+    if (std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") != 0) {
+        std::printf("# torch comparison skipped: '/usr/bin/python3 -c \"import torch\"' failed (Debian's "
+                    "python3-torch is needed)\n");
+        return;
+    }
+    const bool keep_ids = !o.ids_file.empty();
+    const std::string ids_path = keep_ids ? o.ids_file
+                                          : (std::filesystem::temp_directory_path() /
+                                             ("attend-bench-translate-" + std::to_string(getpid()) + ".ids"))
+                                                .string();
+    write_source_ids(ids_path, translator, sentences);
+    TorchFigures torch_figures;
+    try {
+        torch_figures = run_torch(model_path, ids_path, translator, o, n);
+    } catch (...) {
+        if (!keep_ids) std::filesystem::remove(ids_path);
+        throw;
+    }
+    if (!keep_ids) std::filesystem::remove(ids_path);
+    for (const SearchRun& run : runs) compare_with_torch(run, torch_figures, n);
+}
+
+CommandRegistrar registrar([](CLI::App& app) {
+    CLI::App* cmd = bench_command(app)->add_subcommand(
+        "translate", "Translator ms per sentence on Multi30k test2016 (greedy and beam), beside PyTorch eager");
+    auto o = std::make_shared<BenchTranslateOptions>();
+    cmd->add_option("--model", o->model,
+                    "Model file or checkpoint (default: web/models/multi30k-en-de.safetensors when it exists)");
+    cmd->add_option("--sentences", o->sentences, "The first N test2016 sentences")->check(CLI::PositiveNumber);
+    cmd->add_option("--threads", o->threads, "OpenMP threads (and torch threads)")->check(CLI::PositiveNumber);
+    cmd->add_option("--beam", o->beam, "Beam size of the second search (1: greedy only)")->check(CLI::PositiveNumber);
+    cmd->add_option("--ids-file", o->ids_file,
+                    "Write the source ids for tools/torch_translator.py here and keep them (default: a temp file)");
+    cmd->add_flag("--no-torch", [o](int64_t) { o->with_torch = false; }, "Do not run tools/torch_translator.py");
+    cmd->callback([o] { run_bench_translate(*o); });
+});
+
+}  // namespace
+}  // namespace attend::cli
