@@ -4,6 +4,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 status=0
+# ctest runs the two doctest binaries side by side on 2 cores: threads that spin while they wait for each other
+# (OpenMP's default) then slow everything down many times over; passive waiting does not.
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
 
 echo "== native tests (ctest)"
 ctest --test-dir build --output-on-failure -j 2 || status=1
