@@ -117,6 +117,9 @@ test('malformed model files are rejected with the problem named, never a crash o
   const dtype = structuredClone(header);
   dtype[first].dtype = 'Q4';
   cases.push(['unknown dtype', build(dtype, data), /dtype/i]);
+  const future = structuredClone(header);
+  future.__metadata__['attend.format_version'] = '99';
+  cases.push(['unsupported format version', build(future, data), /format version 99 is not supported/]);
   const notModel = structuredClone(header);
   notModel.__metadata__ = {};
   cases.push(['no Attend metadata', build(notModel, data), /not an Attend translator model/]);
@@ -147,6 +150,18 @@ test('SIMD detection, and the plain build where the engine rejects SIMD', async 
   } finally {
     WebAssembly.validate = validate;
   }
+});
+
+test('the SIMD translator module contains f32x4 instructions and the plain one no SIMD at all', () => {
+  const count = (variant, pattern) => {
+    const text = execFileSync('wasm-dis', [path.join(root, 'wasm', 'dist', `attend-core-${variant}.wasm`)],
+      { maxBuffer: 512 << 20, encoding: 'utf8' });
+    return (text.match(pattern) || []).length;
+  };
+  const simd = count('simd', /f32x4/g);
+  console.log(`# attend-core-simd.wasm: ${simd} f32x4 instructions`);
+  assert.ok(simd > 100, `only ${simd} f32x4 instructions in the SIMD build`);
+  assert.equal(count('nosimd', /v128|f32x4/g), 0);
 });
 
 test('module size: the gzipped .wasm + .js of each build', () => {
