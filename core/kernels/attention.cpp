@@ -61,11 +61,14 @@ void normalize_probs_inplace(float* x, int n, float m, float inv_l) {
                             n - nv);
 }
 
+// Sized for the tiles this call can actually have: a decoding step (Tq = 1) must not pay for zeroing a full
+// 128 x 256 score tile on every call.
 struct TileScratch {
     std::vector<float> q_scaled, scores, acc, row_max, row_sum;
-    TileScratch(int D)
-        : q_scaled((size_t)kQueryTile * D), scores((size_t)kQueryTile * kKeyTile), acc((size_t)kQueryTile * D),
-          row_max(kQueryTile), row_sum(kQueryTile) {}
+    TileScratch(int Tq, int Tk, int D)
+        : q_scaled((size_t)std::min(kQueryTile, Tq) * D),
+          scores((size_t)std::min(kQueryTile, Tq) * std::min(kKeyTile, std::max(Tk, 1))),
+          acc((size_t)std::min(kQueryTile, Tq) * D), row_max(std::min(kQueryTile, Tq)), row_sum(std::min(kQueryTile, Tq)) {}
 };
 
 // One query tile (rows i0 .. i0+nq-1) of one (batch row b, head h) pair.
@@ -145,7 +148,7 @@ void attention_forward(float* out, float* probs, const float* q, const float* k,
     const bool parallel = tasks > 1 && (long long)B * H * Tq * Tk * D >= (1 << 16);
 #pragma omp parallel if (parallel)
     {
-        TileScratch scratch(D);
+        TileScratch scratch(Tq, Tk, D);
 #pragma omp for schedule(dynamic)
         for (long long task = 0; task < tasks; ++task) {
             const int tile = (int)(task % query_tiles);

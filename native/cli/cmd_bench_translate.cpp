@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <cstdio>
 #include <cstdlib>
@@ -42,6 +43,7 @@ struct SearchRun {
     double total_ms = 0, cpu_ms = 0, search_ms = 0;
     long tokens = 0;
     std::vector<std::vector<int>> ids;
+    std::vector<float> log_probs;  // of each sentence's chosen hypothesis
 };
 
 double process_cpu_ms() {
@@ -65,6 +67,7 @@ SearchRun run_search(const Translator& translator, const std::vector<std::string
         run.search_ms += r.search_ms;
         run.tokens += static_cast<long>(r.target_ids.size());
         run.ids.push_back(std::move(r.target_ids));
+        run.log_probs.push_back(r.log_prob);
     }
     run.total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     run.cpu_ms = process_cpu_ms() - cpu_start;
@@ -96,6 +99,7 @@ void write_source_ids(const std::string& path, const Translator& translator, con
 struct TorchFigures {
     std::map<std::string, double> figures;                          // name -> value
     std::map<std::string, std::vector<std::vector<int>>> ids;       // search name -> ids per sentence
+    std::map<std::string, std::vector<double>> log_probs;           // search name -> log-probability per sentence
 };
 
 TorchFigures run_torch(const std::string& model_path, const std::string& ids_path, const Translator& translator,
@@ -117,12 +121,16 @@ TorchFigures run_torch(const std::string& model_path, const std::string& ids_pat
         in >> first;
         if (first == "ids") {
             std::string search;
-            size_t index = 0;
-            in >> search >> index;
+            size_t index = n;
+            double log_prob = 0;
+            in >> search >> index >> log_prob;
             std::vector<std::vector<int>>& rows = t.ids[search];
             rows.resize(n);
-            if (index < n)
+            t.log_probs[search].resize(n, std::nan(""));
+            if (index < n) {
+                t.log_probs[search][index] = log_prob;
                 for (int id; in >> id;) rows[index].push_back(id);
+            }
         } else {
             std::fputs(line.c_str(), stdout);
             double value;
@@ -143,10 +151,18 @@ void compare_with_torch(const SearchRun& run, const TorchFigures& t, size_t n) {
         std::printf("# torch gave no %s figures\n", run.name.c_str());
         return;
     }
+    // Where the ids agree, both sides scored the same tokens: their log-probabilities differ by float rounding only.
     size_t same = 0;
-    for (size_t i = 0; i < n; ++i) same += ids->second[i] == run.ids[i];
+    double max_diff = 0;
+    for (size_t i = 0; i < n; ++i) {
+        if (ids->second[i] != run.ids[i]) continue;
+        ++same;
+        const double diff = std::fabs(t.log_probs.at(run.name)[i] - run.log_probs[i]);
+        max_diff = std::isnan(diff) ? diff : std::max(max_diff, diff);
+    }
     std::printf("translate_%s_ids_equal_torch %.1f %% (%zu of %zu sentences)\n", run.name.c_str(), 100.0 * same / n,
                 same, n);
+    std::printf("translate_%s_log_prob_max_diff_torch %.2e nats (sentences with equal ids)\n", run.name.c_str(), max_diff);
     const double attend_ms = run.total_ms / n, torch_ms = ms->second;
     std::printf("translate_%s_vs_torch %.2f x (Attend is faster by %.2fx in wall time: attend %.3f ms, torch %.3f ms "
                 "per sentence)\n",
