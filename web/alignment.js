@@ -1,0 +1,164 @@
+// The alignment view (bertviz-style): query tokens on the left, key tokens on the right, a line from each query to
+// each key it attends to, as thick as the weight. Hovering (or arrow keys) picks one token and shows only its lines.
+
+const FONT = '13px system-ui, -apple-system, "Segoe UI", sans-serif';
+const BOLD = 'bold 13px system-ui, -apple-system, "Segoe UI", sans-serif';
+const ROW = 22;
+const short = (s) => (s.length > 16 ? s.slice(0, 15) + '…' : s);
+
+export class Alignment {
+  #canvas; #ctx; #readout;
+  #data = null;     // { values, rows, cols, rowLabels, colLabels }
+  #layout = null;
+  #pick = null;     // { side: 'query' | 'key', index }
+
+  constructor(canvas, { readout } = {}) {
+    this.#canvas = canvas;
+    this.#ctx = canvas.getContext('2d');
+    this.#readout = readout;
+    canvas.addEventListener('pointermove', (e) => this.#pointer(e));
+    canvas.addEventListener('pointerleave', () => this.#setPick(null));
+    canvas.addEventListener('blur', () => this.#setPick(null));
+    canvas.addEventListener('keydown', (e) => this.#key(e));
+  }
+
+  set(data) {
+    this.#data = data;
+    this.#canvas.dataset.rows = data.rows;
+    this.#canvas.dataset.cols = data.cols;
+    if (this.#pick && this.#pick.index >= (this.#pick.side === 'query' ? data.rows : data.cols)) this.#pick = null;
+    this.draw();
+  }
+
+  draw() {
+    const d = this.#data;
+    if (!d) return;
+    const c = this.#canvas;
+    const ctx = this.#ctx;
+    ctx.font = BOLD;
+    const widest = (labels) => labels.reduce((m, s) => Math.max(m, ctx.measureText(short(s)).width), 0);
+    const leftText = Math.ceil(widest(d.rowLabels)) + 8;
+    const rightText = Math.ceil(widest(d.colLabels)) + 8;
+    const avail = Math.max(260, Math.min(720, c.parentElement?.clientWidth || 600));
+    const width = Math.max(avail, leftText + rightText + 120);
+    const height = Math.max(d.rows, d.cols) * ROW + 16;
+    const x0 = leftText + 4;
+    const x1 = width - rightText - 4;
+    const yq = (i) => 8 + (i + 0.5) * ROW * (Math.max(d.rows, d.cols) / d.rows);
+    const yk = (j) => 8 + (j + 0.5) * ROW * (Math.max(d.rows, d.cols) / d.cols);
+    this.#layout = { x0, x1, width, height, yq, yk };
+
+    const dpr = window.devicePixelRatio || 1;
+    c.width = Math.round(width * dpr);
+    c.height = Math.round(height * dpr);
+    c.style.width = `${width}px`;
+    c.style.height = `${height}px`;
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    const style = getComputedStyle(c);
+    ctx.fillStyle = style.getPropertyValue('--canvas-bg').trim() || '#fff';
+    ctx.fillRect(0, 0, width, height);
+    const lineRgb = style.getPropertyValue('--line-rgb').trim() || '49, 104, 142';
+    const accent = style.getPropertyValue('--accent').trim() || '#d6336c';
+    const ink = style.getPropertyValue('--ink').trim() || '#222';
+
+    const pick = this.#pick;
+    const shown = (i, j) => !pick || (pick.side === 'query' ? pick.index === i : pick.index === j);
+    // A picked token's lines are drawn over the others, darker by their share of its largest weight.
+    let pickMax = 0;
+    if (pick) for (let i = 0; i < d.rows; i++) for (let j = 0; j < d.cols; j++) if (shown(i, j)) pickMax = Math.max(pickMax, d.values[i * d.cols + j]);
+    ctx.lineCap = 'round';
+    for (const pass of pick ? [false, true] : [true]) {
+      for (let i = 0; i < d.rows; i++) {
+        for (let j = 0; j < d.cols; j++) {
+          const w = d.values[i * d.cols + j];
+          const on = shown(i, j);
+          if (w < 0.02 || on !== pass) continue;
+          const alpha = !pick ? 0.25 + 0.75 * w : on ? 0.3 + 0.7 * (w / pickMax) : 0.05;
+          ctx.strokeStyle = `rgba(${lineRgb}, ${alpha})`;
+          ctx.lineWidth = 0.75 + 9 * w;
+          ctx.beginPath();
+          ctx.moveTo(x0, yq(i));
+          ctx.lineTo(x1, yk(j));
+          ctx.stroke();
+        }
+      }
+    }
+
+    // Labels: a picked query marks the keys it attends to over half its largest weight, and vice versa.
+    const marked = { query: new Set(), key: new Set() };
+    if (pick) {
+      marked[pick.side].add(pick.index);
+      const other = pick.side === 'query' ? 'key' : 'query';
+      const n = pick.side === 'query' ? d.cols : d.rows;
+      const weight = (k) => (pick.side === 'query' ? d.values[pick.index * d.cols + k] : d.values[k * d.cols + pick.index]);
+      let m = 0;
+      for (let k = 0; k < n; k++) m = Math.max(m, weight(k));
+      for (let k = 0; k < n; k++) if (m > 0 && weight(k) >= 0.5 * m) marked[other].add(k);
+    }
+    ctx.textBaseline = 'middle';
+    ctx.textAlign = 'right';
+    for (let i = 0; i < d.rows; i++) {
+      const on = marked.query.has(i);
+      ctx.font = on ? BOLD : FONT;
+      ctx.fillStyle = on ? accent : ink;
+      ctx.fillText(short(d.rowLabels[i]), x0 - 6, yq(i));
+    }
+    ctx.textAlign = 'left';
+    for (let j = 0; j < d.cols; j++) {
+      const on = marked.key.has(j);
+      ctx.font = on ? BOLD : FONT;
+      ctx.fillStyle = on ? accent : ink;
+      ctx.fillText(short(d.colLabels[j]), x1 + 6, yk(j));
+    }
+  }
+
+  #pointer(e) {
+    const L = this.#layout;
+    const d = this.#data;
+    if (!L || !d) return;
+    const rect = this.#canvas.getBoundingClientRect();
+    const x = e.clientX - rect.left;
+    const y = e.clientY - rect.top;
+    const nearest = (n, pos) => {
+      let best = -1;
+      for (let k = 0; k < n; k++) if (best < 0 || Math.abs(pos(k) - y) < Math.abs(pos(best) - y)) best = k;
+      return best;
+    };
+    if (x < (L.x0 + L.x1) / 2) this.#setPick({ side: 'query', index: nearest(d.rows, L.yq) });
+    else this.#setPick({ side: 'key', index: nearest(d.cols, L.yk) });
+  }
+
+  #key(e) {
+    const d = this.#data;
+    if (!d) return;
+    const pick = this.#pick ?? { side: 'query', index: -1 };
+    const n = pick.side === 'query' ? d.rows : d.cols;
+    let next = null;
+    if (e.key === 'ArrowDown') next = { ...pick, index: Math.min(n - 1, pick.index + 1) };
+    else if (e.key === 'ArrowUp') next = { ...pick, index: Math.max(0, pick.index - 1) };
+    else if (e.key === 'ArrowLeft' || e.key === 'ArrowRight') {
+      const side = e.key === 'ArrowLeft' ? 'query' : 'key';
+      next = { side, index: Math.min(Math.max(0, pick.index), (side === 'query' ? d.rows : d.cols) - 1) };
+    } else if (e.key === 'Escape') { this.#setPick(null); return; } else return;
+    e.preventDefault();
+    this.#setPick(next);
+  }
+
+  #setPick(pick) {
+    const same = JSON.stringify(pick) === JSON.stringify(this.#pick);
+    this.#pick = pick;
+    if (same) return;
+    this.draw();
+    const d = this.#data;
+    if (!this.#readout || !d || !pick) return;
+    if (pick.side === 'query') {
+      const row = Array.from(d.values.subarray(pick.index * d.cols, (pick.index + 1) * d.cols));
+      const top = row.map((w, j) => [w, j]).sort((a, b) => b[0] - a[0]).slice(0, 3);
+      this.#readout.textContent = `${d.rowLabels[pick.index]} → ${top.map(([w, j]) => `${d.colLabels[j]} ${w.toFixed(2)}`).join(', ')}`;
+    } else {
+      const col = Array.from({ length: d.rows }, (_, i) => d.values[i * d.cols + pick.index]);
+      const top = col.map((w, i) => [w, i]).sort((a, b) => b[0] - a[0]).slice(0, 3);
+      this.#readout.textContent = `${d.colLabels[pick.index]} ← ${top.map(([w, i]) => `${d.rowLabels[i]} ${w.toFixed(2)}`).join(', ')}`;
+    }
+  }
+}

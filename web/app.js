@@ -1,0 +1,542 @@
+// The Attend demo page: pick a model from models.json, translate in a Web Worker, and show the attention maps
+// (heatmap, all heads, alignment lines). The page states what it is doing in data attributes on <body>
+// (data-model-state: loading-list | loading | ready | error; data-translate-state: idle | busy | done | error).
+//
+// Query parameters: ?models=URL (another models.json), ?model=ID (which entry to load first).
+import { AttendWorker } from '../wasm/attend-client.js';
+import { simdSupported } from '../wasm/attend.js';
+import { Heatmap, renderLegend, drawPanel, maxOf } from './heatmap.js';
+import { Alignment } from './alignment.js';
+
+const $ = (id) => document.getElementById(id);
+const params = new URLSearchParams(location.search);
+const modelsUrl = new URL(params.get('models') || 'models/models.json', location.href);
+const CACHE_NAME = 'attend-models-v1';
+
+const EXAMPLES = [
+  'A dog runs on the beach.',
+  'Two young men are playing soccer in a park.',
+  'A woman in a red dress is walking down the street.',
+  'A little girl is climbing a wooden staircase.',
+  'A man is riding a bicycle on a dirt road.',
+  'People are sitting at tables outside a restaurant.',
+];
+
+const state = {
+  models: [],
+  model: null,          // the models.json entry being shown
+  translator: null,     // AttendWorker, once loaded
+  loadSeq: 0,
+  busy: false,
+  again: false,         // a translation was asked for while one ran
+  result: null,         // the last translation (with attention)
+  kind: 'cross',
+  layer: 0,
+  head: 0,              // a head index, or 'mean'
+  view: 'heatmap',
+};
+
+// ---------- formatting
+
+function formatCount(n) {
+  if (!Number.isFinite(n)) return '?';
+  if (n >= 1e6) return `${(n / 1e6).toFixed(1)}M`;
+  if (n >= 1e3) return `${(n / 1e3).toFixed(1)}k`;
+  return String(n);
+}
+
+function formatBytes(n) {
+  if (!Number.isFinite(n) || n <= 0) return '?';
+  if (n >= 1e6) return `${(n / 1e6).toFixed(1)} MB`;
+  if (n >= 1e3) return `${(n / 1e3).toFixed(0)} kB`;
+  return `${n} B`;
+}
+
+const setBody = (key, value) => { document.body.dataset[key] = value; };
+
+// ---------- the model list
+
+const numberOrNaN = (v) => (v == null || v === '' ? NaN : Number(v));
+
+function entryFrom(raw, i) {
+  if (!raw || typeof raw.file !== 'string') throw new Error(`entry ${i + 1} of ${modelsUrl.pathname} has no "file"`);
+  const source = raw.source ?? raw.source_language;
+  const target = raw.target ?? raw.target_language;
+  return {
+    id: String(raw.id ?? raw.file.replace(/\.safetensors$/, '')),
+    pair: raw.pair ?? (source && target ? `${source} → ${target}` : raw.file),
+    name: raw.name ?? '',
+    parameters: numberOrNaN(raw.parameters),
+    bleu: numberOrNaN(raw.bleu),
+    bleuSet: raw.bleu_set ?? raw.bleuSet ?? '',
+    size: numberOrNaN(raw.size ?? raw.bytes),
+    url: new URL(raw.file, modelsUrl).href,
+    file: raw.file,
+  };
+}
+
+async function loadModelList() {
+  setBody('modelState', 'loading-list');
+  hideModelError();
+  let list;
+  try {
+    const response = await fetch(modelsUrl);
+    if (!response.ok) throw new Error(`cannot download ${modelsUrl.href}: HTTP ${response.status} ${response.statusText}`);
+    let json;
+    try { json = await response.json(); } catch (e) { throw new Error(`${modelsUrl.href} is not valid JSON: ${e.message}`); }
+    const raw = Array.isArray(json) ? json : json.models;
+    if (!Array.isArray(raw) || raw.length === 0) throw new Error(`${modelsUrl.href} lists no models (expected {"models": [...]})`);
+    list = raw.map(entryFrom);
+  } catch (e) {
+    showModelError(`The model list could not be read. ${e.message}`, loadModelList);
+    return;
+  }
+  state.models = list;
+  const select = $('model-select');
+  select.replaceChildren(...list.map((m) => new Option(m.name ? `${m.pair} — ${m.name}` : m.pair, m.id)));
+  select.disabled = false;
+  const wanted = list.find((m) => m.id === params.get('model')) ?? list[0];
+  select.value = wanted.id;
+  loadModel(wanted);
+}
+
+function showDetails(m) {
+  const parts = [];
+  if (Number.isFinite(m.parameters)) parts.push(`${formatCount(m.parameters)} parameters`);
+  if (Number.isFinite(m.bleu)) parts.push(`BLEU ${m.bleu.toFixed(1)}${m.bleuSet ? ` (${m.bleuSet})` : ''}`);
+  if (Number.isFinite(m.size)) parts.push(formatBytes(m.size));
+  $('model-details').textContent = parts.join(' · ');
+}
+
+// ---------- loading a model (Cache API first, then the network with a progress bar)
+
+async function openCache() {
+  try {
+    return 'caches' in globalThis ? await caches.open(CACHE_NAME) : null;
+  } catch {
+    return null;  // no Cache API here (e.g. not a secure context): download every time
+  }
+}
+
+async function modelBytes(entry, onProgress) {
+  const cache = await openCache();
+  if (cache) {
+    const hit = await cache.match(entry.url);
+    if (hit) {
+      const bytes = await hit.arrayBuffer();
+      // A size in models.json that differs means the file was replaced: download it again.
+      if (!Number.isFinite(entry.size) || bytes.byteLength === entry.size) return { bytes, fromCache: true };
+      await cache.delete(entry.url);
+    }
+  }
+  let response;
+  try {
+    response = await fetch(entry.url);
+  } catch (e) {
+    throw new Error(`cannot download ${entry.url}: ${e.message}`);
+  }
+  if (!response.ok) throw new Error(`cannot download ${entry.url}: HTTP ${response.status} ${response.statusText}`.trim());
+  const total = Number(response.headers.get('content-length')) || entry.size || 0;
+  const chunks = [];
+  let received = 0;
+  if (response.body) {
+    const reader = response.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      received += value.byteLength;
+      onProgress(received, total);
+    }
+  } else {
+    chunks.push(new Uint8Array(await response.arrayBuffer()));
+    received = chunks[0].byteLength;
+  }
+  const bytes = new Uint8Array(received);
+  let at = 0;
+  for (const c of chunks) { bytes.set(c, at); at += c.byteLength; }
+  onProgress(received, received);
+  if (cache) {
+    try {
+      await cache.put(entry.url, new Response(bytes, { headers: { 'content-type': 'application/octet-stream' } }));
+    } catch (e) {
+      console.warn(`the model could not be cached (${e.message}); it will be downloaded again next time`);
+    }
+  }
+  return { bytes: bytes.buffer, fromCache: false };
+}
+
+function showProgress(text, loaded = 0, total = 0) {
+  $('model-progress').hidden = false;
+  const bar = $('progress-bar');
+  if (total > 0) { bar.max = total; bar.value = loaded; } else bar.removeAttribute('value');
+  $('progress-text').textContent = text;
+}
+
+async function loadModel(entry) {
+  const seq = ++state.loadSeq;
+  state.model = entry;
+  showDetails(entry);
+  hideModelError();
+  setBody('modelState', 'loading');
+  $('translate-button').disabled = true;
+  const old = state.translator;
+  state.translator = null;
+  old?.dispose().catch(() => {});
+  showProgress(`downloading ${entry.pair}…`);
+  try {
+    const { bytes, fromCache } = await modelBytes(entry, (loaded, total) => {
+      if (seq === state.loadSeq) {
+        showProgress(`downloading ${entry.pair}: ${formatBytes(loaded)}${total ? ` of ${formatBytes(total)}` : ''}`, loaded, total);
+      }
+    });
+    if (seq !== state.loadSeq) return;
+    const size = bytes.byteLength;  // the bytes move to the worker below
+    showProgress('starting the translator…', 1, 1);
+    const translator = await AttendWorker.load(bytes, { name: entry.file });
+    if (seq !== state.loadSeq) { translator.dispose().catch(() => {}); return; }
+    state.translator = translator;
+    const info = translator.info();
+    if (!Number.isFinite(entry.parameters)) entry.parameters = info.parameters;
+    if (!Number.isFinite(entry.size)) entry.size = info.file_bytes;
+    showDetails(entry);
+    $('output-text').lang = info.target_language || 'de';
+    showProgress(`${entry.pair} ready (${fromCache ? 'from the browser cache' : 'downloaded'}, ${formatBytes(size)}, ${info.dtype})`, 1, 1);
+    setBody('modelSource', fromCache ? 'cache' : 'network');
+    setBody('modelState', 'ready');
+    $('translate-button').disabled = false;
+  } catch (e) {
+    if (seq !== state.loadSeq) return;
+    $('model-progress').hidden = true;
+    showModelError(e.message, () => loadModel(entry));
+  }
+}
+
+let retryAction = null;
+
+function showModelError(message, retry) {
+  retryAction = retry;
+  $('model-error-text').textContent = message;
+  $('model-error').hidden = false;
+  setBody('modelErrors', Number(document.body.dataset.modelErrors || 0) + 1);
+  setBody('modelState', 'error');
+}
+
+function hideModelError() {
+  $('model-error').hidden = true;
+}
+
+// ---------- translating
+
+async function translate() {
+  if (!state.translator) {
+    $('translate-status').textContent = document.body.dataset.modelState === 'error'
+      ? 'no model is loaded: see the message above' : 'the model is still loading…';
+    return;
+  }
+  if (state.busy) { state.again = true; return; }
+  const text = $('source-text').value.trim();
+  const error = $('translate-error');
+  if (!text) {
+    error.textContent = 'Type an English sentence first.';
+    error.hidden = false;
+    return;
+  }
+  const beamInput = $('beam-size');
+  const beam = Math.min(10, Math.max(1, Math.round(Number(beamInput.value)) || 5));
+  beamInput.value = beam;
+  state.busy = true;
+  setBody('translateState', 'busy');
+  $('translate-status').textContent = 'translating…';
+  const started = performance.now();
+  try {
+    const r = await state.translator.translate(text, { beam, attention: true });
+    const ms = performance.now() - started;
+    error.hidden = true;
+    state.result = { ...r, beam, ms };
+    showResult();
+    $('translate-status').textContent = `done in ${ms.toFixed(0)} ms`;
+    setBody('translateState', 'done');
+  } catch (e) {
+    error.textContent = `The translation failed: ${e.message}`;
+    error.hidden = false;
+    $('translate-status').textContent = '';
+    setBody('translateState', 'error');
+  } finally {
+    state.busy = false;
+    if (state.again) { state.again = false; translate(); }
+  }
+}
+
+// Words from BPE tokens: pieces ending in "@@" join the next one; <eos> is not a word.
+function wordsOf(tokens) {
+  const words = [];
+  let current = null;
+  tokens.forEach((t, i) => {
+    if (t === '<eos>') return;
+    const piece = t.endsWith('@@') ? t.slice(0, -2) : t;
+    current ??= { text: '', tokens: [] };
+    current.text += piece;
+    current.tokens.push(i);
+    if (!t.endsWith('@@')) { words.push(current); current = null; }
+  });
+  if (current) words.push(current);
+  return words;
+}
+
+function showResult() {
+  const r = state.result;
+  $('output').hidden = false;
+  $('output-text').textContent = r.text;
+  $('output-timing').textContent = `${r.ms.toFixed(0)} ms in all (search ${r.timings.searchMs.toFixed(1)} ms) · beam ${r.beam}`
+    + ` · ${r.sourceTokens.length} source and ${r.targetTokens.length} target tokens`;
+
+  const source = wordsOf(r.sourceTokens);
+  const target = wordsOf(r.targetTokens);
+  $('source-words').replaceChildren(...source.map((w, i) => {
+    const span = document.createElement('span');
+    span.className = 'word';
+    span.textContent = w.text;
+    span.dataset.index = i;
+    return span;
+  }));
+  $('target-words').replaceChildren(...target.map((w) => {
+    const span = document.createElement('span');
+    span.className = 'word target';
+    span.tabIndex = 0;
+    span.textContent = w.text;
+    span.dataset.tokens = w.tokens.join(',');
+    const on = () => highlightFromTarget(w.tokens, span);
+    const off = () => highlightFromTarget([], null);
+    span.addEventListener('pointerenter', on);
+    span.addEventListener('focus', on);
+    span.addEventListener('pointerleave', off);
+    span.addEventListener('blur', off);
+    return span;
+  }));
+  state.sourceWords = source;
+  state.targetWords = target;
+  $('attention-panel').hidden = false;
+  fillSelectors();
+  renderViews();
+}
+
+// The cross attention of the selected layer/head (or the mean of the heads) as a rows x cols array.
+function mapValues(maps, layer, head) {
+  const [, heads, rows, cols] = maps.shape;
+  if (head !== 'mean') return maps.layers[layer][Math.min(head, heads - 1)];
+  const mean = new Float32Array(rows * cols);
+  for (let h = 0; h < heads; h++) {
+    const m = maps.layers[layer][h];
+    for (let i = 0; i < m.length; i++) mean[i] += m[i] / heads;
+  }
+  return mean;
+}
+
+// Hovering or focusing an output word (or a heatmap row): mark the source words its tokens attend to most.
+function highlightFromTarget(rows, span, fromHeatmap = false) {
+  const r = state.result;
+  for (const s of $('target-words').children) s.classList.toggle('active', s === span);
+  const sourceSpans = $('source-words').children;
+  if (!r?.attention || rows.length === 0) {
+    for (const s of sourceSpans) { s.classList.remove('strong'); s.style.removeProperty('--w'); }
+    if (!fromHeatmap && state.kind === 'cross') heatmap.highlight({});
+    return;
+  }
+  const cross = r.attention.cross;
+  const [layers, , , cols] = cross.shape;
+  const values = mapValues(cross, Math.min(state.layer, layers - 1), state.head);
+  const perToken = new Float32Array(cols);
+  for (const row of rows) for (let k = 0; k < cols; k++) perToken[k] += values[row * cols + k] / rows.length;
+  const perWord = state.sourceWords.map((w) => w.tokens.reduce((s, k) => s + perToken[k], 0));
+  const top = Math.max(...perWord, 1e-9);
+  const strongTokens = [];
+  state.sourceWords.forEach((w, i) => {
+    const s = sourceSpans[i];
+    s.style.setProperty('--w', (perWord[i] / top).toFixed(3));
+    const strong = perWord[i] >= 0.5 * top;
+    s.classList.toggle('strong', strong);
+    if (strong) strongTokens.push(...w.tokens);
+  });
+  if (!fromHeatmap && state.kind === 'cross') heatmap.highlight({ rows, cols: strongTokens });
+}
+
+// ---------- the attention views
+
+const heatmap = new Heatmap($('heatmap'), {
+  tooltip: $('heatmap-tooltip'),
+  readout: $('heatmap-readout'),
+  onHover: (row) => {
+    if (state.kind !== 'cross') return;
+    const spans = [...$('target-words').children];
+    const span = spans.find((s) => s.dataset.tokens.split(',').map(Number).includes(row)) ?? null;
+    highlightFromTarget(row >= 0 ? [row] : [], span, true);
+  },
+});
+const alignment = new Alignment($('alignment'), { readout: $('alignment-readout') });
+
+function labelsFor(kind) {
+  const r = state.result;
+  // Decoder self-attention: row i is the step that produced target token i; its keys are the decoder inputs so
+  // far, <bos> then the tokens produced before.
+  if (kind === 'cross') return { rows: r.targetTokens, cols: r.sourceTokens };
+  if (kind === 'encoderSelf') return { rows: r.sourceTokens, cols: r.sourceTokens };
+  return { rows: r.targetTokens, cols: ['<bos>', ...r.targetTokens.slice(0, -1)] };
+}
+
+const KIND_TITLES = { cross: 'cross attention', encoderSelf: 'encoder self-attention', decoderSelf: 'decoder self-attention' };
+
+function fillSelectors() {
+  const maps = state.result.attention[state.kind];
+  const [layers, heads] = maps.shape;
+  state.layer = Math.min(state.layer, layers - 1);
+  if (state.head !== 'mean') state.head = Math.min(state.head, heads - 1);
+  const layerSelect = $('layer-select');
+  layerSelect.replaceChildren(...Array.from({ length: layers }, (_, l) => new Option(`${l + 1} of ${layers}`, l)));
+  layerSelect.value = state.layer;
+  const headSelect = $('head-select');
+  headSelect.replaceChildren(...Array.from({ length: heads }, (_, h) => new Option(`${h + 1} of ${heads}`, h)),
+    new Option('mean of all heads', 'mean'));
+  headSelect.value = state.head;
+  $('map-kind').value = state.kind;
+}
+
+function currentMap() {
+  const maps = state.result.attention[state.kind];
+  const [, , rows, cols] = maps.shape;
+  const labels = labelsFor(state.kind);
+  const headName = state.head === 'mean' ? 'mean of heads' : `head ${state.head + 1}`;
+  return {
+    values: mapValues(maps, state.layer, state.head), rows, cols, rowLabels: labels.rows, colLabels: labels.cols,
+    title: `${KIND_TITLES[state.kind]}, layer ${state.layer + 1}, ${headName}`,
+  };
+}
+
+function renderViews() {
+  if (!state.result?.attention) return;
+  const map = currentMap();
+  const canvas = $('heatmap');
+  canvas.dataset.kind = state.kind;
+  canvas.dataset.layer = state.layer;
+  canvas.dataset.head = state.head;
+  if (state.view === 'heatmap') {
+    heatmap.set(map);
+    renderLegend($('heatmap-legend'), heatmap.max, `attention weight (${map.title})`);
+  } else if (state.view === 'grid') {
+    renderGrid();
+  } else {
+    alignment.set(map);
+  }
+}
+
+function renderGrid() {
+  const maps = state.result.attention[state.kind];
+  const [layers, heads, rows, cols] = maps.shape;
+  const max = maxOf(maps.data);
+  const grid = $('head-grid');
+  grid.style.setProperty('--heads', heads);
+  grid.dataset.layers = layers;
+  grid.dataset.heads = heads;
+  const cells = [document.createElement('span')];
+  for (let h = 0; h < heads; h++) {
+    const th = document.createElement('span');
+    th.className = 'grid-head';
+    th.textContent = `head ${h + 1}`;
+    cells.push(th);
+  }
+  for (let l = 0; l < layers; l++) {
+    const tl = document.createElement('span');
+    tl.className = 'grid-layer';
+    tl.textContent = `layer ${l + 1}`;
+    cells.push(tl);
+    for (let h = 0; h < heads; h++) {
+      const button = document.createElement('button');
+      button.type = 'button';
+      button.className = 'panel-button';
+      button.setAttribute('aria-label', `${KIND_TITLES[state.kind]}, layer ${l + 1}, head ${h + 1}: open in the heatmap`);
+      if (l === state.layer && h === state.head) button.classList.add('current');
+      const canvas = document.createElement('canvas');
+      drawPanel(canvas, maps.layers[l][h], rows, cols, max);
+      button.append(canvas);
+      button.addEventListener('click', () => {
+        state.layer = l;
+        state.head = h;
+        fillSelectors();
+        selectTab('heatmap', true);
+      });
+      cells.push(button);
+    }
+  }
+  grid.replaceChildren(...cells);
+  renderLegend($('grid-legend'), max, `attention weight (${KIND_TITLES[state.kind]}, one scale for every panel)`);
+}
+
+// ---------- tabs (arrow keys move between them, as the ARIA tab pattern says)
+
+const TABS = ['heatmap', 'grid', 'alignment'];
+
+function selectTab(view, focus = false) {
+  state.view = view;
+  for (const v of TABS) {
+    const tab = $(`tab-${v}`);
+    const on = v === view;
+    tab.setAttribute('aria-selected', String(on));
+    tab.tabIndex = on ? 0 : -1;
+    $(`view-${v}`).hidden = !on;
+    if (on && focus) tab.focus();
+  }
+  renderViews();
+}
+
+// ---------- wiring
+
+function wire() {
+  $('translate-form').addEventListener('submit', (e) => { e.preventDefault(); translate(); });
+  $('source-text').addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) { e.preventDefault(); translate(); }
+  });
+  $('retry-button').addEventListener('click', () => retryAction?.());
+  $('model-select').addEventListener('change', (e) => {
+    const entry = state.models.find((m) => m.id === e.target.value);
+    if (entry) loadModel(entry);
+  });
+  $('map-kind').addEventListener('change', (e) => { state.kind = e.target.value; fillSelectors(); renderViews(); });
+  $('layer-select').addEventListener('change', (e) => { state.layer = Number(e.target.value); renderViews(); });
+  $('head-select').addEventListener('change', (e) => {
+    state.head = e.target.value === 'mean' ? 'mean' : Number(e.target.value);
+    renderViews();
+  });
+  for (const v of TABS) {
+    const tab = $(`tab-${v}`);
+    tab.addEventListener('click', () => selectTab(v));
+    tab.addEventListener('keydown', (e) => {
+      const step = { ArrowRight: 1, ArrowLeft: -1 }[e.key];
+      if (e.key === 'Home' || e.key === 'End') {
+        e.preventDefault();
+        selectTab(e.key === 'Home' ? TABS[0] : TABS[TABS.length - 1], true);
+      } else if (step) {
+        e.preventDefault();
+        selectTab(TABS[(TABS.indexOf(v) + step + TABS.length) % TABS.length], true);
+      }
+    });
+  }
+  $('examples').replaceChildren(...EXAMPLES.map((text) => {
+    const li = document.createElement('li');
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'example';
+    button.textContent = text;
+    button.addEventListener('click', () => { $('source-text').value = text; translate(); });
+    li.append(button);
+    return li;
+  }));
+  let pending = 0;
+  window.addEventListener('resize', () => {
+    cancelAnimationFrame(pending);
+    pending = requestAnimationFrame(() => { if (state.view !== 'grid') renderViews(); });
+  });
+  $('engine-info').textContent = `This browser runs the ${simdSupported() ? 'WebAssembly SIMD' : 'plain WebAssembly'} build.`;
+}
+
+wire();
+loadModelList();
