@@ -319,10 +319,10 @@ TrainResult train_translator(const TrainOptions& requested, bool resume, const T
     batching.max_tokens = static_cast<size_t>(o.max_tokens);
     batching.seed = o.seed;
 
-    auto card = [&](double val_bleu) {
+    auto card = [&](double val_bleu, int epochs_done) {
         return json{{"data", o.corpus.dataset + " " + o.corpus.source_lang + "-" + o.corpus.target_lang +
                                  " train (tok), BPE " + std::to_string(o.corpus.bpe_merges)},
-                    {"preset", o.preset}, {"steps", state.step}, {"epochs", state.epoch},
+                    {"preset", o.preset}, {"steps", state.step}, {"epochs", epochs_done},
                     {"training_seconds", state.elapsed_seconds}, {"hardware", cpu_name()},
                     {"threads", omp_get_max_threads()}, {"val_bleu_greedy", val_bleu}};
     };
@@ -424,7 +424,7 @@ TrainResult train_translator(const TrainOptions& requested, bool resume, const T
         say(line);
         if (val_bleu > state.best_val_bleu) {
             state.best_val_bleu = val_bleu;
-            tm.card = card(val_bleu);
+            tm.card = card(val_bleu, state.epoch + 1);
             result.best_model = (fs::path(o.out_dir) / "best.safetensors").string();
             write_file_atomically(result.best_model, save_translator_model(tm, DType::F32));
         }
@@ -437,7 +437,7 @@ TrainResult train_translator(const TrainOptions& requested, bool resume, const T
         std::vector<std::string> all = list_checkpoints(o.out_dir);
         std::vector<std::string> last(all.end() - std::min<size_t>(all.size(), o.average_last), all.end());
         TranslatorModel avg = average_checkpoints(last);
-        avg.card = card(state.best_val_bleu);
+        avg.card = card(state.best_val_bleu, state.epoch);
         avg.card["averaged_checkpoints"] = last.size();
         write_file_atomically((fs::path(o.out_dir) / "averaged.safetensors").string(), save_translator_model(avg, DType::F32));
         say("averaged the last " + std::to_string(last.size()) + " checkpoints into " + o.out_dir + "/averaged.safetensors");
