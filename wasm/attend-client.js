@@ -36,7 +36,12 @@ export class AttendWorker {
 
   static async load(source, { onProgress, simd, name, workerUrl } = {}) {
     const w = new AttendWorker(workerUrl);
-    w.#info = await w.#call({ op: 'load', source, simd, name }, onProgress);
+    try {
+      w.#info = await w.#call({ op: 'load', source, simd, name }, onProgress);
+    } catch (e) {
+      w.#worker.terminate();  // a failed load must not leave a worker (and its memory) behind
+      throw e;
+    }
     return w;
   }
 

@@ -47,6 +47,7 @@ test('a Web Worker translates test2016 sentences exactly as native attend transl
   assert.match(out.error, /empty/);
   const mean = out.times.reduce((a, b) => a + b, 0) / out.times.length;
   console.log(`# chromium worker: model loaded in ${out.loadedMs.toFixed(0)} ms, ${mean.toFixed(1)} ms per sentence (beam 2, small model)`);
+  assert.match(await page.evaluate(() => window.loadBroken()), /header|bytes|truncated/i);
   assert.deepEqual(errors, []);
   await page.close();
 });
