@@ -4,6 +4,7 @@
 #include "kernels/simd.h"  // first: it silences GCC 12's false AVX-512 warnings for the Eigen GEMMs below
 
 #include "cli/command.h"
+#include "cli/torch_peer.h"
 #include "error.h"
 #include "kernels/attention.h"
 #include "kernels/layernorm.h"
@@ -218,25 +219,9 @@ std::vector<Figure> bench_rowwise(double min_time) {
 
 // Runs bench/torch_kernels.py with Debian's python and prints `<name>_vs_torch <speedup> x (...)` lines.
 void compare_with_torch(const std::vector<Figure>& figures, double min_time) {
-    const std::string python = "/usr/bin/python3";
-    if (std::system((python + " -c 'import torch' >/dev/null 2>&1").c_str()) != 0) {
-        std::printf("# torch comparison skipped: '%s -c \"import torch\"' failed (Debian's python3-torch is needed)\n",
-                    python.c_str());
-        return;
-    }
-    const std::string script = std::string(ATTEND_SOURCE_DIR) + "/bench/torch_kernels.py";
-    const std::string command = python + " " + script + " --min-time " + std::to_string(min_time);
-    FILE* pipe = popen(command.c_str(), "r");
-    if (!pipe) throw Error("bench kernels: could not run '" + command + "'");
-    std::map<std::string, double> torch;
-    char line[512];
-    while (std::fgets(line, sizeof line, pipe)) {
-        char name[256];
-        double value;
-        if (std::sscanf(line, "%255s %lf", name, &value) == 2) torch[name] = value;
-    }
-    const int status = pclose(pipe);
-    if (status != 0) std::printf("# torch script exited with status %d: '%s'\n", status, command.c_str());
+    if (!torch_available()) return;
+    std::map<std::string, double> torch =
+        run_torch_figures("kernels", "bench/torch_kernels.py", "--min-time " + std::to_string(min_time), false);
     for (const Figure& f : figures) {
         auto it = torch.find(f.name);
         if (it == torch.end()) {

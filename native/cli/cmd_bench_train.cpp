@@ -4,6 +4,7 @@
 // Tokens are TARGET tokens (batch * target length) per second, for both sides; the best step counts (the
 // machine is shared, other processes only ever add time).
 #include "cli/command.h"
+#include "cli/torch_peer.h"
 #include "error.h"
 #include "model/transformer.h"
 #include "train/loss.h"
@@ -32,30 +33,13 @@ struct BenchTrainOptions {
 };
 
 double run_torch(const BenchTrainOptions& o) {
-    const std::string python = "/usr/bin/python3";
-    if (std::system((python + " -c 'import torch' >/dev/null 2>&1").c_str()) != 0) {
-        std::printf("# torch comparison skipped: '%s -c \"import torch\"' failed (Debian's python3-torch is needed)\n",
-                    python.c_str());
-        return 0.0;
-    }
-    const std::string command = python + " " + std::string(ATTEND_SOURCE_DIR) + "/bench/torch_train.py" + " --steps " +
-                                std::to_string(o.steps) + " --model-dim " + std::to_string(o.model_dim) + " --heads " +
-                                std::to_string(o.heads) + " --layers " + std::to_string(o.layers) + " --ffn " +
-                                std::to_string(o.ffn) + " --vocab " + std::to_string(o.vocab) + " --batch " +
-                                std::to_string(o.batch) + " --length " + std::to_string(o.length) + " --dropout " +
-                                std::to_string(o.dropout);
-    FILE* pipe = popen(command.c_str(), "r");
-    if (!pipe) throw Error("bench train: could not run '" + command + "'");
-    std::map<std::string, double> figures;
-    char line[512];
-    while (std::fgets(line, sizeof line, pipe)) {
-        std::fputs(line, stdout);
-        char name[256];
-        double value;
-        if (std::sscanf(line, "%255s %lf", name, &value) == 2) figures[name] = value;
-    }
-    const int status = pclose(pipe);
-    if (status != 0) std::printf("# torch script exited with status %d: '%s'\n", status, command.c_str());
+    if (!torch_available()) return 0.0;
+    const std::string args = "--steps " + std::to_string(o.steps) + " --model-dim " + std::to_string(o.model_dim) +
+                             " --heads " + std::to_string(o.heads) + " --layers " + std::to_string(o.layers) +
+                             " --ffn " + std::to_string(o.ffn) + " --vocab " + std::to_string(o.vocab) + " --batch " +
+                             std::to_string(o.batch) + " --length " + std::to_string(o.length) + " --dropout " +
+                             std::to_string(o.dropout);
+    std::map<std::string, double> figures = run_torch_figures("train", "bench/torch_train.py", args, true);
     auto it = figures.find("torch_train_tokens_per_s");
     return it == figures.end() ? 0.0 : it->second;
 }

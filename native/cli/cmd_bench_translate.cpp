@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/torch_peer.h"
 #include "cli/model_loading.h"
 #include "data/data_dir.h"
 #include "data/text_file.h"
@@ -104,18 +105,12 @@ struct TorchFigures {
 
 TorchFigures run_torch(const std::string& model_path, const std::string& ids_path, const Translator& translator,
                        const BenchTranslateOptions& o, size_t n) {
-    const std::string command = "/usr/bin/python3 " + std::string(ATTEND_SOURCE_DIR) + "/tools/torch_translator.py" +
-                                " --model '" + model_path + "' --ids '" + ids_path + "' --bos " +
-                                std::to_string(translator.model().bos_id) + " --eos " +
-                                std::to_string(translator.model().eos_id) + " --beam " +
-                                std::to_string(o.beam > 1 ? o.beam : 0) + " --threads " + std::to_string(o.threads);
-    FILE* pipe = popen(command.c_str(), "r");
-    if (!pipe) throw Error("bench translate: could not run '" + command + "'");
+    const std::string args = "--model '" + model_path + "' --ids '" + ids_path + "' --bos " +
+                             std::to_string(translator.model().bos_id) + " --eos " +
+                             std::to_string(translator.model().eos_id) + " --beam " +
+                             std::to_string(o.beam > 1 ? o.beam : 0) + " --threads " + std::to_string(o.threads);
     TorchFigures t;
-    std::string line;
-    for (char buffer[4096]; std::fgets(buffer, sizeof buffer, pipe);) {
-        line += buffer;
-        if (line.back() != '\n') continue;  // a long ids line arrives in pieces
+    run_torch_script("translate", "tools/torch_translator.py", args, [&](const std::string& line) {
         std::istringstream in(line);
         std::string first;
         in >> first;
@@ -132,14 +127,11 @@ TorchFigures run_torch(const std::string& model_path, const std::string& ids_pat
                 for (int id; in >> id;) rows[index].push_back(id);
             }
         } else {
-            std::fputs(line.c_str(), stdout);
+            std::printf("%s\n", line.c_str());
             double value;
             if (!first.empty() && first[0] != '#' && (in >> value)) t.figures[first] = value;
         }
-        line.clear();
-    }
-    const int status = pclose(pipe);
-    if (status != 0) std::printf("# torch script exited with status %d: '%s'\n", status, command.c_str());
+    });
     return t;
 }
 
@@ -206,11 +198,7 @@ void run_bench_translate(const BenchTranslateOptions& o) {
         std::printf("# torch comparison skipped: --no-torch\n");
         return;
     }
-    if (std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") != 0) {
-        std::printf("# torch comparison skipped: '/usr/bin/python3 -c \"import torch\"' failed (Debian's "
-                    "python3-torch is needed)\n");
-        return;
-    }
+    if (!torch_available()) return;
     const bool keep_ids = !o.ids_file.empty();
     const std::string ids_path = keep_ids ? o.ids_file
                                           : (std::filesystem::temp_directory_path() /

@@ -1,0 +1,50 @@
+#include "cli/torch_peer.h"
+
+#include "error.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace attend::cli {
+
+namespace {
+const char* kPython = "/usr/bin/python3";
+}
+
+bool torch_available() {
+    if (std::system((std::string(kPython) + " -c 'import torch' >/dev/null 2>&1").c_str()) == 0) return true;
+    std::printf("# torch comparison skipped: '%s -c \"import torch\"' failed (Debian's python3-torch is needed)\n", kPython);
+    return false;
+}
+
+void run_torch_script(const std::string& bench, const std::string& script, const std::string& args,
+                      const std::function<void(const std::string& line)>& on_line) {
+    const std::string command = std::string(kPython) + " " + ATTEND_SOURCE_DIR + "/" + script + " " + args;
+    FILE* pipe = popen(command.c_str(), "r");
+    if (!pipe) throw Error("bench " + bench + ": could not run '" + command + "'");
+    std::string line;
+    for (char buffer[4096]; std::fgets(buffer, sizeof buffer, pipe);) {
+        line += buffer;
+        if (line.back() != '\n') continue;  // a long line arrives in pieces
+        line.pop_back();
+        on_line(line);
+        line.clear();
+    }
+    if (!line.empty()) on_line(line);
+    const int status = pclose(pipe);
+    if (status != 0) std::printf("# torch script exited with status %d: '%s'\n", status, command.c_str());
+}
+
+std::map<std::string, double> run_torch_figures(const std::string& bench, const std::string& script,
+                                                const std::string& args, bool echo) {
+    std::map<std::string, double> figures;
+    run_torch_script(bench, script, args, [&](const std::string& line) {
+        if (echo) std::printf("%s\n", line.c_str());
+        char name[256];
+        double value;
+        if (std::sscanf(line.c_str(), "%255s %lf", name, &value) == 2) figures[name] = value;
+    });
+    return figures;
+}
+
+}  // namespace attend::cli

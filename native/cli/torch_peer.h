@@ -1,0 +1,22 @@
+// Running a PyTorch peer script beside a benchmark: Debian's /usr/bin/python3 with python3-torch, scripts from
+// this repository (bench/, tools/). Every `attend bench` command that compares with PyTorch goes through here.
+#pragma once
+#include <functional>
+#include <map>
+#include <string>
+
+namespace attend::cli {
+
+// True when `/usr/bin/python3 -c 'import torch'` works; otherwise prints a "# torch comparison skipped" line.
+bool torch_available();
+
+// Runs `/usr/bin/python3 <repo>/<script> <args>` and hands each complete output line (newline removed) to
+// on_line. A failed start throws attend::Error naming the bench; a non-zero exit status is printed.
+void run_torch_script(const std::string& bench, const std::string& script, const std::string& args,
+                      const std::function<void(const std::string& line)>& on_line);
+
+// The `name value` lines of a peer script, optionally echoed to stdout as they come.
+std::map<std::string, double> run_torch_figures(const std::string& bench, const std::string& script,
+                                                const std::string& args, bool echo);
+
+}  // namespace attend::cli
