@@ -60,5 +60,6 @@ server.on('error', (e) => {
 });
 server.listen(port, host, () => {
   const shown = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
-  console.log(`Attend demo: http://${shown}:${server.address().port}/web/  (serving ${root}; Ctrl-C stops)`);
+  const base = `http://${shown}:${server.address().port}/web/`;
+  console.log(`Attend demo: ${base}  (attention lab: ${base}lab.html; serving ${root}; Ctrl-C stops)`);
 });

@@ -7,11 +7,14 @@ import { AttendWorker } from '../wasm/attend-client.js';
 import { simdSupported } from '../wasm/attend.js';
 import { Heatmap, renderLegend, drawPanel, maxOf } from './heatmap.js';
 import { Alignment } from './alignment.js';
+import { registerServiceWorker } from './register-sw.js';
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
 const modelsUrl = new URL(params.get('models') || 'models/models.json', location.href);
 const CACHE_NAME = 'attend-models-v1';
+// The worker script lives beside the page, inside the service worker's scope, so that it works offline too.
+const WORKER_URL = new URL('./worker.js', import.meta.url);
 
 const EXAMPLES = [
   'A dog runs on the beach.',
@@ -93,7 +96,7 @@ async function loadModelList() {
   }
   state.models = list;
   const select = $('model-select');
-  select.replaceChildren(...list.map((m) => new Option(m.name ? `${m.pair} — ${m.name}` : m.pair, m.id)));
+  select.replaceChildren(...list.map((m) => new Option(optionText(m), m.id)));
   select.disabled = false;
   const wanted = list.find((m) => m.id === params.get('model')) ?? list[0];
   select.value = wanted.id;
@@ -106,6 +109,17 @@ function showDetails(m) {
   if (Number.isFinite(m.bleu)) parts.push(`BLEU ${m.bleu.toFixed(1)}${m.bleuSet ? ` (${m.bleuSet})` : ''}`);
   if (Number.isFinite(m.size)) parts.push(formatBytes(m.size));
   $('model-details').textContent = parts.join(' · ');
+  const option = [...$('model-select').options].find((o) => o.value === m.id);
+  if (option) option.textContent = optionText(m);
+}
+
+// What the picker shows for each model: the pair, its name, and parameters, BLEU and size where known.
+function optionText(m) {
+  const facts = [];
+  if (Number.isFinite(m.parameters)) facts.push(`${formatCount(m.parameters)} params`);
+  if (Number.isFinite(m.bleu)) facts.push(`BLEU ${m.bleu.toFixed(1)}`);
+  if (Number.isFinite(m.size)) facts.push(formatBytes(m.size));
+  return [m.name ? `${m.pair} — ${m.name}` : m.pair, ...facts].join(' · ');
 }
 
 // ---------- loading a model (Cache API first, then the network with a progress bar)
@@ -120,21 +134,25 @@ async function openCache() {
 
 async function modelBytes(entry, onProgress) {
   const cache = await openCache();
+  let stale = null;
   if (cache) {
     const hit = await cache.match(entry.url);
     if (hit) {
       const bytes = await hit.arrayBuffer();
-      // A size in models.json that differs means the file was replaced: download it again.
+      // A size in models.json that differs means the file was replaced: download it again (but keep the cached
+      // copy for when there is no network).
       if (!Number.isFinite(entry.size) || bytes.byteLength === entry.size) return { bytes, fromCache: true };
-      await cache.delete(entry.url);
+      stale = bytes;
     }
   }
   let response;
   try {
     response = await fetch(entry.url);
   } catch (e) {
+    if (stale) return { bytes: stale, fromCache: true };
     throw new Error(`cannot download ${entry.url}: ${e.message}`);
   }
+  if (!response.ok && stale) return { bytes: stale, fromCache: true };
   if (!response.ok) throw new Error(`cannot download ${entry.url}: HTTP ${response.status} ${response.statusText}`.trim());
   const total = Number(response.headers.get('content-length')) || entry.size || 0;
   const chunks = [];
@@ -193,7 +211,7 @@ async function loadModel(entry) {
     if (seq !== state.loadSeq) return;
     const size = bytes.byteLength;  // the bytes move to the worker below
     showProgress('starting the translator…', 1, 1);
-    const translator = await AttendWorker.load(bytes, { name: entry.file });
+    const translator = await AttendWorker.load(bytes, { name: entry.file, workerUrl: WORKER_URL });
     if (seq !== state.loadSeq) { translator.dispose().catch(() => {}); return; }
     state.translator = translator;
     const info = translator.info();
@@ -316,6 +334,10 @@ function showResult() {
   }));
   state.sourceWords = source;
   state.targetWords = target;
+  if (!hasMaps(r.attention?.cross)) {
+    $('attention-panel').hidden = true;
+    return;
+  }
   $('attention-panel').hidden = false;
   fillSelectors();
   renderViews();
@@ -338,7 +360,7 @@ function highlightFromTarget(rows, span, fromHeatmap = false) {
   const r = state.result;
   for (const s of $('target-words').children) s.classList.toggle('active', s === span);
   const sourceSpans = $('source-words').children;
-  if (!r?.attention || rows.length === 0) {
+  if (!hasMaps(r?.attention?.cross) || rows.length === 0) {
     for (const s of sourceSpans) { s.classList.remove('strong'); s.style.removeProperty('--w'); }
     if (!fromHeatmap && state.kind === 'cross') heatmap.highlight({});
     return;
@@ -386,7 +408,33 @@ function labelsFor(kind) {
 
 const KIND_TITLES = { cross: 'cross attention', encoderSelf: 'encoder self-attention', decoderSelf: 'decoder self-attention' };
 
+// A model may lack some kinds of maps: a GRU encoder-decoder with Bahdanau attention has one cross-attention map
+// (1 layer x 1 head) and no self-attention (an empty list, or none).
+function hasMaps(maps) {
+  return !!maps && Array.isArray(maps.layers) && maps.layers.length > 0 && maps.layers[0]?.length > 0
+    && Array.isArray(maps.shape) && maps.shape[0] > 0 && maps.shape[1] > 0;
+}
+
+function fillKinds() {
+  const attention = state.result.attention;
+  const missing = [];
+  for (const option of $('map-kind').options) {
+    option.dataset.label ??= option.textContent;
+    const ok = hasMaps(attention[option.value]);
+    option.disabled = !ok;
+    option.textContent = ok ? option.dataset.label : `${option.dataset.label} — not in this model`;
+    if (!ok) missing.push(KIND_TITLES[option.value]);
+  }
+  if (!hasMaps(attention[state.kind])) state.kind = 'cross';
+  const note = $('map-note');
+  note.hidden = missing.length === 0;
+  note.textContent = missing.length
+    ? `This model has no ${missing.join(' and no ')} (a recurrent encoder-decoder attends only from the target to the source): only its cross attention is shown.`
+    : '';
+}
+
 function fillSelectors() {
+  fillKinds();
   const maps = state.result.attention[state.kind];
   const [layers, heads] = maps.shape;
   state.layer = Math.min(state.layer, layers - 1);
@@ -413,7 +461,7 @@ function currentMap() {
 }
 
 function renderViews() {
-  if (!state.result?.attention) return;
+  if (!hasMaps(state.result?.attention?.[state.kind])) return;
   const map = currentMap();
   const canvas = $('heatmap');
   canvas.dataset.kind = state.kind;
@@ -540,3 +588,4 @@ function wire() {
 
 wire();
 loadModelList();
+registerServiceWorker();

@@ -8,7 +8,7 @@
 #include "gradcheck.h"
 #include "model/dropout.h"
 #include "model/nadaraya_watson.h"
-#include "train/nadaraya_watson_backward.h"
+#include "model/nadaraya_watson_backward.h"
 
 using namespace attend;
 

@@ -27,5 +27,9 @@ export async function serve(root) {
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address();
-  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((r) => server.close(r)) };
+  // close() also drops idle keep-alive connections, so that a test can take the server away (to go offline).
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise((r) => { server.close(r); server.closeAllConnections?.(); }),
+  };
 }

@@ -1,5 +1,7 @@
 // Backward of nadaraya_watson_forward (core/model/nadaraya_watson.h). Gradients accumulate (+=); the pointer of
 // any gradient not wanted may be null.
+// Unlike the other backward passes (native/train/), it is part of the portable core: the attention lab
+// (web/lab.html, through wasm/src/lab_bindings.cpp) trains the parametric w in the browser.
 #pragma once
 
 namespace attend {

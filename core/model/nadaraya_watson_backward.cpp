@@ -1,4 +1,4 @@
-#include "train/nadaraya_watson_backward.h"
+#include "model/nadaraya_watson_backward.h"
 
 #include <cstddef>
 

@@ -1,0 +1,133 @@
+// Small line and scatter plots on a canvas for the attention lab (the seeds' matplotlib figures): axes with
+// ticks, axis captions, a legend, and series drawn as lines, dashed lines or points.
+
+const FONT = '12px system-ui, -apple-system, "Segoe UI", sans-serif';
+export const PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b'];
+
+function niceStep(span, count) {
+  const raw = span / Math.max(1, count);
+  const p = 10 ** Math.floor(Math.log10(raw));
+  const f = raw / p;
+  return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * p;
+}
+
+function extent(values, pad) {
+  let lo = Infinity, hi = -Infinity;
+  for (const v of values) if (Number.isFinite(v)) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+  if (!Number.isFinite(lo)) return [0, 1];
+  if (hi === lo) { lo -= 0.5; hi += 0.5; }
+  const m = (hi - lo) * pad;
+  return [lo - m, hi + m];
+}
+
+// series: [{ label, x, y, style: 'line' | 'dashed' | 'points', color }]; options: { xLabel, yLabel, xRange,
+// yRange, height, title, integerX (whole-number ticks on x) }.
+export function drawPlot(canvas, series, { xLabel = '', yLabel = '', xRange, yRange, height = 260, title = 'plot',
+  integerX = false } = {}) {
+  const width = Math.max(240, Math.min(720, canvas.parentElement?.clientWidth || 480));
+  const dpr = window.devicePixelRatio || 1;
+  canvas.width = Math.round(width * dpr);
+  canvas.height = Math.round(height * dpr);
+  canvas.style.width = `${width}px`;
+  canvas.style.height = `${height}px`;
+  const ctx = canvas.getContext('2d');
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.fillStyle = '#fff';
+  ctx.fillRect(0, 0, width, height);
+
+  const [x0, x1] = xRange ?? extent(series.flatMap((s) => Array.from(s.x)), 0);
+  const [y0, y1] = yRange ?? extent(series.flatMap((s) => Array.from(s.y)), 0.06);
+  const L = { left: 50, right: width - 12, top: 12, bottom: height - 42 };
+  const px = (x) => L.left + ((x - x0) / (x1 - x0)) * (L.right - L.left);
+  const py = (y) => L.bottom - ((y - y0) / (y1 - y0)) * (L.bottom - L.top);
+
+  // Grid, ticks and captions.
+  ctx.font = FONT;
+  ctx.strokeStyle = '#e5e7eb';
+  ctx.fillStyle = '#1f2328';
+  ctx.lineWidth = 1;
+  const xStep = niceStep(x1 - x0, Math.floor((L.right - L.left) / 70));
+  const xs = integerX ? Math.max(1, Math.round(xStep)) : xStep;
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'top';
+  for (let t = Math.ceil(x0 / xs) * xs; t <= x1 + 1e-9; t += xs) {
+    ctx.beginPath(); ctx.moveTo(px(t), L.top); ctx.lineTo(px(t), L.bottom); ctx.stroke();
+    ctx.fillText(String(+t.toFixed(6)), px(t), L.bottom + 4);
+  }
+  const ys = niceStep(y1 - y0, Math.floor((L.bottom - L.top) / 40));
+  ctx.textAlign = 'right';
+  ctx.textBaseline = 'middle';
+  for (let t = Math.ceil(y0 / ys) * ys; t <= y1 + 1e-9; t += ys) {
+    ctx.beginPath(); ctx.moveTo(L.left, py(t)); ctx.lineTo(L.right, py(t)); ctx.stroke();
+    ctx.fillText(String(+t.toFixed(6)), L.left - 5, py(t));
+  }
+  ctx.strokeStyle = '#59636e';
+  ctx.strokeRect(L.left, L.top, L.right - L.left, L.bottom - L.top);
+  ctx.fillStyle = '#59636e';
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'bottom';
+  ctx.fillText(xLabel, (L.left + L.right) / 2, height - 2);
+  ctx.save();
+  ctx.translate(12, (L.top + L.bottom) / 2);
+  ctx.rotate(-Math.PI / 2);
+  ctx.textBaseline = 'middle';
+  ctx.fillText(yLabel, 0, 0);
+  ctx.restore();
+
+  // The series, clipped to the plot area.
+  ctx.save();
+  ctx.beginPath();
+  ctx.rect(L.left, L.top, L.right - L.left, L.bottom - L.top);
+  ctx.clip();
+  series.forEach((s, i) => {
+    const color = s.color ?? PALETTE[i % PALETTE.length];
+    ctx.strokeStyle = color;
+    ctx.fillStyle = color;
+    ctx.lineWidth = 2;
+    if (s.style === 'points') {
+      for (let k = 0; k < s.x.length; k++) {
+        ctx.beginPath();
+        ctx.arc(px(s.x[k]), py(s.y[k]), 3, 0, 2 * Math.PI);
+        ctx.globalAlpha = 0.55;
+        ctx.fill();
+        ctx.globalAlpha = 1;
+      }
+      return;
+    }
+    ctx.setLineDash(s.style === 'dashed' ? [6, 4] : []);
+    ctx.beginPath();
+    for (let k = 0; k < s.x.length; k++) {
+      if (k === 0) ctx.moveTo(px(s.x[k]), py(s.y[k])); else ctx.lineTo(px(s.x[k]), py(s.y[k]));
+    }
+    ctx.stroke();
+    if (s.markers) for (let k = 0; k < s.x.length; k++) ctx.fillRect(px(s.x[k]) - 3, py(s.y[k]) - 3, 6, 6);
+    ctx.setLineDash([]);
+  });
+  ctx.restore();
+
+  // Legend, top right.
+  ctx.font = FONT;
+  ctx.textAlign = 'left';
+  ctx.textBaseline = 'middle';
+  const widest = Math.max(0, ...series.map((s) => ctx.measureText(s.label).width));
+  const lx = L.right - widest - 38;
+  series.forEach((s, i) => {
+    const y = L.top + 12 + i * 16;
+    ctx.fillStyle = 'rgba(255,255,255,0.85)';
+    ctx.fillRect(lx - 4, y - 8, widest + 40, 16);
+    const color = s.color ?? PALETTE[i % PALETTE.length];
+    ctx.strokeStyle = color;
+    ctx.fillStyle = color;
+    if (s.style === 'points') {
+      ctx.beginPath(); ctx.arc(lx + 10, y, 3, 0, 2 * Math.PI); ctx.fill();
+    } else {
+      ctx.setLineDash(s.style === 'dashed' ? [6, 4] : []);
+      ctx.beginPath(); ctx.moveTo(lx, y); ctx.lineTo(lx + 22, y); ctx.stroke();
+      ctx.setLineDash([]);
+    }
+    ctx.fillStyle = '#1f2328';
+    ctx.fillText(s.label, lx + 28, y);
+  });
+  canvas.dataset.series = series.length;
+  canvas.setAttribute('aria-label', `${title}: ${series.map((s) => s.label).join(', ')}`);
+}
