@@ -51,51 +51,8 @@ int special_id(const Vocab& vocab, const json& specials, const char* role, const
 
 bool is_matrix(const TensorSpec& spec) { return spec.shape.size() == 2; }
 
-}  // namespace
-
-TranslatorModel load_translator_model(const SafeTensors& file, const std::string& ignored_prefix) {
+void read_parameters(ParameterStore& params, const SafeTensors& file, const std::string& ignored_prefix) {
     const std::string& src = file.source();
-    const std::string format = meta(file, "attend.format");
-    if (format != kModelFormat)
-        throw Error(src + ": attend.format is '" + format + "', expected '" + kModelFormat + "'");
-    const std::string version = meta(file, "attend.format_version");
-    if (version != std::to_string(kModelFormatVersion))
-        throw Error(src + ": model format version " + version + " is not supported (this build reads version " +
-                    std::to_string(kModelFormatVersion) + ")");
-    const std::string architecture = meta(file, "attend.architecture");
-    if (architecture != "transformer")
-        throw Error(src + ": architecture '" + architecture + "' is not supported by the translator (expected 'transformer')");
-
-    TranslatorModel m;
-    TransformerConfig config;
-    try {
-        config = transformer_config_from_json(meta_json(file, "attend.config"));
-        config.validate();
-    } catch (const Error& e) {
-        throw Error(src + ": attend.config: " + e.what());
-    }
-    m.source_pipeline = meta_as<TextPipeline>(file, "attend.source_pipeline");
-    m.target_pipeline = meta_as<TextPipeline>(file, "attend.target_pipeline");
-    m.source_vocab = meta_as<Vocab>(file, "attend.source_vocab");
-    m.target_vocab = meta_as<Vocab>(file, "attend.target_vocab");
-    if (static_cast<int>(m.source_vocab.size()) != config.src_vocab)
-        throw Error(src + ": the source vocabulary has " + std::to_string(m.source_vocab.size()) +
-                    " tokens, the config says " + std::to_string(config.src_vocab));
-    if (static_cast<int>(m.target_vocab.size()) != config.tgt_vocab)
-        throw Error(src + ": the target vocabulary has " + std::to_string(m.target_vocab.size()) +
-                    " tokens, the config says " + std::to_string(config.tgt_vocab));
-    json specials = meta_json(file, "attend.special_tokens");
-    m.pad_id = special_id(m.target_vocab, specials, "pad", src);
-    m.bos_id = special_id(m.target_vocab, specials, "bos", src);
-    m.eos_id = special_id(m.target_vocab, specials, "eos", src);
-    if (!m.source_vocab.contains(specials["eos"].get<std::string>()))
-        throw Error(src + ": the source vocabulary lacks " + specials["eos"].get<std::string>());
-    m.weights_dtype = dtype_from_name(meta(file, "attend.weights_dtype"), src + ": attend.weights_dtype");
-    auto card = file.metadata().find("attend.card");
-    if (card != file.metadata().end()) m.card = meta_json(file, "attend.card");
-
-    m.transformer = std::make_unique<Transformer>(config, /*with_grads=*/false);
-    ParameterStore& params = m.transformer->params;
     std::set<std::string> expected;
     for (const TensorSpec& spec : params.specs()) {
         expected.insert(spec.name);
@@ -128,6 +85,98 @@ TranslatorModel load_translator_model(const SafeTensors& file, const std::string
     for (const std::string& name : file.names())
         if (!expected.count(name) && (ignored_prefix.empty() || name.rfind(ignored_prefix, 0) != 0))
             throw Error(src + ": unexpected tensor '" + name + "' (not a parameter of this configuration)");
+}
+
+void check_vocab_size(const std::string& src, const char* side, const Vocab& vocab, int config_size) {
+    if (static_cast<int>(vocab.size()) != config_size)
+        throw Error(src + ": the " + side + " vocabulary has " + std::to_string(vocab.size()) + " tokens, the config says " +
+                    std::to_string(config_size));
+}
+
+}  // namespace
+
+std::string TranslatorModel::architecture() const {
+    if (transformer) return "transformer";
+    if (bahdanau) return "bahdanau";
+    throw Error("translator model: it holds no network (neither a Transformer nor a Bahdanau seq2seq)");
+}
+
+ParameterStore& TranslatorModel::parameters() {
+    if (transformer) return transformer->params;
+    if (bahdanau) return bahdanau->params;
+    throw Error("translator model: it holds no network (neither a Transformer nor a Bahdanau seq2seq)");
+}
+
+const ParameterStore& TranslatorModel::parameters() const { return const_cast<TranslatorModel*>(this)->parameters(); }
+
+int TranslatorModel::max_source_tokens() const {
+    return architecture() == "transformer" ? transformer->config.max_len : bahdanau->config.max_source_tokens();
+}
+
+int TranslatorModel::max_target_tokens() const { return max_source_tokens(); }
+
+nlohmann::json TranslatorModel::config_json() const {
+    return architecture() == "transformer" ? transformer_config_to_json(transformer->config)
+                                           : bahdanau_config_to_json(bahdanau->config);
+}
+
+TranslatorModel load_translator_model(const SafeTensors& file, const std::string& ignored_prefix) {
+    const std::string& src = file.source();
+    const std::string format = meta(file, "attend.format");
+    if (format != kModelFormat)
+        throw Error(src + ": attend.format is '" + format + "', expected '" + kModelFormat + "'");
+    const std::string version = meta(file, "attend.format_version");
+    if (version != std::to_string(kModelFormatVersion))
+        throw Error(src + ": model format version " + version + " is not supported (this build reads version " +
+                    std::to_string(kModelFormatVersion) + ")");
+    const std::string architecture = meta(file, "attend.architecture");
+    if (architecture != "transformer" && architecture != "bahdanau")
+        throw Error(src + ": architecture '" + architecture +
+                    "' is not supported by the translator (expected 'transformer' or 'bahdanau')");
+
+    TranslatorModel m;
+    TransformerConfig transformer_config;
+    BahdanauConfig bahdanau_config;
+    try {
+        json config = meta_json(file, "attend.config");
+        if (config.is_object() && config.contains("architecture") && config["architecture"] != architecture)
+            throw Error("architecture " + config["architecture"].dump() + " contradicts attend.architecture '" +
+                        architecture + "'");
+        if (architecture == "transformer") {
+            transformer_config = transformer_config_from_json(config);
+            transformer_config.validate();
+        } else {
+            bahdanau_config = bahdanau_config_from_json(config);
+        }
+    } catch (const Error& e) {
+        throw Error(src + ": attend.config: " + e.what());
+    }
+    m.source_pipeline = meta_as<TextPipeline>(file, "attend.source_pipeline");
+    m.target_pipeline = meta_as<TextPipeline>(file, "attend.target_pipeline");
+    m.source_vocab = meta_as<Vocab>(file, "attend.source_vocab");
+    m.target_vocab = meta_as<Vocab>(file, "attend.target_vocab");
+    const bool is_transformer = architecture == "transformer";
+    check_vocab_size(src, "source", m.source_vocab, is_transformer ? transformer_config.src_vocab : bahdanau_config.src_vocab);
+    check_vocab_size(src, "target", m.target_vocab, is_transformer ? transformer_config.tgt_vocab : bahdanau_config.tgt_vocab);
+    json specials = meta_json(file, "attend.special_tokens");
+    m.pad_id = special_id(m.target_vocab, specials, "pad", src);
+    m.bos_id = special_id(m.target_vocab, specials, "bos", src);
+    m.eos_id = special_id(m.target_vocab, specials, "eos", src);
+    if (!m.source_vocab.contains(specials["eos"].get<std::string>()))
+        throw Error(src + ": the source vocabulary lacks " + specials["eos"].get<std::string>());
+    if (m.source_vocab[specials["eos"].get<std::string>()] != m.eos_id)
+        throw Error(src + ": " + specials["eos"].get<std::string>() + " has id " +
+                    std::to_string(m.source_vocab[specials["eos"].get<std::string>()]) + " in the source vocabulary and " +
+                    std::to_string(m.eos_id) + " in the target vocabulary (expected the same id)");
+    m.weights_dtype = dtype_from_name(meta(file, "attend.weights_dtype"), src + ": attend.weights_dtype");
+    auto card = file.metadata().find("attend.card");
+    if (card != file.metadata().end()) m.card = meta_json(file, "attend.card");
+
+    if (is_transformer)
+        m.transformer = std::make_unique<Transformer>(transformer_config, /*with_grads=*/false);
+    else
+        m.bahdanau = std::make_unique<BahdanauSeq2Seq>(bahdanau_config, /*with_grads=*/false);
+    read_parameters(m.parameters(), file, ignored_prefix);
     return m;
 }
 
@@ -145,15 +194,14 @@ std::vector<uint8_t> save_translator_model(const TranslatorModel& m, DType dtype
 }
 
 void add_translator_model(SafeTensorsWriter& w, const TranslatorModel& m, DType dtype) {
-    if (!m.transformer) throw Error("save model: no Transformer to save");
+    const std::string architecture = m.architecture();
     if (dtype != DType::F32 && dtype != DType::F16 && dtype != DType::I8)
         throw Error(std::string("save model: dtype ") + dtype_name(dtype) + " is not supported (F32, F16, I8)");
-    const Transformer& t = *m.transformer;
     w.set_metadata("attend.format", kModelFormat);
     w.set_metadata("attend.format_version", std::to_string(kModelFormatVersion));
-    w.set_metadata("attend.architecture", "transformer");
+    w.set_metadata("attend.architecture", architecture);
     w.set_metadata("attend.weights_dtype", dtype_name(dtype));
-    w.set_metadata("attend.config", transformer_config_to_json(t.config).dump());
+    w.set_metadata("attend.config", m.config_json().dump());
     w.set_metadata("attend.source_pipeline", json(m.source_pipeline).dump());
     w.set_metadata("attend.target_pipeline", json(m.target_pipeline).dump());
     w.set_metadata("attend.source_vocab", json(m.source_vocab).dump());
@@ -163,9 +211,10 @@ void add_translator_model(SafeTensorsWriter& w, const TranslatorModel& m, DType 
                                                  {"eos", m.target_vocab.token(m.eos_id)}}.dump());
     if (!m.card.empty()) w.set_metadata("attend.card", m.card.dump());
 
-    for (const TensorSpec& spec : t.params.specs()) {
+    const ParameterStore& params = m.parameters();
+    for (const TensorSpec& spec : params.specs()) {
         std::vector<int64_t> shape(spec.shape.begin(), spec.shape.end());
-        const float* x = t.params.value_at(spec.offset);
+        const float* x = params.value_at(spec.offset);
         if (dtype == DType::F32 || !is_matrix(spec)) {
             w.add_f32(spec.name, shape, x);
         } else if (dtype == DType::F16) {
@@ -189,7 +238,7 @@ void add_translator_model(SafeTensorsWriter& w, const TranslatorModel& m, DType 
 }
 
 size_t parameter_count(const TranslatorModel& model) {
-    return model.transformer ? model.transformer->params.size() : 0;
+    return model.transformer || model.bahdanau ? model.parameters().size() : 0;
 }
 
 }  // namespace attend

@@ -5,15 +5,17 @@
 // (value = int8 * scale). Vectors (biases, layer norms) stay F32 whatever the chosen dtype.
 // `__metadata__` (string -> string, JSON values as text):
 //   attend.format          "attend-translator"          attend.format_version  "1"
-//   attend.architecture    "transformer"                attend.weights_dtype   "F32" | "F16" | "I8"
-//   attend.config          TransformerConfig JSON
-//   attend.source_pipeline / attend.target_pipeline     TextPipeline JSON (tokenizer + BPE)
+//   attend.architecture    "transformer" | "bahdanau"   attend.weights_dtype   "F32" | "F16" | "I8"
+//   attend.config          TransformerConfig JSON (model/transformer_config.h) or BahdanauConfig JSON
+//                          (model/bahdanau_seq2seq.h, which also lists the GRU + Bahdanau tensor names)
+//   attend.source_pipeline / attend.target_pipeline     TextPipeline JSON ("moses+bpe" or "d2l-words")
 //   attend.source_vocab / attend.target_vocab           Vocab JSON (equal when embeddings are tied)
 //   attend.special_tokens  {"pad": "<pad>", "bos": "<bos>", "eos": "<eos>"}
 //   attend.card            optional JSON: training data, time, BLEU (free form)
 // The source sentence is encoded as its tokens followed by <eos>; the decoder starts from <bos>.
 #pragma once
 #include "io/safetensors.h"
+#include "model/bahdanau_seq2seq.h"
 #include "model/transformer.h"
 #include "text/text_pipeline.h"
 #include "text/vocab.h"
@@ -30,13 +32,27 @@ constexpr const char* kModelFormat = "attend-translator";
 constexpr int kModelFormatVersion = 1;
 
 struct TranslatorModel {
-    std::unique_ptr<Transformer> transformer;
+    // Exactly one of these holds the network, as attend.architecture says.
+    std::unique_ptr<Transformer> transformer;       // "transformer"
+    std::unique_ptr<BahdanauSeq2Seq> bahdanau;      // "bahdanau": GRU encoder + GRU decoder with additive attention
     TextPipeline source_pipeline, target_pipeline;
     Vocab source_vocab, target_vocab;
     int pad_id = 1, bos_id = 2, eos_id = 3;
     DType weights_dtype = DType::F32;  // as stored in the file it came from
     nlohmann::json card = nlohmann::json::object();
     size_t file_bytes = 0;             // size of the file it came from (0 when built in memory)
+
+    // "transformer" or "bahdanau"; throws attend::Error when the model holds no network.
+    std::string architecture() const;
+    // The parameters of whichever network it holds (throws like architecture()).
+    ParameterStore& parameters();
+    const ParameterStore& parameters() const;
+    // Longest source the model accepts, in tokens with <eos> (Transformer: max_len; Bahdanau: num_steps or max_len).
+    int max_source_tokens() const;
+    // Most tokens a search may generate, <eos> included (Transformer: max_len; Bahdanau: num_steps or max_len).
+    int max_target_tokens() const;
+    // The config JSON stored in attend.config.
+    nlohmann::json config_json() const;
 };
 
 // Checks everything: format and version, config, vocabularies against the config, every tensor present with
@@ -51,7 +67,7 @@ std::vector<uint8_t> save_translator_model(const TranslatorModel& model, DType d
 // The metadata and tensors of save_translator_model, added to a writer that may hold more (checkpoints).
 void add_translator_model(SafeTensorsWriter& writer, const TranslatorModel& model, DType dtype);
 
-// Number of parameters (floats) of the Transformer.
+// Number of parameters (floats) of the network.
 size_t parameter_count(const TranslatorModel& model);
 
 }  // namespace attend

@@ -1,10 +1,8 @@
 #include "translate/translator.h"
 
-#include "decode/beam_search.h"
-#include "decode/greedy_search.h"
 #include "error.h"
-#include "text/bpe.h"
-#include "translate/transformer_search_model.h"
+#include "translate/bahdanau_search_model.h"
+#include "translate/model_search.h"
 
 #include <algorithm>
 #include <chrono>
@@ -40,20 +38,21 @@ void collect(AttentionMaps& maps, const Layers& layers, Get weights_of, int head
 }  // namespace
 
 Translator::Translator(TranslatorModel model) : model_(std::move(model)) {
-    if (!model_.transformer) throw Error("translator: the model has no Transformer");
+    model_.architecture();  // throws when the model holds no network
+    if (model_.transformer) transformer_prepare_decoding(*model_.transformer);  // half-float weights for decoding
 }
 
 Translator Translator::from_bytes(std::vector<uint8_t> bytes, const std::string& source_name) {
     return Translator(load_translator_model_bytes(std::move(bytes), source_name));
 }
 
-int Translator::max_source_tokens() const { return model_.transformer->config.max_len; }
+int Translator::max_source_tokens() const { return model_.max_source_tokens(); }
 
 std::vector<std::string> Translator::source_tokens(std::string_view text) const {
     if (text.empty() || only_whitespace(text)) throw Error("the text to translate is empty");
     std::vector<std::string> tokens = preprocess_for_model(text, model_.source_pipeline);
     if (tokens.empty()) throw Error("the text to translate is empty after tokenization");
-    tokens.push_back(model_.source_vocab.token(model_.eos_id));
+    tokens.push_back(model_.target_vocab.token(model_.eos_id));  // the loader checks it has the same id in both
     const int limit = max_source_tokens();
     if (static_cast<int>(tokens.size()) > limit)
         throw Error("the text is " + std::to_string(tokens.size()) + " tokens long (with <eos>); this model accepts at most " +
@@ -64,8 +63,6 @@ std::vector<std::string> Translator::source_tokens(std::string_view text) const 
 TranslationResult Translator::translate(std::string_view text, const TranslationOptions& options) const {
     if (options.beam_size < 1) throw Error("beam size must be at least 1, got " + std::to_string(options.beam_size));
     if (options.max_length < 0) throw Error("max length must not be negative, got " + std::to_string(options.max_length));
-    const Transformer& t = *model_.transformer;
-    const TransformerConfig& c = t.config;
     TranslationResult r;
 
     auto start = std::chrono::steady_clock::now();
@@ -78,11 +75,11 @@ TranslationResult Translator::translate(std::string_view text, const Translation
     SearchOptions search;
     search.beam_size = options.beam_size;
     search.length_penalty = options.length_penalty;
-    search.max_length = options.max_length > 0 ? std::min(options.max_length, c.max_len) : std::min(c.max_len, 2 * S + 10);
+    search.max_length = options.max_length > 0 ? std::min(options.max_length, model_.max_target_tokens())
+                                               : default_max_length(model_, S);
     search.bos_id = model_.bos_id;
     search.eos_id = model_.eos_id;
-    TransformerSearchModel step_model(t, src.data(), S, search.max_length);
-    Hypothesis best = options.beam_size == 1 ? greedy_search(step_model, search) : beam_search(step_model, search).front();
+    Hypothesis best = search_translation(model_, src, search);
     r.target_ids = best.tokens;
     r.log_prob = best.log_prob;
     r.score = best.score;
@@ -90,7 +87,7 @@ TranslationResult Translator::translate(std::string_view text, const Translation
     r.target_tokens = model_.target_vocab.tokens(r.target_ids);
     std::vector<std::string> words(r.target_tokens.begin(), r.target_tokens.end() - (best.finished ? 1 : 0));
     r.text = postprocess_for_display(words, model_.target_pipeline);
-    for (const std::string& w : undo_bpe(words)) r.tokenized += (r.tokenized.empty() ? "" : " ") + w;
+    r.tokenized = postprocess_for_bleu(words, model_.target_pipeline);
     r.search_ms = ms_since(start);
 
     if (options.return_attention && !r.target_ids.empty()) {
@@ -99,6 +96,17 @@ TranslationResult Translator::translate(std::string_view text, const Translation
         const int T = static_cast<int>(r.target_ids.size());
         std::vector<int> tgt{model_.bos_id};
         tgt.insert(tgt.end(), r.target_ids.begin(), r.target_ids.end() - 1);
+        if (model_.bahdanau) {
+            // One additive attention per step over the source: 1 layer x 1 head, no self-attention.
+            bahdanau_cross_attention(r.cross.data, *model_.bahdanau, src.data(), S, tgt.data(), T);
+            r.cross.layers = r.cross.heads = 1;
+            r.cross.rows = T;
+            r.cross.cols = S;
+            r.attention_ms = ms_since(start);
+            return r;
+        }
+        const Transformer& t = *model_.transformer;
+        const TransformerConfig& c = t.config;
         TransformerActivations acts;
         plan_transformer(acts, c, 1, S, T, /*keep_weights=*/true);
         transformer_forward(acts, t, src.data(), nullptr, tgt.data(), nullptr);
@@ -130,12 +138,11 @@ std::vector<TranslationResult> Translator::translate_batch(const std::vector<std
 }
 
 nlohmann::json Translator::info() const {
-    const TransformerConfig& c = model_.transformer->config;
     return {
-        {"architecture", "transformer"},
+        {"architecture", model_.architecture()},
         {"source_language", lang_code(model_.source_pipeline.lang)},
         {"target_language", lang_code(model_.target_pipeline.lang)},
-        {"config", transformer_config_to_json(c)},
+        {"config", model_.config_json()},
         {"parameters", parameter_count(model_)},
         {"dtype", dtype_name(model_.weights_dtype)},
         {"file_bytes", model_.file_bytes},

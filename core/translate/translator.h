@@ -1,5 +1,5 @@
 // Raw text in, translated text out, with every attention map on request (CTranslate2's Translator, for the
-// Transformer models of Attend). Used by `attend translate`, by the WebAssembly module and by the web demo.
+// Transformer and the GRU + Bahdanau models of Attend). Used by `attend translate`, by the WebAssembly module and by the web demo.
 #pragma once
 #include "translate/model_file.h"
 
@@ -32,6 +32,8 @@ struct TranslationResult {
     float log_prob = 0.0f, score = 0.0f;
     bool finished = true;                      // false: cut by max_length
     // Rows and columns: cross = target x source, encoder_self = source x source, decoder_self = target x target.
+    // A Bahdanau model has cross only (1 layer x 1 head: the additive attention weights of each decoder step);
+    // its encoder_self and decoder_self stay empty (0 layers).
     // Target row i is the position that predicted target_tokens[i] (its input is <bos> or target_tokens[i-1]).
     AttentionMaps cross, encoder_self, decoder_self;
     double preprocess_ms = 0, search_ms = 0, attention_ms = 0;

@@ -1,6 +1,8 @@
 // `attend eval`: BLEU of a model on a Multi30K split. Sources are the raw files (the model's own tokenizer
 // runs on them, as for any user text); references are the official tokenized lowercase tok/ files, so the
 // score is comparable with published Multi30K results (multi-bleu / sacreBLEU tokenize=none).
+// A Tatoeba model (d2l word pipeline: transformer-d2l, bahdanau-d2l) gets the seeds' four-sentence table
+// instead: "go . => va !,  bleu 1.000" per line (greedy, bleu with k = 2), then the mean.
 #include "cli/command.h"
 #include "cli/model_loading.h"
 #include "data/data_dir.h"
@@ -8,6 +10,7 @@
 #include "data/text_file.h"
 #include "error.h"
 #include "text/bleu.h"
+#include "translate/d2l_examples.h"
 #include "translate/translator.h"
 
 #include <omp.h>
@@ -24,9 +27,24 @@ struct EvalFlags {
     float length_penalty = 0.6f;
 };
 
-void run_eval(const EvalFlags& f) {
+void run_d2l_table(const Translator& translator, int beam) {
+    double sum = 0;
+    std::vector<D2lExample> rows = run_d2l_examples(translator, beam);
+    for (const D2lExample& row : rows) {
+        std::printf("%s\n", format_d2l_example(row).c_str());
+        sum += row.bleu;
+    }
+    std::printf("mean bleu (k=2) %.3f over %zu sentences, beam %d\n", sum / rows.size(), rows.size(), beam);
+}
+
+void run_eval(const EvalFlags& f, bool beam_given, bool split_given) {
     Translator translator(load_model_or_checkpoint(f.model));
     const TranslatorModel& m = translator.model();
+    if (m.target_pipeline.type == TextPipelineType::d2l_words) {
+        if (split_given) throw Error(f.model + " is a Tatoeba (d2l word) model: --split names Multi30K data, which it cannot read");
+        run_d2l_table(translator, beam_given ? f.beam : 1);  // the seeds' predict_seq2seq is greedy
+        return;
+    }
     const std::string dir = f.data_dir.empty() ? default_data_dir() : f.data_dir;
     std::vector<std::string> sources = read_lines(multi30k_path(dir, f.split, m.source_pipeline.lang, TextForm::raw));
     std::vector<std::string> refs = read_lines(multi30k_path(dir, f.split, m.target_pipeline.lang, TextForm::tok));
@@ -56,16 +74,18 @@ void run_eval(const EvalFlags& f) {
 
 CommandRegistrar registrar([](CLI::App& app) {
     auto f = std::make_shared<EvalFlags>();
-    CLI::App* cmd = app.add_subcommand("eval", "BLEU of a model on a Multi30K split (tokenized references)");
+    CLI::App* cmd = app.add_subcommand(
+        "eval", "BLEU of a model on a Multi30K split (tokenized references), or the seeds' four-sentence table for a "
+                "Tatoeba (d2l) model");
     cmd->add_option("-m,--model", f->model, "Model file or checkpoint")->required();
     cmd->add_option("--split", f->split, "train, val, test_2016_flickr, test_2017_flickr, test_2017_mscoco")->capture_default_str();
     cmd->add_option("--data", f->data_dir, "Data folder (default ../shared/data or $ATTEND_DATA)");
-    cmd->add_option("-b,--beam", f->beam, "Beam size")->capture_default_str();
+    cmd->add_option("-b,--beam", f->beam, "Beam size (default 5; 1 for the d2l table)")->capture_default_str();
     cmd->add_option("--length-penalty", f->length_penalty, "alpha in log P / L^alpha")->capture_default_str();
     cmd->add_option("--limit", f->limit, "Only the first N sentences");
     cmd->add_option("--output", f->output, "Write the tokenized translations here");
     cmd->add_option("--threads", f->threads, "CPU threads");
-    cmd->callback([f] { run_eval(*f); });
+    cmd->callback([f, cmd] { run_eval(*f, cmd->count("--beam") > 0, cmd->count("--split") > 0); });
 });
 
 }  // namespace

@@ -55,10 +55,9 @@ void run_export(const ExportFlags& f) {
 
 void run_info(const std::string& path, bool json_output) {
     TranslatorModel m = load_model_or_checkpoint(path);
-    const TransformerConfig& c = m.transformer->config;
     if (json_output) {
         std::printf("%s\n", nlohmann::json{{"file", path}, {"bytes", m.file_bytes}, {"dtype", dtype_name(m.weights_dtype)},
-                                           {"parameters", parameter_count(m)}, {"config", transformer_config_to_json(c)},
+                                           {"parameters", parameter_count(m)}, {"config", m.config_json()},
                                            {"source_language", lang_code(m.source_pipeline.lang)},
                                            {"target_language", lang_code(m.target_pipeline.lang)},
                                            {"card", m.card}}.dump(2).c_str());
@@ -66,13 +65,24 @@ void run_info(const std::string& path, bool json_output) {
     }
     std::printf("file        %s (%.2f MB)\n", path.c_str(), m.file_bytes / 1e6);
     std::printf("languages   %s -> %s\n", lang_code(m.source_pipeline.lang).c_str(), lang_code(m.target_pipeline.lang).c_str());
-    std::printf("model       Transformer %d+%d layers, C %d, %d heads, ffn %d, %s%s\n", c.encoder_layers, c.decoder_layers,
-                c.model_dim, c.heads, c.ffn_dim, c.pre_ln ? "pre-LN" : "post-LN", c.tie_embeddings ? ", tied embeddings" : "");
+    if (m.bahdanau) {
+        const BahdanauConfig& c = m.bahdanau->config;
+        std::printf("model       GRU + Bahdanau attention, %d layers, embed %d, hidden %d%s\n", c.num_layers, c.embed_size,
+                    c.num_hiddens, c.num_steps > 0 ? (", sources padded to " + std::to_string(c.num_steps)).c_str() : "");
+    } else {
+        const TransformerConfig& c = m.transformer->config;
+        std::printf("model       Transformer %d+%d layers, C %d, %d heads, ffn %d, %s%s\n", c.encoder_layers, c.decoder_layers,
+                    c.model_dim, c.heads, c.ffn_dim, c.pre_ln ? "pre-LN" : "post-LN", c.tie_embeddings ? ", tied embeddings" : "");
+    }
     std::printf("parameters  %zu\n", parameter_count(m));
     std::printf("weights     %s\n", dtype_name(m.weights_dtype));
-    std::printf("vocabulary  %zu source, %zu target; BPE %zu merges\n", m.source_vocab.size(), m.target_vocab.size(),
-                m.source_pipeline.bpe ? m.source_pipeline.bpe->size() : size_t{0});
-    std::printf("max length  %d tokens\n", c.max_len);
+    if (m.source_pipeline.type == TextPipelineType::d2l_words)
+        std::printf("vocabulary  %zu source, %zu target words; d2l word tokenizer (preprocess_nmt)\n",
+                    m.source_vocab.size(), m.target_vocab.size());
+    else
+        std::printf("vocabulary  %zu source, %zu target; BPE %zu merges\n", m.source_vocab.size(), m.target_vocab.size(),
+                    m.source_pipeline.bpe ? m.source_pipeline.bpe->size() : size_t{0});
+    std::printf("max length  %d tokens\n", m.max_source_tokens());
     if (!m.card.empty()) std::printf("card        %s\n", m.card.dump().c_str());
 }
 

@@ -1,7 +1,8 @@
-// `attend train`: train a Transformer translator from a preset, with flags overriding the preset.
+// `attend train`: train a translator (Transformer or GRU + Bahdanau) from a preset, with flags overriding the preset.
 #include "cli/command.h"
 #include "error.h"
 #include "train/trainer.h"
+#include "train_device.h"
 
 #include <unistd.h>
 
@@ -20,20 +21,24 @@ extern "C" void on_sigint(int) {
 
 struct TrainFlags {
     std::string preset = "transformer-tiny";
-    std::string out_dir, data_dir, source = "en", target = "de";
+    std::string out_dir, data_dir, source, target;  // languages: the preset's unless given
+    std::string device = "cpu";
     bool resume = false;
     int epochs = 0, max_tokens = 0, warmup = -1, checkpoint_every = 0, keep = -1, log_every = 0, threads = 0;
     int bpe = -1, layers = 0, dim = 0, heads = 0, ffn = 0, val_bleu_sentences = -1, average_last = -1, max_sentences = -1;
+    int embed = 0, batch_size = 0, validate_every = 0;
     int64_t max_steps = -1;
     double lr = 0, dropout = -1, label_smoothing = -1, clip = -1;
     uint64_t seed = 0;
 };
 
 void run_train(const TrainFlags& f) {
+    const TrainDevice device = parse_train_device(f.device);
+    require_train_device(device);  // before any work: no GPU -> a clear error, exit status 1
     TrainOptions o = train_preset(f.preset);
-    o.corpus.source_lang = f.source;
-    o.corpus.target_lang = f.target;
-    o.out_dir = f.out_dir.empty() ? "runs/" + f.preset + "-" + f.source + "-" + f.target : f.out_dir;
+    if (!f.source.empty()) o.corpus.source_lang = f.source;
+    if (!f.target.empty()) o.corpus.target_lang = f.target;
+    o.out_dir = f.out_dir.empty() ? "runs/" + f.preset + "-" + o.corpus.source_lang + "-" + o.corpus.target_lang : f.out_dir;
     if (!f.data_dir.empty()) o.corpus.data_dir = f.data_dir;
     if (f.epochs > 0) o.epochs = f.epochs;
     if (f.max_steps >= 0) o.max_steps = f.max_steps;
@@ -44,15 +49,18 @@ void run_train(const TrainFlags& f) {
     if (f.log_every > 0) o.log_every = f.log_every;
     if (f.threads > 0) o.threads = f.threads;
     if (f.bpe >= 0) o.corpus.bpe_merges = f.bpe;
-    if (f.layers > 0) o.model.encoder_layers = o.model.decoder_layers = f.layers;
-    if (f.dim > 0) o.model.model_dim = f.dim;
+    if (f.layers > 0) o.model.encoder_layers = o.model.decoder_layers = o.rnn.num_layers = f.layers;
+    if (f.dim > 0) o.model.model_dim = o.rnn.num_hiddens = f.dim;
+    if (f.embed > 0) o.rnn.embed_size = f.embed;
+    if (f.batch_size > 0) o.batch_size = f.batch_size;
+    if (f.validate_every > 0) o.validate_every = f.validate_every;
     if (f.heads > 0) o.model.heads = f.heads;
     if (f.ffn > 0) o.model.ffn_dim = f.ffn;
     if (f.val_bleu_sentences >= 0) o.val_bleu_sentences = f.val_bleu_sentences;
     if (f.average_last >= 0) o.average_last = f.average_last;
     if (f.max_sentences >= 0) o.corpus.max_train_sentences = f.max_sentences;
     if (f.lr > 0) o.lr = static_cast<float>(f.lr);
-    if (f.dropout >= 0) o.model.dropout = static_cast<float>(f.dropout);
+    if (f.dropout >= 0) o.model.dropout = o.rnn.dropout = static_cast<float>(f.dropout);
     if (f.label_smoothing >= 0) o.label_smoothing = static_cast<float>(f.label_smoothing);
     if (f.clip >= 0) o.clip_norm = static_cast<float>(f.clip);
     if (f.seed > 0) o.seed = f.seed;
@@ -70,7 +78,7 @@ void run_train(const TrainFlags& f) {
         else if (++calls % 50 == 0) std::fprintf(stderr, "%s\n", line.c_str());
     };
     std::signal(SIGINT, on_sigint);
-    TrainResult r = train_translator(o, f.resume, hooks);
+    TrainResult r = train_translator_on(device, o, f.resume, hooks);
     std::signal(SIGINT, SIG_DFL);
     if (tty) std::fprintf(stderr, "\n");
     std::printf("steps %lld, epochs %d, last loss %.4f, val loss %.4f, val BLEU %.2f, %.0f s%s\n",
@@ -81,10 +89,11 @@ void run_train(const TrainFlags& f) {
 
 CommandRegistrar registrar([](CLI::App& app) {
     auto flags = std::make_shared<TrainFlags>();
-    CLI::App* cmd = app.add_subcommand("train", "Train a Transformer translator (presets: transformer-tiny)");
+    CLI::App* cmd = app.add_subcommand(
+        "train", "Train a translator (presets: transformer-tiny, transformer-d2l, bahdanau-d2l, bahdanau-multi30k)");
     cmd->add_option("--preset", flags->preset, "Preset to start from")->capture_default_str();
-    cmd->add_option("--source", flags->source, "Source language (en, de, fr)")->capture_default_str();
-    cmd->add_option("--target", flags->target, "Target language (en, de, fr)")->capture_default_str();
+    cmd->add_option("--source", flags->source, "Source language (en, de, fr; default: the preset's)");
+    cmd->add_option("--target", flags->target, "Target language (en, de, fr; default: the preset's)");
     cmd->add_option("--out", flags->out_dir, "Run folder: checkpoints, train.jsonl, best.safetensors");
     cmd->add_option("--data", flags->data_dir, "Data folder (default ../shared/data or $ATTEND_DATA)");
     cmd->add_flag("--resume", flags->resume, "Continue the newest checkpoint in the run folder");
@@ -98,8 +107,10 @@ CommandRegistrar registrar([](CLI::App& app) {
     cmd->add_option("--clip", flags->clip, "Global gradient-norm clipping (0: none)");
     cmd->add_option("--seed", flags->seed, "Random seed (data order, initialisation, dropout)");
     cmd->add_option("--bpe", flags->bpe, "Joint BPE merges (0: word vocabulary)");
-    cmd->add_option("--layers", flags->layers, "Encoder and decoder layers");
-    cmd->add_option("--dim", flags->dim, "Model dimension C");
+    cmd->add_option("--layers", flags->layers, "Encoder and decoder layers (GRU layers for bahdanau presets)");
+    cmd->add_option("--dim", flags->dim, "Model dimension C (GRU hidden size for bahdanau presets)");
+    cmd->add_option("--embed", flags->embed, "Embedding size (bahdanau presets)");
+    cmd->add_option("--batch-size", flags->batch_size, "Sentences per batch (presets with num_steps: the d2l ones)");
     cmd->add_option("--heads", flags->heads, "Attention heads");
     cmd->add_option("--ffn", flags->ffn, "Feed-forward dimension");
     cmd->add_option("--max-sentences", flags->max_sentences, "Use only the first N training pairs (0: all)");
@@ -107,8 +118,11 @@ CommandRegistrar registrar([](CLI::App& app) {
     cmd->add_option("--keep", flags->keep, "Checkpoints to keep");
     cmd->add_option("--average-last", flags->average_last, "At the end, average the last N checkpoints");
     cmd->add_option("--val-bleu-sentences", flags->val_bleu_sentences, "Validation sentences for BLEU (0: all)");
+    cmd->add_option("--validate-every", flags->validate_every, "Epochs between validations (the last epoch always)");
     cmd->add_option("--log-every", flags->log_every, "Steps between train.jsonl lines");
     cmd->add_option("--threads", flags->threads, "CPU threads (default: all)");
+    cmd->add_option("--device", flags->device, "cpu or cuda (an NVIDIA GPU; `attend devices` lists them)")
+        ->capture_default_str();
     cmd->callback([flags] { run_train(*flags); });
 });
 

@@ -45,7 +45,7 @@ void save_checkpoint(const std::string& path, const TranslatorModel& model, cons
                      const std::vector<float>& adam_v, const TrainingState& state, const nlohmann::json& options) {
     SafeTensorsWriter w;
     add_translator_model(w, model, DType::F32);
-    const int64_t n = static_cast<int64_t>(model.transformer->params.size());
+    const int64_t n = static_cast<int64_t>(model.parameters().size());
     if (!adam_m.empty()) {
         if (adam_m.size() != static_cast<size_t>(n) || adam_v.size() != static_cast<size_t>(n))
             throw Error("checkpoint: optimizer state has " + std::to_string(adam_m.size()) + " values for " +
@@ -72,7 +72,7 @@ Checkpoint load_checkpoint(const std::string& path) {
     } catch (const nlohmann::json::exception& e) {
         throw Error(path + ": training state is malformed (" + e.what() + ")");
     }
-    const int64_t n = static_cast<int64_t>(c.model.transformer->params.size());
+    const int64_t n = static_cast<int64_t>(c.model.parameters().size());
     if (file.contains("optimizer.adam_m")) {
         c.adam_m = file.floats("optimizer.adam_m", {n});
         c.adam_v = file.floats("optimizer.adam_v", {n});
@@ -106,14 +106,14 @@ void prune_checkpoints(const std::string& dir, int keep) {
 TranslatorModel average_checkpoints(const std::vector<std::string>& paths) {
     if (paths.empty()) throw Error("average: no checkpoints given");
     TranslatorModel avg = load_translator_model(SafeTensors::from_file(paths[0]), "optimizer.");
-    ParameterStore& p = avg.transformer->params;
+    ParameterStore& p = avg.parameters();
     std::vector<double> sum(p.values(), p.values() + p.size());
     for (size_t k = 1; k < paths.size(); k++) {
         TranslatorModel m = load_translator_model(SafeTensors::from_file(paths[k]), "optimizer.");
-        if (m.transformer->params.size() != p.size())
-            throw Error("average: " + paths[k] + " has " + std::to_string(m.transformer->params.size()) +
+        if (m.parameters().size() != p.size())
+            throw Error("average: " + paths[k] + " has " + std::to_string(m.parameters().size()) +
                         " parameters, " + paths[0] + " has " + std::to_string(p.size()));
-        const float* v = m.transformer->params.values();
+        const float* v = m.parameters().values();
         for (size_t i = 0; i < sum.size(); i++) sum[i] += v[i];
     }
     for (size_t i = 0; i < sum.size(); i++) p.values()[i] = static_cast<float>(sum[i] / paths.size());

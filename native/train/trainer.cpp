@@ -1,16 +1,14 @@
 #include "train/trainer.h"
 
 #include "data/token_batches.h"
-#include "decode/greedy_search.h"
 #include "error.h"
 #include "model/dropout.h"
 #include "text/bleu.h"
-#include "text/bpe.h"
 #include "train/loss.h"
 #include "train/optimizer.h"
-#include "train/transformer_backward.h"
-#include "train/xavier_init.h"
-#include "translate/transformer_search_model.h"
+#include "train/train_batch.h"
+#include "train/trainable_model.h"
+#include "translate/model_search.h"
 
 #include <malloc.h>
 #include <omp.h>
@@ -21,6 +19,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 namespace attend {
@@ -28,12 +27,34 @@ namespace attend {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
+namespace {
+
+// The RNN hyperparameters a run chooses (vocabularies, num_steps and pad come from the corpus and the options).
+json rnn_options_to_json(const BahdanauConfig& c) {
+    return {{"embed_size", c.embed_size}, {"num_hiddens", c.num_hiddens}, {"num_layers", c.num_layers},
+            {"dropout", c.dropout}, {"max_len", c.max_len}};
+}
+
+BahdanauConfig rnn_options_from_json(const json& j) {
+    BahdanauConfig c;
+    c.embed_size = j.value("embed_size", c.embed_size);
+    c.num_hiddens = j.value("num_hiddens", c.num_hiddens);
+    c.num_layers = j.value("num_layers", c.num_layers);
+    c.dropout = j.value("dropout", c.dropout);
+    c.max_len = j.value("max_len", c.max_len);
+    return c;
+}
+
+}  // namespace
+
 json train_options_to_json(const TrainOptions& o) {
-    return {{"preset", o.preset}, {"corpus", o.corpus}, {"model", transformer_config_to_json(o.model)},
+    return {{"preset", o.preset}, {"corpus", o.corpus}, {"architecture", o.architecture},
+            {"model", transformer_config_to_json(o.model)}, {"rnn", rnn_options_to_json(o.rnn)},
             {"lr", o.lr}, {"warmup_steps", o.warmup_steps}, {"beta1", o.beta1}, {"beta2", o.beta2},
             {"adam_eps", o.adam_eps}, {"weight_decay", o.weight_decay}, {"label_smoothing", o.label_smoothing},
-            {"clip_norm", o.clip_norm}, {"max_tokens", o.max_tokens}, {"epochs", o.epochs},
-            {"max_steps", o.max_steps}, {"seed", o.seed}, {"checkpoint_every", o.checkpoint_every},
+            {"clip_norm", o.clip_norm}, {"max_tokens", o.max_tokens}, {"num_steps", o.num_steps},
+            {"batch_size", o.batch_size}, {"loss", o.loss}, {"init", o.init}, {"validate_every", o.validate_every},
+            {"epochs", o.epochs}, {"max_steps", o.max_steps}, {"seed", o.seed}, {"checkpoint_every", o.checkpoint_every},
             {"keep_checkpoints", o.keep_checkpoints}, {"log_every", o.log_every},
             {"val_bleu_sentences", o.val_bleu_sentences}, {"average_last", o.average_last}};
 }
@@ -42,7 +63,9 @@ TrainOptions train_options_from_json(const json& j) {
     TrainOptions o;
     o.preset = j.value("preset", o.preset);
     if (j.contains("corpus")) o.corpus = j["corpus"].get<CorpusOptions>();
+    o.architecture = j.value("architecture", o.architecture);  // runs from before the RNN trainer: transformer
     if (j.contains("model")) o.model = transformer_config_from_json(j["model"]);
+    if (j.contains("rnn")) o.rnn = rnn_options_from_json(j["rnn"]);
     o.lr = j.value("lr", o.lr);
     o.warmup_steps = j.value("warmup_steps", o.warmup_steps);
     o.beta1 = j.value("beta1", o.beta1);
@@ -52,6 +75,11 @@ TrainOptions train_options_from_json(const json& j) {
     o.label_smoothing = j.value("label_smoothing", o.label_smoothing);
     o.clip_norm = j.value("clip_norm", o.clip_norm);
     o.max_tokens = j.value("max_tokens", o.max_tokens);
+    o.num_steps = j.value("num_steps", o.num_steps);
+    o.batch_size = j.value("batch_size", o.batch_size);
+    o.loss = j.value("loss", o.loss);
+    o.init = j.value("init", o.init);
+    o.validate_every = j.value("validate_every", o.validate_every);
     o.epochs = j.value("epochs", o.epochs);
     o.max_steps = j.value("max_steps", o.max_steps);
     o.seed = j.value("seed", o.seed);
@@ -63,11 +91,48 @@ TrainOptions train_options_from_json(const json& j) {
     return o;
 }
 
-std::vector<std::string> train_preset_names() { return {"transformer-tiny"}; }
+std::vector<std::string> train_preset_names() {
+    return {"transformer-tiny", "transformer-d2l", "bahdanau-d2l", "bahdanau-multi30k"};
+}
+
+namespace {
+
+// The seeds' Tatoeba runs: the first 600 fra-eng pairs, preprocess_nmt + word split, vocabularies with min_freq 2,
+// num_steps 10, batches of 64 sentences reshuffled every epoch, MaskedSoftmaxCELoss summed, grad_clipping 1, Adam
+// (PyTorch defaults) at a constant lr 0.005, the seeds' initialisation.
+void d2l_common(TrainOptions& o) {
+    o.corpus.dataset = "tatoeba";
+    o.corpus.source_lang = "en";
+    o.corpus.target_lang = "fr";
+    o.corpus.bpe_merges = 0;
+    o.corpus.min_freq = 2;
+    o.corpus.joint_vocab = false;
+    o.corpus.max_train_sentences = 600;
+    o.corpus.val_sentences = 200;
+    o.num_steps = 10;
+    o.batch_size = 64;
+    o.loss = "masked_softmax_ce";
+    o.init = "seeds";
+    o.label_smoothing = 0.0f;
+    o.clip_norm = 1.0f;
+    o.lr = 0.005f;
+    o.warmup_steps = 0;
+    o.beta1 = 0.9f;
+    o.beta2 = 0.999f;
+    o.adam_eps = 1e-8f;
+    o.validate_every = 25;
+    o.checkpoint_every = 1000;
+    o.keep_checkpoints = 3;
+    o.log_every = 10;
+    o.average_last = 0;
+}
+
+}  // namespace
 
 TrainOptions train_preset(const std::string& name) {
     TrainOptions o;
     o.preset = name;
+    o.out_dir = "runs/" + name;
     if (name == "transformer-tiny") {
         o.corpus.bpe_merges = 10000;
         o.corpus.joint_vocab = true;
@@ -87,7 +152,55 @@ TrainOptions train_preset(const std::string& name) {
         o.max_tokens = 4096;
         o.epochs = 30;
         o.average_last = 10;
-        o.out_dir = "runs/transformer-tiny";
+        return o;
+    }
+    if (name == "transformer-d2l") {  // seed 000, section 7.6
+        d2l_common(o);
+        o.architecture = "transformer";
+        o.model.model_dim = 32;
+        o.model.heads = 4;
+        o.model.encoder_layers = 2;
+        o.model.decoder_layers = 2;
+        o.model.ffn_dim = 64;
+        o.model.dropout = 0.1f;
+        o.model.tie_embeddings = false;
+        o.model.bias = false;         // MultiHeadAttention(..., bias=False)
+        o.model.max_len = o.num_steps;  // sources of at most num_steps tokens, at most num_steps generated
+        o.epochs = 200;
+        return o;
+    }
+    if (name == "bahdanau-d2l") {  // seed 000: Seq2SeqEncoder + Seq2SeqAttentionDecoder
+        d2l_common(o);
+        o.architecture = "bahdanau";
+        o.rnn.embed_size = 32;
+        o.rnn.num_hiddens = 32;
+        o.rnn.num_layers = 2;
+        o.rnn.dropout = 0.1f;
+        o.epochs = 250;
+        return o;
+    }
+    if (name == "bahdanau-multi30k") {  // a larger GRU + Bahdanau on Multi30K en-de, joint BPE 10k, token batches
+        o.architecture = "bahdanau";
+        o.corpus.bpe_merges = 10000;
+        o.corpus.joint_vocab = false;  // one BPE, two vocabularies: smaller softmax, untied embeddings
+        o.rnn.embed_size = 256;
+        o.rnn.num_hiddens = 256;
+        o.rnn.num_layers = 2;
+        o.rnn.dropout = 0.2f;
+        o.rnn.max_len = 256;
+        o.init = "seeds";
+        o.loss = "cross_entropy";
+        o.label_smoothing = 0.1f;
+        o.clip_norm = 1.0f;
+        o.lr = 2e-3f;
+        o.warmup_steps = 0;
+        o.beta1 = 0.9f;
+        o.beta2 = 0.999f;
+        o.adam_eps = 1e-8f;
+        o.max_tokens = 4096;
+        o.epochs = 20;
+        o.val_bleu_sentences = 500;
+        o.average_last = 0;
         return o;
     }
     std::string known;
@@ -102,7 +215,8 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 }
 
 float learning_rate(const TrainOptions& o, int64_t step) {  // step is 1-based
-    const double s = static_cast<double>(step), w = std::max(1, o.warmup_steps);
+    if (o.warmup_steps <= 0) return o.lr;
+    const double s = static_cast<double>(step), w = o.warmup_steps;
     return static_cast<float>(o.lr * std::min(s / w, std::sqrt(w / s)));
 }
 
@@ -113,43 +227,25 @@ uint64_t step_seed(uint64_t seed, int64_t step) {
     return h ^ (h >> 29);
 }
 
-// One padded batch: sources + <eos>; decoder input <bos> + target; labels target + <eos> (padding: pad_id).
-struct Batch {
-    int B = 0, S = 0, T = 0;
-    std::vector<int> src, tgt_in, tgt_out, src_valid, tgt_valid;
-    int64_t target_tokens = 0;
-};
-
-Batch make_batch(const std::vector<std::vector<int>>& sources, const std::vector<std::vector<int>>& targets,
-                 const std::vector<size_t>& examples, int pad, int bos, int eos) {
-    Batch b;
-    b.B = static_cast<int>(examples.size());
-    for (size_t e : examples) {
-        b.S = std::max(b.S, static_cast<int>(sources[e].size()) + 1);
-        b.T = std::max(b.T, static_cast<int>(targets[e].size()) + 1);
-    }
-    b.src.assign(size_t(b.B) * b.S, pad);
-    b.tgt_in.assign(size_t(b.B) * b.T, pad);
-    b.tgt_out.assign(size_t(b.B) * b.T, pad);
-    for (int r = 0; r < b.B; r++) {
-        const std::vector<int>& s = sources[examples[r]];
-        const std::vector<int>& t = targets[examples[r]];
-        std::copy(s.begin(), s.end(), b.src.begin() + size_t(r) * b.S);
-        b.src[size_t(r) * b.S + s.size()] = eos;
-        b.tgt_in[size_t(r) * b.T] = bos;
-        std::copy(t.begin(), t.end(), b.tgt_in.begin() + size_t(r) * b.T + 1);
-        std::copy(t.begin(), t.end(), b.tgt_out.begin() + size_t(r) * b.T);
-        b.tgt_out[size_t(r) * b.T + t.size()] = eos;
-        b.src_valid.push_back(static_cast<int>(s.size()) + 1);
-        b.tgt_valid.push_back(static_cast<int>(t.size()) + 1);
-        b.target_tokens += static_cast<int64_t>(t.size()) + 1;
-    }
-    return b;
+bool seeds_loss(const TrainOptions& o) {
+    if (o.loss == "masked_softmax_ce") return true;
+    if (o.loss == "cross_entropy") return false;
+    throw Error("loss '" + o.loss + "' is unknown (expected \"cross_entropy\" or \"masked_softmax_ce\")");
 }
 
-// Mean cross entropy per target token (no label smoothing) over the validation set, teacher forced.
-double validation_loss(const Transformer& model, const TranslationCorpus& corpus, int pad, int bos, int eos) {
-    const int V = model.config.tgt_vocab;
+BatchLayout batch_layout(const TranslatorModel& tm, const TrainOptions& o) {
+    BatchLayout layout;
+    layout.pad = tm.pad_id;
+    layout.bos = tm.bos_id;
+    layout.eos = tm.eos_id;
+    layout.num_steps = o.num_steps;
+    return layout;
+}
+
+// Mean cross entropy per target token (no label smoothing) over the validation set, teacher forced, no dropout.
+double validation_loss(TrainableModel& trainable, const TranslatorModel& tm, const TranslationCorpus& corpus,
+                       const BatchLayout& layout) {
+    const int V = static_cast<int>(tm.target_vocab.size()), limit = tm.max_source_tokens();
     double total = 0;
     int64_t count = 0;
     std::vector<float> probs;
@@ -157,15 +253,13 @@ double validation_loss(const Transformer& model, const TranslationCorpus& corpus
     for (size_t start = 0; start < n; start += rows) {
         std::vector<size_t> examples;
         for (size_t i = start; i < std::min(n, start + rows); i++) examples.push_back(i);
-        Batch b = make_batch(corpus.val_source, corpus.val_target, examples, pad, bos, eos);
-        if (b.S > model.config.max_len || b.T > model.config.max_len) continue;
-        TransformerActivations acts;
-        plan_transformer(acts, model.config, b.B, b.S, b.T);
-        transformer_forward(acts, model, b.src.data(), b.src_valid.data(), b.tgt_in.data(), b.tgt_valid.data());
-        probs.resize(size_t(b.B) * b.T * V);
+        TrainBatch b = make_train_batch(corpus.val_source, corpus.val_target, examples, layout);
+        if (b.S > limit || b.T > limit) continue;
+        const float* logits = trainable.forward(b, nullptr);
         const int N = b.B * b.T;
-        total += cross_entropy_forward(nullptr, probs.data(), acts.logits, b.tgt_out.data(), pad, 0.0f, N, V);
-        count += cross_entropy_count(b.tgt_out.data(), pad, N);
+        probs.resize(size_t(N) * V);
+        total += cross_entropy_forward(nullptr, probs.data(), logits, b.tgt_out.data(), tm.pad_id, 0.0f, N, V);
+        count += cross_entropy_count(b.tgt_out.data(), tm.pad_id, N);
     }
     return count ? total / count : 0.0;
 }
@@ -177,15 +271,26 @@ std::string cpu_name() {
     return "unknown CPU";
 }
 
-void initialise(Transformer& model, uint64_t seed) {
-    xavier_init_weights(model.params, seed);
-    // Embeddings ~ N(0, C^-1/2): multiplied by sqrt(C) in the forward, they enter the model with unit variance.
-    const float stddev = 1.0f / std::sqrt(static_cast<float>(model.config.model_dim));
-    for (const TensorSpec& spec : model.params.specs()) {
-        if (spec.name.find("embedding") == std::string::npos) continue;
-        float* w = model.params.value_at(spec.offset);
-        for (size_t i = 0; i < spec.size; i++) w[i] = normal_at(seed ^ 0xE3B0C442ull, spec.offset + i) * stddev;
+std::string describe_model(const TranslatorModel& tm) {
+    char line[256];
+    if (tm.bahdanau) {
+        const BahdanauConfig& c = tm.bahdanau->config;
+        std::snprintf(line, sizeof line, "GRU + Bahdanau attention, %d layers, embed %d, hidden %d, dropout %.2f%s",
+                      c.num_layers, c.embed_size, c.num_hiddens, c.dropout,
+                      c.num_steps > 0 ? (", num_steps " + std::to_string(c.num_steps)).c_str() : "");
+    } else {
+        const TransformerConfig& c = tm.transformer->config;
+        std::snprintf(line, sizeof line, "Transformer %d+%d layers, C %d, %d heads, ffn %d, dropout %.2f", c.encoder_layers,
+                      c.decoder_layers, c.model_dim, c.heads, c.ffn_dim, c.dropout);
     }
+    return line;
+}
+
+std::string describe_data(const CorpusOptions& c) {
+    if (c.dataset == "tatoeba")
+        return "tatoeba eng-fra, first " + std::to_string(c.max_train_sentences) + " pairs, word vocabulary (min_freq " +
+               std::to_string(c.min_freq) + ")";
+    return c.dataset + " " + c.source_lang + "-" + c.target_lang + " train (tok), BPE " + std::to_string(c.bpe_merges);
 }
 
 class JsonLog {
@@ -201,26 +306,22 @@ private:
 
 }  // namespace
 
-double validation_bleu(const Transformer& model, const TranslationCorpus& corpus, int bos_id, int eos_id, int sentences) {
+double validation_bleu(const TranslatorModel& model, const TranslationCorpus& corpus, int sentences) {
     const size_t n = sentences > 0 ? std::min<size_t>(sentences, corpus.val_source.size()) : corpus.val_source.size();
     std::vector<std::string> hyps(n), refs(corpus.val_references.begin(), corpus.val_references.begin() + n);
     SearchOptions opt;
-    opt.bos_id = bos_id;
-    opt.eos_id = eos_id;
+    opt.bos_id = model.bos_id;
+    opt.eos_id = model.eos_id;
 #pragma omp parallel for schedule(dynamic, 8)
     for (long i = 0; i < static_cast<long>(n); i++) {
         std::vector<int> src = corpus.val_source[i];
-        src.push_back(eos_id);
+        src.push_back(model.eos_id);
+        if (static_cast<int>(src.size()) > model.max_source_tokens()) continue;
         SearchOptions o = opt;
-        o.max_length = std::min(model.config.max_len, static_cast<int>(src.size()) * 2 + 10);
-        if (static_cast<int>(src.size()) > model.config.max_len) continue;
-        TransformerSearchModel search(model, src.data(), static_cast<int>(src.size()), o.max_length);
-        Hypothesis h = greedy_search(search, o);
+        o.max_length = default_max_length(model, static_cast<int>(src.size()));
+        Hypothesis h = search_translation(model, src, o);
         if (h.finished) h.tokens.pop_back();
-        std::vector<std::string> pieces = corpus.target_vocab.tokens(h.tokens);
-        std::string line;
-        for (const std::string& w : undo_bpe(pieces)) line += (line.empty() ? "" : " ") + w;
-        hyps[i] = line;
+        hyps[i] = postprocess_for_bleu(corpus.target_vocab.tokens(h.tokens), model.target_pipeline);
     }
     return corpus_bleu(hyps, refs).score;
 }
@@ -250,7 +351,15 @@ TrainResult train_translator(const TrainOptions& requested, bool resume, const T
         saved.max_steps = o.max_steps;
         saved.threads = o.threads;
         o = saved;
+        if (ckpt.model.architecture() != o.architecture)
+            throw Error("--resume: " + found.back() + " holds a " + ckpt.model.architecture() + " model, the run's options say " +
+                        o.architecture);
     }
+    const bool masked_loss = seeds_loss(o);
+    if (o.architecture != "transformer" && o.architecture != "bahdanau")
+        throw Error("architecture '" + o.architecture + "' is unknown (expected \"transformer\" or \"bahdanau\")");
+    if (o.num_steps < 0 || o.num_steps == 1)
+        throw Error("num_steps is " + std::to_string(o.num_steps) + ", expected 0 (token batches) or >= 2");
 
     auto t0 = std::chrono::steady_clock::now();
     TranslationCorpus corpus = from_checkpoint
@@ -271,17 +380,36 @@ TrainResult train_translator(const TrainOptions& requested, bool resume, const T
     tm.pad_id = corpus.target_vocab["<pad>"];
     tm.bos_id = corpus.target_vocab["<bos>"];
     tm.eos_id = corpus.target_vocab["<eos>"];
-    TransformerConfig config = o.model;
-    config.src_vocab = static_cast<int>(corpus.source_vocab.size());
-    config.tgt_vocab = static_cast<int>(corpus.target_vocab.size());
-    config.pad_id = tm.pad_id;
-    if (config.tie_embeddings && config.src_vocab != config.tgt_vocab)
-        throw Error("tied embeddings need one joint vocabulary (corpus.joint_vocab)");
-    o.model = config;
-    tm.transformer = std::make_unique<Transformer>(config, /*with_grads=*/true);
-    Transformer& model = *tm.transformer;
-    ParameterStore& params = model.params;
+    if (corpus.source_vocab["<pad>"] != tm.pad_id || corpus.source_vocab["<eos>"] != tm.eos_id)
+        throw Error("the source and target vocabularies give <pad> / <eos> different ids");
+    float dropout_p = 0;
+    if (o.architecture == "transformer") {
+        TransformerConfig config = o.model;
+        config.src_vocab = static_cast<int>(corpus.source_vocab.size());
+        config.tgt_vocab = static_cast<int>(corpus.target_vocab.size());
+        config.pad_id = tm.pad_id;
+        if (config.tie_embeddings && config.src_vocab != config.tgt_vocab)
+            throw Error("tied embeddings need one joint vocabulary (corpus.joint_vocab)");
+        if (o.num_steps > config.max_len)
+            throw Error("num_steps " + std::to_string(o.num_steps) + " exceeds the Transformer's max_len " +
+                        std::to_string(config.max_len));
+        o.model = config;
+        dropout_p = config.dropout;
+        tm.transformer = std::make_unique<Transformer>(config, /*with_grads=*/true);
+    } else {
+        BahdanauConfig config = o.rnn;
+        config.src_vocab = static_cast<int>(corpus.source_vocab.size());
+        config.tgt_vocab = static_cast<int>(corpus.target_vocab.size());
+        config.pad_id = tm.pad_id;
+        config.num_steps = o.num_steps;
+        config.validate();
+        dropout_p = config.dropout;
+        tm.bahdanau = std::make_unique<BahdanauSeq2Seq>(config, /*with_grads=*/true);
+    }
+    ParameterStore& params = tm.parameters();
     const size_t n_params = params.size();
+    std::unique_ptr<TrainableModel> trainable = make_trainable(tm);
+    const BatchLayout layout = batch_layout(tm, o);
 
     AdamConfig adam_config;
     adam_config.lr = o.lr;
@@ -292,22 +420,20 @@ TrainResult train_translator(const TrainOptions& requested, bool resume, const T
     Adam adam(n_params, adam_config);
     TrainingState state;
     if (from_checkpoint) {
-        if (ckpt.model.transformer->params.size() != n_params)
-            throw Error("--resume: the checkpoint has " + std::to_string(ckpt.model.transformer->params.size()) +
+        if (ckpt.model.parameters().size() != n_params)
+            throw Error("--resume: the checkpoint has " + std::to_string(ckpt.model.parameters().size()) +
                         " parameters, the configuration " + std::to_string(n_params));
-        std::copy_n(ckpt.model.transformer->params.values(), n_params, params.values());
+        std::copy_n(ckpt.model.parameters().values(), n_params, params.values());
         if (ckpt.adam_m.size() != n_params) throw Error("--resume: the checkpoint holds no optimizer state");
         adam.m() = ckpt.adam_m;
         adam.v() = ckpt.adam_v;
         adam.set_steps(ckpt.state.step);
         state = ckpt.state;
     } else {
-        initialise(model, o.seed);
+        initialise_parameters(tm, o.init, o.seed);
     }
     const json options_json = train_options_to_json(o);
-    say("model: Transformer " + std::to_string(config.encoder_layers) + "+" + std::to_string(config.decoder_layers) +
-        " layers, C " + std::to_string(config.model_dim) + ", " + std::to_string(config.heads) + " heads, ffn " +
-        std::to_string(config.ffn_dim) + ", " + std::to_string(n_params) + " parameters, " +
+    say("model: " + describe_model(tm) + ", " + std::to_string(n_params) + " parameters, " +
         std::to_string(omp_get_max_threads()) + " threads");
 
     std::vector<int> src_lens, tgt_lens;
@@ -318,13 +444,18 @@ TrainResult train_translator(const TrainOptions& requested, bool resume, const T
     BatchingOptions batching;
     batching.max_tokens = static_cast<size_t>(o.max_tokens);
     batching.seed = o.seed;
+    auto epoch_batches = [&](int epoch) {
+        if (o.num_steps > 0) return shuffled_batches(corpus.train_source.size(), o.batch_size, o.seed, epoch);
+        std::vector<std::vector<size_t>> out;
+        for (TokenBatch& t : make_token_batches(src_lens, tgt_lens, batching, static_cast<uint64_t>(epoch)))
+            out.push_back(std::move(t.examples));
+        return out;
+    };
 
     auto card = [&](double val_bleu, int epochs_done) {
-        return json{{"data", o.corpus.dataset + " " + o.corpus.source_lang + "-" + o.corpus.target_lang +
-                                 " train (tok), BPE " + std::to_string(o.corpus.bpe_merges)},
-                    {"preset", o.preset}, {"steps", state.step}, {"epochs", epochs_done},
-                    {"training_seconds", state.elapsed_seconds}, {"hardware", cpu_name()},
-                    {"threads", omp_get_max_threads()}, {"val_bleu_greedy", val_bleu}};
+        return json{{"data", describe_data(o.corpus)}, {"preset", o.preset}, {"architecture", o.architecture},
+                    {"steps", state.step}, {"epochs", epochs_done}, {"training_seconds", state.elapsed_seconds},
+                    {"hardware", cpu_name()}, {"threads", omp_get_max_threads()}, {"val_bleu_greedy", val_bleu}};
     };
     auto save = [&]() {
         save_checkpoint(checkpoint_path(o.out_dir, state.step), tm, adam.m(), adam.v(), state, options_json);
@@ -334,38 +465,51 @@ TrainResult train_translator(const TrainOptions& requested, bool resume, const T
     JsonLog log((fs::path(o.out_dir) / "train.jsonl").string());
     TrainResult result;
     std::vector<float> probs, dlogits;
-    TransformerActivations acts;
     auto run_start = std::chrono::steady_clock::now();
     const double elapsed_before = state.elapsed_seconds;
     auto window_start = std::chrono::steady_clock::now();
     int64_t window_tokens = 0;
     double window_loss = 0;
     int window_steps = 0;
-    const int V = config.tgt_vocab;
+    const int V = static_cast<int>(corpus.target_vocab.size());
     double done0 = -1;  // fraction of the run done when this process started (for the ETA)
 
     for (; state.epoch < o.epochs; state.epoch++, state.batch_in_epoch = 0) {
-        std::vector<TokenBatch> batches = make_token_batches(src_lens, tgt_lens, batching, static_cast<uint64_t>(state.epoch));
+        const std::vector<std::vector<size_t>> batches = epoch_batches(state.epoch);
+        double epoch_loss_sum = 0;  // what the seeds accumulate: l.sum() (or the summed CE) and valid tokens
+        int64_t epoch_tokens = 0;
         for (int bi = state.batch_in_epoch; bi < static_cast<int>(batches.size()); bi++) {
-            Batch b = make_batch(corpus.train_source, corpus.train_target, batches[bi].examples, tm.pad_id, tm.bos_id, tm.eos_id);
-            plan_transformer(acts, config, b.B, b.S, b.T);  // reuses the arena's memory from the last step
-            DropoutStream dropout(config.dropout, step_seed(o.seed, state.step));
-            transformer_forward(acts, model, b.src.data(), b.src_valid.data(), b.tgt_in.data(), b.tgt_valid.data(), &dropout);
+            const TrainBatch b = make_train_batch(corpus.train_source, corpus.train_target, batches[bi], layout);
+            DropoutStream dropout(dropout_p, step_seed(o.seed, state.step));
+            const float* logits = trainable->forward(b, &dropout);
             const int N = b.B * b.T;
             probs.resize(size_t(N) * V);
-            const double loss_sum = cross_entropy_forward(nullptr, probs.data(), acts.logits, b.tgt_out.data(), tm.pad_id,
-                                                          o.label_smoothing, N, V);
-            const int count = cross_entropy_count(b.tgt_out.data(), tm.pad_id, N);
-            const double loss = loss_sum / std::max(1, count);
+            double loss_sum = 0, loss = 0;
+            int count = 0;
+            if (masked_loss) {
+                loss_sum = masked_softmax_ce_forward(nullptr, probs.data(), logits, b.tgt_out.data(), b.tgt_valid.data(),
+                                                     b.B, b.T, V);
+                count = static_cast<int>(b.target_tokens);
+                loss = loss_sum * b.T / std::max(1, count);  // mean CE per valid target token
+            } else {
+                loss_sum = cross_entropy_forward(nullptr, probs.data(), logits, b.tgt_out.data(), tm.pad_id,
+                                                 o.label_smoothing, N, V);
+                count = cross_entropy_count(b.tgt_out.data(), tm.pad_id, N);
+                loss = loss_sum / std::max(1, count);
+            }
             if (!std::isfinite(loss))
                 throw Error("the training loss became " + std::string(std::isnan(loss) ? "NaN" : "infinite") + " at step " +
                             std::to_string(state.step + 1) + " (epoch " + std::to_string(state.epoch + 1) +
                             "); stopping. The last checkpoint in " + o.out_dir + " is intact: lower --lr or raise --warmup");
             params.zero_grad();
             dlogits.assign(size_t(N) * V, 0.0f);
-            cross_entropy_backward(dlogits.data(), nullptr, 1.0f / std::max(1, count), probs.data(), b.tgt_out.data(),
-                                   tm.pad_id, o.label_smoothing, N, V);
-            transformer_backward(model, acts, dlogits.data(), b.src.data(), b.tgt_in.data());
+            if (masked_loss)
+                masked_softmax_ce_backward(dlogits.data(), nullptr, probs.data(), b.tgt_out.data(), b.tgt_valid.data(),
+                                           b.B, b.T, V);
+            else
+                cross_entropy_backward(dlogits.data(), nullptr, 1.0f / std::max(1, count), probs.data(), b.tgt_out.data(),
+                                       tm.pad_id, o.label_smoothing, N, V);
+            trainable->backward(b, dlogits.data());
             if (o.clip_norm > 0) clip_grad_norm(params.grads(), n_params, o.clip_norm);
             const float lr = learning_rate(o, state.step + 1);
             adam.step(params.values(), params.grads(), lr);
@@ -375,6 +519,8 @@ TrainResult train_translator(const TrainOptions& requested, bool resume, const T
             state.target_tokens += b.target_tokens;
             state.elapsed_seconds = elapsed_before + seconds_since(run_start);
             result.last_loss = loss;
+            epoch_loss_sum += loss_sum;
+            epoch_tokens += count;
             window_tokens += b.target_tokens;
             window_loss += loss;
             window_steps++;
@@ -411,22 +557,31 @@ TrainResult train_translator(const TrainOptions& requested, bool resume, const T
                 return result;
             }
         }
-        // End of epoch: validation, best model, checkpoint (the saved position is the next epoch's start).
-        const double val_loss = validation_loss(model, corpus, tm.pad_id, tm.bos_id, tm.eos_id);
-        const double val_bleu = validation_bleu(model, corpus, tm.bos_id, tm.eos_id, o.val_bleu_sentences);
-        result.val_loss = val_loss;
-        result.val_bleu = val_bleu;
-        log.write({{"event", "epoch"}, {"epoch", state.epoch + 1}, {"step", state.step}, {"val_loss", val_loss},
-                   {"val_bleu", val_bleu}, {"elapsed_s", state.elapsed_seconds}});
-        char line[200];
-        std::snprintf(line, sizeof line, "epoch %d: val loss %.3f, val BLEU %.2f (greedy), %lld steps, %.0f s",
-                      state.epoch + 1, val_loss, val_bleu, static_cast<long long>(state.step), state.elapsed_seconds);
-        say(line);
-        if (val_bleu > state.best_val_bleu) {
-            state.best_val_bleu = val_bleu;
-            tm.card = card(val_bleu, state.epoch + 1);
-            result.best_model = (fs::path(o.out_dir) / "best.safetensors").string();
-            write_file_atomically(result.best_model, save_translator_model(tm, DType::F32));
+        // End of epoch: validation (every validate_every epochs and the last), best model, checkpoint (the saved
+        // position is the next epoch's start).
+        result.epoch_loss_d2l = epoch_tokens ? epoch_loss_sum / epoch_tokens : 0.0;
+        const bool validate = (state.epoch + 1) % std::max(1, o.validate_every) == 0 || state.epoch + 1 == o.epochs;
+        if (validate) {
+            const double val_loss = validation_loss(*trainable, tm, corpus, layout);
+            const double val_bleu = validation_bleu(tm, corpus, o.val_bleu_sentences);
+            result.val_loss = val_loss;
+            result.val_bleu = val_bleu;
+            log.write({{"event", "epoch"}, {"epoch", state.epoch + 1}, {"step", state.step}, {"train_loss", result.epoch_loss_d2l},
+                       {"val_loss", val_loss}, {"val_bleu", val_bleu}, {"elapsed_s", state.elapsed_seconds}});
+            char line[240];
+            std::snprintf(line, sizeof line, "epoch %d: train loss %.3f, val loss %.3f, val BLEU %.2f (greedy), %lld steps, %.0f s",
+                          state.epoch + 1, result.epoch_loss_d2l, val_loss, val_bleu, static_cast<long long>(state.step),
+                          state.elapsed_seconds);
+            say(line);
+            if (val_bleu > state.best_val_bleu) {
+                state.best_val_bleu = val_bleu;
+                tm.card = card(val_bleu, state.epoch + 1);
+                result.best_model = (fs::path(o.out_dir) / "best.safetensors").string();
+                write_file_atomically(result.best_model, save_translator_model(tm, DType::F32));
+            }
+        } else {
+            log.write({{"event", "epoch"}, {"epoch", state.epoch + 1}, {"step", state.step}, {"train_loss", result.epoch_loss_d2l},
+                       {"elapsed_s", state.elapsed_seconds}});
         }
         state.epoch++;
         state.batch_in_epoch = 0;

@@ -1,8 +1,16 @@
-// `attend train` for Transformer translators: length-bucketed token batches, label-smoothed cross entropy,
-// Adam with warmup + inverse-square-root decay, atomic checkpoints every N steps (last K kept), exact resume
-// (same batches, same dropout masks: both derive from the seed and the step), Ctrl-C saves and stops,
-// validation loss and BLEU per epoch with the best checkpoint kept, a JSON-lines log.
+// `attend train` for translators, one loop for both architectures (train/trainable_model.h): the Transformer and
+// the GRU encoder + Bahdanau-attention GRU decoder. Two data layouts: length-bucketed token batches (Multi30K) or
+// the seeds' fixed num_steps batches of batch_size sentences (Tatoeba); two losses: label-smoothed cross entropy
+// averaged per target token, or the seeds' MaskedSoftmaxCELoss summed over the batch. Adam with warmup +
+// inverse-square-root decay (or a constant rate), gradient-norm clipping, atomic checkpoints every N steps (last
+// K kept), exact resume (same batches, same dropout masks: both derive from the seed and the step), Ctrl-C saves
+// and stops, a loss that turns NaN/inf stops the run naming the step, validation loss and BLEU with the best
+// model kept, a JSON-lines log.
+//
+// Presets: transformer-tiny (Multi30K), transformer-d2l and bahdanau-d2l (the seeds' Tatoeba runs),
+// bahdanau-multi30k.
 #pragma once
+#include "model/bahdanau_seq2seq.h"
 #include "model/transformer_config.h"
 #include "train/checkpoint.h"
 #include "train/translation_corpus.h"
@@ -18,14 +26,22 @@ namespace attend {
 struct TrainOptions {
     std::string preset;
     CorpusOptions corpus;
-    TransformerConfig model;
-    // Learning rate: peak `lr` after `warmup_steps` of linear warmup, then lr * sqrt(warmup / step).
+    std::string architecture = "transformer";  // or "bahdanau"
+    TransformerConfig model;                   // architecture "transformer" (vocabulary sizes come from the corpus)
+    BahdanauConfig rnn;                        // architecture "bahdanau" (vocabularies, num_steps, pad from the run)
+    // Learning rate: peak `lr` after `warmup_steps` of linear warmup, then lr * sqrt(warmup / step); warmup_steps 0:
+    // a constant lr (the seeds).
     float lr = 5e-3f;
     int warmup_steps = 2000;
     float beta1 = 0.9f, beta2 = 0.98f, adam_eps = 1e-9f, weight_decay = 0.0f;
     float label_smoothing = 0.1f;
     float clip_norm = 0.0f;        // 0: no clipping
-    int max_tokens = 4096;         // per batch, padding included
+    int max_tokens = 4096;         // per batch, padding included (num_steps 0)
+    int num_steps = 0;             // > 0: the seeds' batches: batch_size sentences truncated / padded to num_steps
+    int batch_size = 64;           // sentences per batch when num_steps > 0
+    std::string loss = "cross_entropy";  // or "masked_softmax_ce": the seeds' MaskedSoftmaxCELoss, l.sum() per batch
+    std::string init = "scaled";         // or "seeds" (train/trainable_model.h)
+    int validate_every = 1;        // epochs between validations (the last epoch always validates)
     int epochs = 30;
     int64_t max_steps = 0;         // 0: no limit
     uint64_t seed = 1;
@@ -40,13 +56,16 @@ struct TrainOptions {
 nlohmann::json train_options_to_json(const TrainOptions& o);
 TrainOptions train_options_from_json(const nlohmann::json& j);
 
-// transformer-tiny (Multi30K, joint BPE 10k, 4+4 layers, C 128, ...). Throws naming the known presets.
+// transformer-tiny (Multi30K, joint BPE 10k, 4+4 layers, C 128, ...), transformer-d2l, bahdanau-d2l (the seeds'
+// configurations on the first 600 Tatoeba pairs), bahdanau-multi30k. Throws naming the known presets.
 TrainOptions train_preset(const std::string& name);
 std::vector<std::string> train_preset_names();
 
 struct TrainResult {
     TrainingState state;
     double last_loss = 0;        // mean training loss (per target token) of the last step
+    double epoch_loss_d2l = 0;   // loss sum / valid target tokens over the last epoch's batches: with masked_softmax_ce the
+                                 // seeds' printed loss (sum of l.sum() / tokens), with cross_entropy the mean per token
     double val_loss = 0, val_bleu = 0;
     bool interrupted = false;
     std::string best_model;      // exported best-by-val-BLEU model (F32)
@@ -61,7 +80,8 @@ struct TrainHooks {
 // Trains from scratch, or continues the newest checkpoint in options.out_dir when resume is true.
 TrainResult train_translator(const TrainOptions& options, bool resume, const TrainHooks& hooks = {});
 
-// Corpus BLEU (tokenized references) of greedy translations of the validation set.
-double validation_bleu(const Transformer& model, const TranslationCorpus& corpus, int bos_id, int eos_id, int sentences);
+// Corpus BLEU (tokenized references) of greedy translations of the first `sentences` validation pairs (0: all);
+// sources longer than the model accepts count as empty translations.
+double validation_bleu(const TranslatorModel& model, const TranslationCorpus& corpus, int sentences);
 
 }  // namespace attend

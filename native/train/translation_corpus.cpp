@@ -3,8 +3,10 @@
 #include "data/data_dir.h"
 #include "data/multi30k.h"
 #include "data/nonbreaking_prefix_file.h"
+#include "data/tatoeba.h"
 #include "error.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace attend {
@@ -24,7 +26,8 @@ const std::vector<std::string> kReserved{"<pad>", "<bos>", "<eos>"};
 void to_json(nlohmann::json& j, const CorpusOptions& o) {
     j = {{"dataset", o.dataset}, {"source_lang", o.source_lang}, {"target_lang", o.target_lang},
          {"bpe_merges", o.bpe_merges}, {"min_freq", o.min_freq}, {"joint_vocab", o.joint_vocab},
-         {"max_train_sentences", o.max_train_sentences}, {"max_tokens_per_sentence", o.max_tokens_per_sentence}};
+         {"max_train_sentences", o.max_train_sentences}, {"max_tokens_per_sentence", o.max_tokens_per_sentence},
+         {"val_sentences", o.val_sentences}};
 }
 
 void from_json(const nlohmann::json& j, CorpusOptions& o) {
@@ -36,6 +39,7 @@ void from_json(const nlohmann::json& j, CorpusOptions& o) {
     o.joint_vocab = j.value("joint_vocab", o.joint_vocab);
     o.max_train_sentences = j.value("max_train_sentences", o.max_train_sentences);
     o.max_tokens_per_sentence = j.value("max_tokens_per_sentence", o.max_tokens_per_sentence);
+    o.val_sentences = j.value("val_sentences", o.val_sentences);
 }
 
 std::vector<int> encode_line(const std::string& tokenized_line, const TextPipeline& pipeline, const Vocab& vocab) {
@@ -44,14 +48,71 @@ std::vector<int> encode_line(const std::string& tokenized_line, const TextPipeli
     return vocab.ids(tokens);
 }
 
+namespace {
+
+// Tatoeba: the seeds' words of the first max_train_sentences + val_sentences pairs (d2l's load_data_nmt).
+struct TatoebaWords {
+    std::vector<std::vector<std::string>> train_source, train_target, val_source, val_target;
+};
+
+TatoebaWords read_tatoeba_words(const CorpusOptions& o) {
+    if (o.source_lang != "en" || o.target_lang != "fr")
+        throw Error("dataset 'tatoeba' is English -> French (eng-fra), got " + o.source_lang + " -> " + o.target_lang);
+    if (o.max_train_sentences <= 0)
+        throw Error("dataset 'tatoeba': max_train_sentences must be set (the seeds use 600), got " +
+                    std::to_string(o.max_train_sentences));
+    const std::string dir = o.data_dir.empty() ? default_data_dir() : o.data_dir;
+    const size_t n_train = static_cast<size_t>(o.max_train_sentences), n_val = static_cast<size_t>(std::max(0, o.val_sentences));
+    // load_data_nmt's preprocessing (it sees each line after a newline / tab, as d2l preprocesses the whole file).
+    NmtData data = load_data_nmt(tatoeba_path(dir), 2, n_train + n_val);
+    if (data.source.size() < n_train + n_val)
+        throw Error(tatoeba_path(dir) + " has " + std::to_string(data.source.size()) + " pairs, expected at least " +
+                    std::to_string(n_train + n_val) + " (training + validation)");
+    TatoebaWords w;
+    w.train_source.assign(data.source.begin(), data.source.begin() + n_train);
+    w.train_target.assign(data.target.begin(), data.target.begin() + n_train);
+    w.val_source.assign(data.source.begin() + n_train, data.source.end());
+    w.val_target.assign(data.target.begin() + n_train, data.target.end());
+    return w;
+}
+
+std::string join_words(const std::vector<std::string>& words) {
+    std::string line;
+    for (const std::string& w : words) line += (line.empty() ? "" : " ") + w;
+    return line;
+}
+
+TranslationCorpus encode_tatoeba(const TatoebaWords& w, TranslationCorpus c) {
+    for (const auto& words : w.train_source) c.train_source.push_back(c.source_vocab.ids(words));
+    for (const auto& words : w.train_target) c.train_target.push_back(c.target_vocab.ids(words));
+    for (const auto& words : w.val_source) c.val_source.push_back(c.source_vocab.ids(words));
+    for (const auto& words : w.val_target) {
+        c.val_target.push_back(c.target_vocab.ids(words));
+        c.val_references.push_back(join_words(words));
+    }
+    return c;
+}
+
+}  // namespace
+
 static ParallelText read_split(const CorpusOptions& o, const std::string& split) {
     if (o.dataset != "multi30k")
-        throw Error("dataset '" + o.dataset + "' is not supported for Transformer training (expected multi30k)");
+        throw Error("dataset '" + o.dataset + "' is not supported for training (expected multi30k or tatoeba)");
     const std::string dir = o.data_dir.empty() ? default_data_dir() : o.data_dir;
     return load_multi30k(dir, split, parse_lang(o.source_lang), parse_lang(o.target_lang), TextForm::tok);
 }
 
 TranslationCorpus prepare_corpus(const CorpusOptions& o) {
+    if (o.dataset == "tatoeba") {
+        TatoebaWords w = read_tatoeba_words(o);
+        TranslationCorpus c;
+        c.source_pipeline = d2l_words_pipeline(Lang::en);
+        c.target_pipeline = d2l_words_pipeline(Lang::fr);
+        // The seeds' vocabularies: built from the training pairs only, min_freq (2), <pad> <bos> <eos> reserved.
+        c.source_vocab = Vocab(w.train_source, o.min_freq, kReserved);
+        c.target_vocab = Vocab(w.train_target, o.min_freq, kReserved);
+        return encode_tatoeba(w, std::move(c));
+    }
     ParallelText train = read_split(o, "train");
     if (o.max_train_sentences > 0 && static_cast<size_t>(o.max_train_sentences) < train.source.size()) {
         train.source.resize(o.max_train_sentences);
@@ -99,6 +160,7 @@ TranslationCorpus encode_corpus(const CorpusOptions& o, TextPipeline source_pipe
     c.target_pipeline = std::move(target_pipeline);
     c.source_vocab = std::move(source_vocab);
     c.target_vocab = std::move(target_vocab);
+    if (o.dataset == "tatoeba") return encode_tatoeba(read_tatoeba_words(o), std::move(c));
     ParallelText train = read_split(o, "train");
     if (o.max_train_sentences > 0 && static_cast<size_t>(o.max_train_sentences) < train.source.size()) {
         train.source.resize(o.max_train_sentences);

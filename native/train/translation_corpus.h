@@ -1,5 +1,9 @@
 // A parallel corpus ready for training a translator: the tokenizer pipelines (with the BPE learned on the
-// training text), the vocabularies, and every split as token ids.
+// training text), the vocabularies, and every split as token ids. Two data sets:
+//   multi30k  the tokenized tok/ files, joint BPE, train and val splits (moses+bpe pipelines)
+//   tatoeba   the d2l fra-eng pairs (tatoeba/eng-fra-5k.tsv): the first max_train_sentences pairs train, the next
+//             val_sentences pairs validate; the seeds' preprocess_nmt and word split (d2l-words pipelines), word
+//             vocabularies with min_freq and <unk> <pad> <bos> <eos> (load_data_nmt); English -> French only
 #pragma once
 #include "text/text_pipeline.h"
 #include "text/vocab.h"
@@ -12,13 +16,15 @@ namespace attend {
 
 struct CorpusOptions {
     std::string data_dir;          // ../shared/data unless set
-    std::string dataset = "multi30k";
+    std::string dataset = "multi30k";  // or "tatoeba"
     std::string source_lang = "en", target_lang = "de";
     int bpe_merges = 10000;        // joint BPE on source + target training text
     int min_freq = 1;              // vocabulary threshold (after BPE)
     bool joint_vocab = true;       // one vocabulary for both sides (required to tie embeddings)
     int max_train_sentences = 0;   // 0: all (tests use a few hundred)
-    int max_tokens_per_sentence = 200;  // longer training pairs are dropped (and counted)
+    int max_tokens_per_sentence = 200;  // longer training pairs are dropped (and counted); tatoeba: never (the
+                                        // trainer truncates to num_steps, as the seeds do)
+    int val_sentences = 200;       // tatoeba: validation pairs after the training ones
 };
 void to_json(nlohmann::json& j, const CorpusOptions& o);
 void from_json(const nlohmann::json& j, CorpusOptions& o);
@@ -32,7 +38,7 @@ struct TranslationCorpus {
     int dropped_long = 0;
 };
 
-// Reads the tokenized (tok/) Multi30K train and val files, learns the BPE, builds the vocabularies and encodes.
+// Reads the training and validation text, learns the BPE (multi30k), builds the vocabularies and encodes.
 TranslationCorpus prepare_corpus(const CorpusOptions& options);
 
 // Same, but with pipelines and vocabularies given (resuming from a checkpoint: nothing is relearned).

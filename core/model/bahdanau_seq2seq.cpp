@@ -1,0 +1,79 @@
+#include "model/bahdanau_seq2seq.h"
+
+#include <set>
+#include <string>
+
+#include "error.h"
+
+namespace attend {
+namespace {
+
+Seq2SeqConfig side(const BahdanauConfig& c, int vocab) {
+    c.validate();
+    return Seq2SeqConfig{vocab, c.embed_size, c.num_hiddens, c.num_layers, c.dropout, false};
+}
+
+}  // namespace
+
+void BahdanauConfig::validate() const {
+    auto positive = [](const char* name, int v) {
+        if (v <= 0) throw Error(std::string("bahdanau config: ") + name + " is " + std::to_string(v) + ", expected > 0");
+    };
+    positive("src_vocab", src_vocab);
+    positive("tgt_vocab", tgt_vocab);
+    positive("embed_size", embed_size);
+    positive("num_hiddens", num_hiddens);
+    positive("num_layers", num_layers);
+    positive("max_len", max_len);
+    if (num_steps < 0) throw Error("bahdanau config: num_steps is " + std::to_string(num_steps) + ", expected >= 0");
+    if (num_steps == 1) throw Error("bahdanau config: num_steps is 1, expected 0 (no padding) or >= 2");
+    if (!(dropout >= 0.0f && dropout < 1.0f))
+        throw Error("bahdanau config: dropout is " + std::to_string(dropout) + ", expected in [0, 1)");
+    if (pad_id < 0 || pad_id >= src_vocab || pad_id >= tgt_vocab)
+        throw Error("bahdanau config: pad_id " + std::to_string(pad_id) + " is outside the vocabularies");
+}
+
+nlohmann::json bahdanau_config_to_json(const BahdanauConfig& c) {
+    return {{"architecture", "bahdanau"}, {"src_vocab", c.src_vocab},     {"tgt_vocab", c.tgt_vocab},
+            {"embed_size", c.embed_size}, {"num_hiddens", c.num_hiddens}, {"num_layers", c.num_layers},
+            {"dropout", c.dropout},       {"num_steps", c.num_steps},     {"max_len", c.max_len},
+            {"pad_id", c.pad_id}};
+}
+
+BahdanauConfig bahdanau_config_from_json(const nlohmann::json& j) {
+    if (!j.is_object()) throw Error("bahdanau config: expected a JSON object, got " + std::string(j.type_name()));
+    if (!j.contains("architecture") || j["architecture"] != "bahdanau")
+        throw Error("bahdanau config: architecture is " + (j.contains("architecture") ? j["architecture"].dump() : "missing") +
+                    ", expected \"bahdanau\"");
+    const std::set<std::string> known{"architecture", "src_vocab", "tgt_vocab", "embed_size", "num_hiddens",
+                                      "num_layers",   "dropout",   "num_steps", "max_len",    "pad_id"};
+    for (auto it = j.begin(); it != j.end(); ++it)
+        if (!known.count(it.key())) throw Error("bahdanau config: unknown field '" + it.key() + "'");
+    BahdanauConfig c;
+    auto get = [&](const char* key, auto& field) {
+        auto it = j.find(key);
+        if (it == j.end()) return;
+        if (!it->is_number())
+            throw Error(std::string("bahdanau config: field '") + key + "' has the wrong type (" + it->type_name() +
+                        ", expected a number)");
+        it->get_to(field);
+    };
+    get("src_vocab", c.src_vocab);
+    get("tgt_vocab", c.tgt_vocab);
+    get("embed_size", c.embed_size);
+    get("num_hiddens", c.num_hiddens);
+    get("num_layers", c.num_layers);
+    get("dropout", c.dropout);
+    get("num_steps", c.num_steps);
+    get("max_len", c.max_len);
+    get("pad_id", c.pad_id);
+    c.validate();
+    return c;
+}
+
+BahdanauSeq2Seq::BahdanauSeq2Seq(const BahdanauConfig& c, bool with_grads)
+    : config(c), encoder(side(c, c.src_vocab), &params, "encoder."), decoder(side(c, c.tgt_vocab), &params, "decoder.") {
+    params.allocate(with_grads);
+}
+
+}  // namespace attend

@@ -1,0 +1,108 @@
+#include "cuda/cross_entropy_cuda.h"
+
+#include "cuda/cuda_check.h"
+#include "cuda/cuda_common.cuh"
+#include "cuda/device_memory.h"
+
+namespace attend::cuda {
+
+namespace {
+
+constexpr int kThreads = 256;
+
+// One block per row. row_loss (loss.cpp): lse = m + log(sum exp(z - m)); nll = lse - z[y];
+// smoothed: (1 - s) nll + s / V * sum_c (lse - z[c]) = (1 - s) nll + s (lse - mean(z)).
+__global__ void cross_entropy_forward_kernel(float* losses, float* probs, const float* logits, const int* targets,
+                                             int ignore_index, float smoothing, int V) {
+    __shared__ float shared[32];
+    __shared__ double shared_d[32];
+    const int n = blockIdx.x;
+    const float* z = logits + (size_t)n * V;
+    float* p = probs + (size_t)n * V;
+    float m = -INFINITY;
+    double zsum = 0.0;  // in double, as the CPU's sum of -log p
+    for (int c = threadIdx.x; c < V; c += blockDim.x) {
+        m = fmaxf(m, z[c]);
+        zsum += z[c];
+    }
+    m = block_max(m, shared);
+    zsum = block_sum(zsum, shared_d);
+    float sum = 0.0f;
+    for (int c = threadIdx.x; c < V; c += blockDim.x) {
+        const float e = expf(z[c] - m);
+        p[c] = e;
+        sum += e;
+    }
+    sum = block_sum(sum, shared);
+    const float inv = 1.0f / sum;
+    for (int c = threadIdx.x; c < V; c += blockDim.x) p[c] *= inv;
+    if (threadIdx.x != 0 || !losses) return;
+    const int y = targets[n];
+    float loss = 0.0f;
+    if (y != ignore_index) {
+        if (y < 0 || y >= V) {
+            loss = NAN;
+        } else {
+            const double lse = double(m + logf(sum));  // the CPU's softmax_row returns m + log(total) in float
+            const double nll = lse - double(z[y]);
+            loss = smoothing == 0.0f ? float(nll)
+                                     : float((1.0 - smoothing) * nll + double(smoothing) * (lse - zsum / V));
+        }
+    }
+    losses[n] = loss;
+}
+
+// total = sum of losses in row order (one thread: N is a batch's token count, a few thousand).
+__global__ void sum_losses_kernel(double* total, const float* losses, int N) {
+    if (blockIdx.x != 0 || threadIdx.x != 0) return;
+    double t = 0.0;
+    for (int n = 0; n < N; ++n) t += losses[n];
+    *total = t;
+}
+
+__global__ void cross_entropy_backward_kernel(float* dlogits, const float* dlosses, float dloss, const float* probs,
+                                              const int* targets, int ignore_index, float smoothing, int V) {
+    const int n = blockIdx.x;
+    const int y = targets[n];
+    if (y == ignore_index || y < 0 || y >= V) return;
+    const float g = dlosses ? dlosses[n] : dloss;
+    const float uniform = g * smoothing / float(V);
+    float* dz = dlogits + (size_t)n * V;
+    const float* p = probs + (size_t)n * V;
+    for (int c = threadIdx.x; c < V; c += blockDim.x) {
+        float d = g * p[c] - uniform;
+        if (c == y) d -= g * (1.0f - smoothing);
+        dz[c] += d;
+    }
+}
+
+}  // namespace
+
+void cross_entropy_forward_cuda(float* losses, float* probs, double* total, const float* logits, const int* targets,
+                                int ignore_index, float label_smoothing, int N, int V) {
+    if (N <= 0) {
+        if (total) zero_device(total, 1);
+        return;
+    }
+    DeviceBuffer<float> own;
+    if (!losses && total) {
+        own = DeviceBuffer<float>(N);
+        losses = own.get();
+    }
+    cross_entropy_forward_kernel<<<N, kThreads>>>(losses, probs, logits, targets, ignore_index, label_smoothing, V);
+    CUDA_CHECK_LAUNCH("cross_entropy_forward_kernel");
+    if (total) {
+        sum_losses_kernel<<<1, 32>>>(total, losses, N);
+        CUDA_CHECK_LAUNCH("sum_losses_kernel");
+    }
+}
+
+void cross_entropy_backward_cuda(float* dlogits, const float* dlosses, float dloss, const float* probs,
+                                 const int* targets, int ignore_index, float label_smoothing, int N, int V) {
+    if (N <= 0) return;
+    cross_entropy_backward_kernel<<<N, kThreads>>>(dlogits, dlosses, dloss, probs, targets, ignore_index,
+                                                   label_smoothing, V);
+    CUDA_CHECK_LAUNCH("cross_entropy_backward_kernel");
+}
+
+}  // namespace attend::cuda

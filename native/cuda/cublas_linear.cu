@@ -1,0 +1,92 @@
+#include "cuda/cublas_linear.h"
+
+#include "cuda/cuda_check.h"
+#include "cuda/cuda_common.cuh"
+
+namespace attend::cuda {
+
+namespace {
+
+struct HandleHolder {
+    cublasHandle_t handle = nullptr;
+    ~HandleHolder() {
+        if (handle) cublasDestroy(handle);
+    }
+};
+
+bool g_tf32 = false;
+
+// out[n, :] = bias  (out [N, OC], bias [OC]); the GEMM then adds x W^T with beta = 1.
+__global__ void broadcast_rows_kernel(float* out, const float* bias, int N, int OC) {
+    const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < (long long)N * OC) out[i] = bias[i % OC];
+}
+
+// dbias[c] += sum_n dout[n, c], rows added in order like the CPU (one thread per column: deterministic).
+__global__ void bias_backward_kernel(float* dbias, const float* dout, int N, int OC) {
+    const int c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= OC) return;
+    float sum = 0.0f;
+    for (int n = 0; n < N; ++n) sum += dout[(size_t)n * OC + c];
+    dbias[c] += sum;
+}
+
+}  // namespace
+
+cublasHandle_t cublas_handle() {
+    thread_local HandleHolder holder;
+    if (!holder.handle) {
+        CUBLAS_CHECK(cublasCreate(&holder.handle));
+        CUBLAS_CHECK(cublasSetMathMode(holder.handle, g_tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
+    }
+    return holder.handle;
+}
+
+void set_tf32(bool allow) {
+    g_tf32 = allow;
+    CUBLAS_CHECK(cublasSetMathMode(cublas_handle(), allow ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
+}
+
+// Row-major X[r, c] is column-major X^T. Row-major C = A B^T  <=>  column-major C^T = B A^T:
+// the column-major B [K, N] (= row-major B [N, K]) transposed, times the column-major A^T [K, M].
+void matmul_nt_cuda(float* C, const float* A, const float* B, int M, int N, int K, float alpha, float beta) {
+    if (M == 0 || N == 0) return;
+    CUBLAS_CHECK(cublasSgemm(cublas_handle(), CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &alpha, B, K, A, K, &beta, C, N));
+}
+
+// Row-major C = A B  <=>  column-major C^T = B^T A^T, both already column-major as stored.
+void matmul_nn_cuda(float* C, const float* A, const float* B, int M, int N, int K, float alpha, float beta) {
+    if (M == 0 || N == 0) return;
+    CUBLAS_CHECK(cublasSgemm(cublas_handle(), CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, B, N, A, K, &beta, C, N));
+}
+
+// Row-major C = A^T B (A [K, M])  <=>  column-major C^T = B^T A, with A's storage the column-major A^T [M, K].
+void matmul_tn_cuda(float* C, const float* A, const float* B, int M, int N, int K, float alpha, float beta) {
+    if (M == 0 || N == 0) return;
+    CUBLAS_CHECK(cublasSgemm(cublas_handle(), CUBLAS_OP_N, CUBLAS_OP_T, N, M, K, &alpha, B, N, A, M, &beta, C, N));
+}
+
+void linear_forward_cuda(float* out, const float* x, const float* weight, const float* bias, int N, int IC, int OC) {
+    float beta = 0.0f;
+    if (bias) {
+        const long long n = (long long)N * OC;
+        if (n > 0) {
+            broadcast_rows_kernel<<<ceil_div(n, 256), 256>>>(out, bias, N, OC);
+            CUDA_CHECK_LAUNCH("broadcast_rows_kernel (linear_forward_cuda bias)");
+        }
+        beta = 1.0f;
+    }
+    matmul_nt_cuda(out, x, weight, N, OC, IC, 1.0f, beta);
+}
+
+void linear_backward_cuda(float* dx, float* dweight, float* dbias, const float* dout, const float* x,
+                          const float* weight, int N, int IC, int OC) {
+    if (dx) matmul_nn_cuda(dx, dout, weight, N, IC, OC, 1.0f, 1.0f);    // dx [N,IC] += dout [N,OC] W [OC,IC]
+    if (dweight) matmul_tn_cuda(dweight, dout, x, OC, IC, N, 1.0f, 1.0f);            // dW [OC,IC] += dout^T x
+    if (dbias && OC > 0) {
+        bias_backward_kernel<<<ceil_div(OC, 128), 128>>>(dbias, dout, N, OC);
+        CUDA_CHECK_LAUNCH("bias_backward_kernel (linear_backward_cuda)");
+    }
+}
+
+}  // namespace attend::cuda

@@ -1,0 +1,69 @@
+// A Transformer training step on the GPU: forward, label-smoothed cross entropy, backward, global-norm clipping and
+// Adam, all on the device, chaining the *_cuda kernels exactly as transformer_forward / transformer_backward
+// (core/model/transformer.cpp, native/train/transformer_backward.cpp) chain the CPU kernels, and as
+// native/train/trainer.cpp runs one step.
+//
+// Parameters, gradients and the Adam moments are flat device buffers with the SAME layout as the CPU
+// ParameterStore (element i belongs to the same tensor element), so download_params() into the model's store gives
+// a checkpoint the CPU trainer and `attend export` read unchanged, and a CPU checkpoint uploads as it is.
+// Dropout uses the same DropoutStream counters in the same order as the CPU forward, so for the same seed the GPU
+// drops exactly the elements the CPU drops.
+// Activations live in one device arena allocated at construction (arena_bytes); a step allocates nothing else.
+#pragma once
+#include "model/transformer.h"
+#include "train/optimizer.h"
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace attend::cuda {
+
+// One padded batch as the trainer builds it (host pointers). Labels equal to config.pad_id are ignored by the loss.
+struct TransformerBatchView {
+    int B = 0, S = 0, T = 0;
+    const int* src = nullptr;        // [B,S]
+    const int* src_valid = nullptr;  // [B] or null (all valid)
+    const int* tgt_in = nullptr;     // [B,T] decoder input
+    const int* tgt_valid = nullptr;  // [B] or null
+    const int* tgt_out = nullptr;    // [B,T] labels
+};
+
+class TransformerCuda {
+public:
+    // Uploads model.params' values; the Adam moments start at zero (t = 0). Throws attend::Error without a GPU.
+    TransformerCuda(const Transformer& model, const AdamConfig& adam, size_t arena_bytes = size_t(4) << 30);
+    ~TransformerCuda();
+    TransformerCuda(const TransformerCuda&) = delete;
+    TransformerCuda& operator=(const TransformerCuda&) = delete;
+
+    // trainer.cpp's step: forward with DropoutStream(config.dropout, dropout_seed), loss = sum of row losses /
+    // count of non-pad labels, gradients zeroed then backward, clip_grad_norm if clip_norm > 0, Adam at lr.
+    // Returns the mean loss (one host synchronisation).
+    double train_step(const TransformerBatchView& batch, uint64_t dropout_seed, float label_smoothing, float clip_norm,
+                      float lr);
+
+    // Forward, loss and backward only (no clipping, no update); gradients zeroed first and left on the device.
+    // dropout_seed is used only when `dropout` (else the forward runs without dropout). Returns the mean loss.
+    double forward_backward(const TransformerBatchView& batch, bool dropout, uint64_t dropout_seed,
+                            float label_smoothing);
+
+    // Forward and loss without dropout (validation): returns the sum of row losses; *count = non-pad labels.
+    double loss_sum(const TransformerBatchView& batch, float label_smoothing, int* count);
+
+    // Host <-> device copies in the ParameterStore layout (store must be the model's layout).
+    void upload_params(const ParameterStore& store);
+    void download_params(ParameterStore& store) const;
+    void download_grads(ParameterStore& store) const;  // store allocated with grads
+    std::vector<float> download_logits() const;        // [B,T,V] of the last forward
+    void set_adam_state(const std::vector<float>& m, const std::vector<float>& v, int64_t steps);
+    void download_adam_state(std::vector<float>& m, std::vector<float>& v) const;
+    int64_t adam_steps() const;
+    size_t arena_high_water() const;  // bytes of activations the largest step needed
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace attend::cuda

@@ -1,0 +1,106 @@
+#include "train/trainable_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "error.h"
+#include "train/seq2seq_attention_decoder_backward.h"
+#include "train/seq2seq_encoder_backward.h"
+#include "train/transformer_backward.h"
+#include "train/xavier_init.h"
+
+namespace attend {
+namespace {
+
+class TrainableTransformer : public TrainableModel {
+public:
+    explicit TrainableTransformer(Transformer& model) : model_(model) {}
+
+    const float* forward(const TrainBatch& b, DropoutStream* dropout) override {
+        plan_transformer(acts_, model_.config, b.B, b.S, b.T);  // reuses the arena's memory from the last step
+        transformer_forward(acts_, model_, b.src.data(), b.src_valid.data(), b.tgt_in.data(), b.tgt_valid.data(), dropout);
+        return acts_.logits;
+    }
+
+    void backward(const TrainBatch& b, const float* dlogits) override {
+        transformer_backward(model_, acts_, dlogits, b.src.data(), b.tgt_in.data());
+    }
+
+private:
+    Transformer& model_;
+    TransformerActivations acts_;
+};
+
+class TrainableBahdanau : public TrainableModel {
+public:
+    explicit TrainableBahdanau(BahdanauSeq2Seq& model) : model_(model) {}
+
+    const float* forward(const TrainBatch& b, DropoutStream* dropout) override {
+        const BahdanauConfig& c = model_.config;
+        const bool training = dropout != nullptr;
+        enc_out_.resize(size_t(b.S) * b.B * c.num_hiddens);
+        enc_state_.resize(size_t(c.num_layers) * b.B * c.num_hiddens);
+        logits_.resize(size_t(b.B) * b.T * c.tgt_vocab);
+        // The seeds: the encoder GRU reads the whole padded source; attention masks keys past the valid length.
+        model_.encoder.forward(enc_out_.data(), enc_state_.data(), b.src.data(), b.B, b.S, training, dropout);
+        model_.decoder.forward(logits_.data(), nullptr, b.tgt_in.data(), enc_out_.data(), enc_state_.data(),
+                               b.src_valid.data(), b.B, b.T, b.S, training, dropout);
+        return logits_.data();
+    }
+
+    void backward(const TrainBatch&, const float* dlogits) override {
+        denc_out_.assign(enc_out_.size(), 0.0f);
+        denc_state_.assign(enc_state_.size(), 0.0f);
+        seq2seq_attention_decoder_backward(model_.decoder, denc_out_.data(), denc_state_.data(), dlogits, nullptr);
+        seq2seq_encoder_backward(model_.encoder, denc_out_.data(), denc_state_.data());
+    }
+
+private:
+    BahdanauSeq2Seq& model_;
+    std::vector<float> enc_out_, enc_state_, logits_;  // [S, B, H], [L, B, H], [B, T, V]
+    std::vector<float> denc_out_, denc_state_;
+};
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+std::unique_ptr<TrainableModel> make_trainable(TranslatorModel& model) {
+    if (!model.parameters().has_grads()) throw Error("training: the model was allocated without gradients");
+    if (model.transformer) return std::make_unique<TrainableTransformer>(*model.transformer);
+    return std::make_unique<TrainableBahdanau>(*model.bahdanau);
+}
+
+void initialise_parameters(TranslatorModel& model, const std::string& scheme, uint64_t seed) {
+    if (scheme != "scaled" && scheme != "seeds")
+        throw Error("initialisation '" + scheme + "' is unknown (expected \"scaled\" or \"seeds\")");
+    ParameterStore& params = model.parameters();
+    xavier_init_weights(params, seed);
+    const float embedding_std =
+        scheme == "seeds" || !model.transformer ? 1.0f : 1.0f / std::sqrt(static_cast<float>(model.transformer->config.model_dim));
+    for (const TensorSpec& spec : params.specs()) {
+        float* w = params.value_at(spec.offset);
+        if (spec.name.find("embedding") != std::string::npos) {
+            for (size_t i = 0; i < spec.size; i++) w[i] = normal_at(seed ^ 0xE3B0C442ull, spec.offset + i) * embedding_std;
+            continue;
+        }
+        if (scheme != "seeds" || spec.shape.size() != 1 || spec.name.find("norm") != std::string::npos) continue;
+        float fan_in = 0;
+        if (spec.name.find("rnn.bias_") != std::string::npos) {
+            fan_in = static_cast<float>(spec.shape[0] / 3);  // nn.GRU: U(-1/sqrt(H), 1/sqrt(H)), H = rows / 3
+        } else if (ends_with(spec.name, ".bias")) {
+            const std::string weight = spec.name.substr(0, spec.name.size() - 5) + ".weight";
+            if (!params.contains(weight) || params.spec(weight).shape.size() != 2) continue;
+            fan_in = static_cast<float>(params.spec(weight).shape[1]);  // nn.Linear: weight [out, in]
+        }
+        if (fan_in <= 0) continue;
+        const float bound = 1.0f / std::sqrt(fan_in);
+        for (size_t i = 0; i < spec.size; i++)
+            w[i] = (2.0f * uniform_at(seed ^ 0xB1A5B1A5ull, spec.offset + i) - 1.0f) * bound;
+    }
+}
+
+}  // namespace attend

@@ -1,0 +1,72 @@
+// Every shipped model (web/models/models.json) still scores the BLEU recorded in its `check` entry: the first N
+// sentences of a Multi30K split, raw source through the model's own pipeline, tokenized lowercase references.
+// This catches any change to the tokenizer, BPE, model, search or file format that moves a shipped model's output.
+#include <doctest/doctest.h>
+
+#include "data/data_dir.h"
+#include "data/multi30k.h"
+#include "data/text_file.h"
+#include "text/bleu.h"
+#include "translate/translator.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <iterator>
+
+using namespace attend;
+
+namespace {
+
+std::string models_dir() { return std::string(ATTEND_SOURCE_DIR) + "/web/models"; }
+
+nlohmann::json read_models_json() {
+    std::ifstream in(models_dir() + "/models.json");
+    REQUIRE_MESSAGE(in.good(), "cannot open " << models_dir() << "/models.json");
+    return nlohmann::json::parse(in);
+}
+
+std::vector<uint8_t> read_bytes(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    REQUIRE_MESSAGE(in.good(), "cannot open " << path);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+}  // namespace
+
+TEST_CASE("shipped models score their recorded BLEU") {
+    const nlohmann::json models = read_models_json()["models"];
+    REQUIRE(models.size() >= 1);
+    for (const nlohmann::json& entry : models) {
+        const std::string id = entry.at("id");
+        CAPTURE(id);
+        REQUIRE_MESSAGE(entry.contains("check"), id << " has no `check` entry in models.json");
+        const nlohmann::json& check = entry["check"];
+        const std::string split = check.at("split");
+        const int sentences = check.at("sentences");
+        const float recorded_bleu = check.at("bleu");
+
+        Translator translator = Translator::from_bytes(read_bytes(models_dir() + "/" + entry.at("file").get<std::string>()),
+                                                       entry.at("file").get<std::string>());
+        const TranslatorModel& m = translator.model();
+        const std::string data = default_data_dir();
+        std::vector<std::string> sources = read_lines(multi30k_path(data, split, m.source_pipeline.lang, TextForm::raw));
+        std::vector<std::string> refs = read_lines(multi30k_path(data, split, m.target_pipeline.lang, TextForm::tok));
+        REQUIRE(sources.size() >= static_cast<size_t>(sentences));
+        sources.resize(sentences);
+        refs.resize(sentences);
+
+        TranslationOptions options;
+        options.beam_size = check.at("beam");
+        options.length_penalty = check.at("length_penalty");
+        std::vector<std::string> hyps(sources.size());
+#pragma omp parallel for schedule(dynamic, 4)
+        for (long i = 0; i < static_cast<long>(sources.size()); i++)
+            hyps[i] = translator.translate(sources[i], options).tokenized;
+        const double bleu = corpus_bleu(hyps, refs).score;
+        MESSAGE(id << ": BLEU " << bleu << " on the first " << sentences << " " << split << " sentences (recorded "
+                   << recorded_bleu << ")");
+        CHECK(std::abs(bleu - recorded_bleu) <= 0.1);
+    }
+}
