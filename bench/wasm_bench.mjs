@@ -1,7 +1,8 @@
 // npm run bench:wasm — ms per sentence of the WebAssembly translator in Node and in headless Chromium, beside
 // native `attend translate` on one thread, on the same sentences and model; load time of module + model; the
 // gzipped size of .wasm + .js. Prints `name value unit` lines.
-//   node bench/wasm_bench.mjs [--model FILE] [--sentences N] [--beam B]
+//   node bench/wasm_bench.mjs [--model FILE] [--sentences N] [--beam B] [--native BIN (default build/bin/attend,
+//                             or $ATTEND_NATIVE_BIN)]
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -25,14 +26,27 @@ const sentences = zlib.gunzipSync(fs.readFileSync(path.join(dataDir, 'multi30k',
 const line = (name, value, unit, extra = '') => console.log(`${name} ${value} ${unit}${extra ? ` (${extra})` : ''}`);
 console.log(`# model ${path.relative(root, modelFile)}, ${sentences.length} test2016 sentences, beam ${beam}`);
 
-// Native, one thread.
+// Native, one thread: `attend bench translate` times translate() alone (same sentences, warmed up), so the
+// ratios compare the same work; the whole `attend translate` process (start, model load) is printed beside it.
+const native = arg('--native', process.env.ATTEND_NATIVE_BIN || nativeBin('attend'));
+const env = { ...process.env, OMP_NUM_THREADS: '1', OMP_WAIT_POLICY: 'passive' };
+const benchOut = execFileSync(native, ['bench', 'translate', '--model', modelFile, '--sentences', String(sentences.length),
+  '--beam', String(beam), '--threads', '1', '--no-torch'], { encoding: 'utf8', env });
+const figure = (name) => {
+  const m = benchOut.match(new RegExp(`^${name} ([0-9.]+)`, 'm'));
+  if (!m) throw new Error(`attend bench translate printed no ${name}:\n${benchOut}`);
+  return Number(m[1]);
+};
+const nativeMs = figure(`translate_${beam === 1 ? 'greedy' : `beam${beam}`}_ms_per_sentence`);
+line('native_1thread_ms_per_sentence', nativeMs.toFixed(2), 'ms', `${native}: attend bench translate`);
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'attend-bench-'));
 fs.writeFileSync(path.join(tmp, 'in.txt'), sentences.join('\n') + '\n');
 const t0 = performance.now();
-execFileSync(nativeBin('attend'), ['translate', '-m', modelFile, '-i', path.join(tmp, 'in.txt'), '-b', String(beam),
-  '--threads', '1'], { stdio: 'pipe', env: { ...process.env, OMP_NUM_THREADS: '1' } });
-const nativeMs = (performance.now() - t0) / sentences.length;  // includes process start and model load
-line('native_1thread_ms_per_sentence', nativeMs.toFixed(2), 'ms', 'includes process start and model load');
+execFileSync(native, ['translate', '-m', modelFile, '-i', path.join(tmp, 'in.txt'), '-b', String(beam), '--threads', '1'],
+  { stdio: 'pipe', env });
+line('native_1thread_process_ms_per_sentence', ((performance.now() - t0) / sentences.length).toFixed(2), 'ms',
+  'attend translate: includes process start and model load');
+fs.rmSync(tmp, { recursive: true, force: true });
 
 // Node.
 const bytes = new Uint8Array(fs.readFileSync(modelFile));

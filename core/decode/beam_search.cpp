@@ -39,15 +39,19 @@ std::vector<Hypothesis> beam_search(StepModel& model, const SearchOptions& optio
     // 2K candidates per step: even if K of them end in <eos>, K remain to continue the beam.
     const int per_row = std::min(2 * K, V);
 
-    std::vector<Hypothesis> live(1), next_live, finished;
-    std::vector<int> last_tokens{options.bos_id}, parents;
-    std::vector<float> logits, log_probs(V), top_values(per_row);
+    // Every buffer is sized here: a step allocates nothing but the hypotheses that finish.
+    std::vector<Hypothesis> live(K), next_live(K), finished;
+    for (Hypothesis& h : live) h.tokens.reserve(options.max_length);
+    for (Hypothesis& h : next_live) h.tokens.reserve(options.max_length);
+    int n_live = 1;  // live[0]: the empty hypothesis
+    std::vector<int> last_tokens(K, options.bos_id), parents(K);
+    std::vector<float> logits(static_cast<size_t>(K) * V), log_probs(V), top_values(per_row);
     std::vector<int> top_indices(per_row);
     std::vector<Candidate> candidates;
+    candidates.reserve(static_cast<size_t>(K) * per_row);
 
-    for (int t = 0; t < options.max_length && !live.empty(); t++) {
-        const int n = static_cast<int>(live.size());
-        logits.resize(static_cast<size_t>(n) * V);
+    for (int t = 0; t < options.max_length && n_live > 0; t++) {
+        const int n = n_live;
         model.step(logits.data(), last_tokens.data(), n);
 
         candidates.clear();
@@ -59,33 +63,40 @@ std::vector<Hypothesis> beam_search(StepModel& model, const SearchOptions& optio
         }
         std::sort(candidates.begin(), candidates.end(), better);
 
-        next_live.clear();
-        parents.clear();
-        last_tokens.clear();
-        for (size_t rank = 0; rank < candidates.size() && static_cast<int>(next_live.size()) < K; rank++) {
+        int n_next = 0;
+        for (size_t rank = 0; rank < candidates.size() && n_next < K; rank++) {
             const Candidate& c = candidates[rank];
-            Hypothesis h;
-            h.tokens = live[c.parent].tokens;
-            h.tokens.push_back(c.token);
-            h.log_prob = c.log_prob;
+            const std::vector<int>& prefix = live[c.parent].tokens;
             if (c.token == options.eos_id) {
                 // Only an <eos> among the K best candidates finishes a hypothesis (as in fairseq/CTranslate2).
                 if (static_cast<int>(rank) < K) {
+                    Hypothesis h;
+                    h.tokens.reserve(prefix.size() + 1);
+                    h.tokens.assign(prefix.begin(), prefix.end());
+                    h.tokens.push_back(c.token);
+                    h.log_prob = c.log_prob;
                     h.finished = true;
                     h.score = normalized_score(h.log_prob, static_cast<int>(h.tokens.size()), options.length_penalty);
                     finished.push_back(std::move(h));
                 }
                 continue;
             }
+            Hypothesis& h = next_live[n_next];
+            h.tokens.assign(prefix.begin(), prefix.end());
+            h.tokens.push_back(c.token);
+            h.log_prob = c.log_prob;
+            h.finished = false;
             h.score = normalized_score(h.log_prob, static_cast<int>(h.tokens.size()), options.length_penalty);
-            next_live.push_back(std::move(h));
-            parents.push_back(c.parent);
-            last_tokens.push_back(c.token);
+            parents[n_next] = c.parent;
+            last_tokens[n_next] = c.token;
+            n_next++;
         }
         if (static_cast<int>(finished.size()) >= K) break;
         std::swap(live, next_live);
-        if (!live.empty()) model.select(parents.data(), static_cast<int>(parents.size()));
+        n_live = n_next;
+        if (n_live > 0) model.select(parents.data(), n_live);
     }
+    live.resize(n_live);
 
     // Hypotheses cut by max_length compete only when fewer than K finished.
     if (static_cast<int>(finished.size()) < K)

@@ -13,6 +13,7 @@ Hypothesis greedy_search(StepModel& model, const SearchOptions& options) {
     const int V = model.vocab_size();
     std::vector<float> logits(V), log_probs(V);
     Hypothesis hyp;
+    hyp.tokens.reserve(options.max_length);
     int last = options.bos_id;
     for (int t = 0; t < options.max_length; t++) {
         model.step(logits.data(), &last, 1);

@@ -55,6 +55,7 @@ inline VecF erf(VecF x) { return VecF(std::erf(x.value)); }
 inline VecF tanh(VecF x) { return VecF(std::tanh(x.value)); }
 inline float reduce_sum(VecF v) { return v.value; }
 inline float reduce_max(VecF v) { return v.value; }
+inline VecF reduce_sum_rows(const VecF* rows) { return rows[0]; }
 
 #else
 
@@ -68,6 +69,24 @@ inline VecF exp(VecF x) { return xsimd::exp(x); }
 inline VecF erf(VecF x) { return xsimd::erf(x); }
 inline VecF tanh(VecF x) { return xsimd::tanh(x); }
 inline float reduce_sum(VecF v) { return xsimd::hadd(v); }
+// Lane i of the result is the sum of the lanes of rows[i] (rows: kWidth vectors): kWidth sums in one go.
+#if defined(__AVX512F__)
+// xsimd 8.1's AVX-512 haddp puts the sums of rows 2-5 and 10-13 in the wrong lanes: add each row's two halves
+// and use its (correct) AVX haddp on the 8-lane halves.
+inline VecF reduce_sum_rows(const VecF* rows) {
+    using Half = xsimd::batch<float, xsimd::avx>;
+    Half halves[16];
+    for (int j = 0; j < 16; ++j) {
+        const __m512 r = rows[j];
+        halves[j] = Half(_mm256_add_ps(_mm512_castps512_ps256(r),
+                                       _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(r), 1))));
+    }
+    const __m256 lo = xsimd::haddp(halves), hi = xsimd::haddp(halves + 8);
+    return VecF(_mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(lo)), _mm256_castps_pd(hi), 1)));
+}
+#else
+inline VecF reduce_sum_rows(const VecF* rows) { return xsimd::haddp(rows); }
+#endif
 inline float reduce_max(VecF v) {
     alignas(64) float lanes[VecF::size];
     v.store_unaligned(lanes);

@@ -2,7 +2,8 @@
 
 #include "error.h"
 #include "kernels/activations.h"
-#include "kernels/attention.h"
+#include "kernels/attention_step.h"
+#include "kernels/linear_rows.h"
 #include "kernels/layernorm.h"
 #include "model/linear.h"
 
@@ -67,17 +68,24 @@ void decoder_block_forward(DecoderBlockActivations& a, const float* x, const flo
 }
 
 void decoder_block_cache_init(DecoderBlockCache& cache, const float* memory, const ParameterStore& s,
-                              const DecoderBlockParams& p, int B, int S, int capacity, const TransformerConfig& c) {
+                              const DecoderBlockParams& p, int B, int S, int capacity, const TransformerConfig& c,
+                              bool keep_weights) {
     const int C = c.model_dim, H = c.heads, D = c.head_dim();
     cache.capacity = capacity;
     cache.steps = 0;
+    cache.rows = B;
+    cache.memory_rows = B;
     cache.S = S;
-    cache.self_k.assign(size_t(B) * H * capacity * D, 0.0f);
-    cache.self_v.assign(size_t(B) * H * capacity * D, 0.0f);
+    cache.keep_weights = keep_weights;
+    const size_t self_size = size_t(B) * H * capacity * D;
+    if (cache.self_k.size() < self_size) {
+        cache.self_k.resize(self_size);
+        cache.self_v.resize(self_size);
+    }
     cache.memory_k.resize(size_t(B) * S * C);
     cache.memory_v.resize(size_t(B) * S * C);
-    cache.self_weights.assign(size_t(B) * H * capacity, 0.0f);
-    cache.cross_weights.assign(size_t(B) * H * S, 0.0f);
+    cache.self_weights.assign(keep_weights ? size_t(B) * H * capacity : 0, 0.0f);
+    cache.cross_weights.assign(keep_weights ? size_t(B) * H * S : 0, 0.0f);
     const MultiHeadAttentionWeights w = multi_head_attention_weights(s, p.cross_attn);
     std::vector<float> projected(size_t(B) * S * C);
     linear_forward(projected.data(), memory, w.k_weight, w.k_bias, B * S, C, C);
@@ -87,22 +95,46 @@ void decoder_block_cache_init(DecoderBlockCache& cache, const float* memory, con
 }
 
 void decoder_block_step(float* out, DecoderBlockCache& cache, const float* x, const ParameterStore& s,
-                        const DecoderBlockParams& p, const AttnMask& cross_mask, int B, const TransformerConfig& c) {
-    const int C = c.model_dim, H = c.heads, D = c.head_dim(), t = cache.steps, cap = cache.capacity;
+                        const DecoderBlockParams& p, const AttnMask& cross_mask, int B, const TransformerConfig& c,
+                        const uint16_t* weights_f16) {
+    const int C = c.model_dim, H = c.heads, D = c.head_dim(), F = c.ffn_dim, S = cache.S, t = cache.steps,
+              cap = cache.capacity;
     if (t >= cap)
         throw Error("decoder step " + std::to_string(t + 1) + " exceeds the key/value cache capacity " +
                     std::to_string(cap));
+    if (B != cache.rows)
+        throw Error("decoder step: " + std::to_string(B) + " sequences, the cache holds " + std::to_string(cache.rows));
+    if (cross_mask.valid_lens_per_query || cross_mask.key_padding || cross_mask.causal || cross_mask.bool_mask ||
+        cross_mask.additive)
+        throw Error("decoder step: the encoder-decoder mask may only give valid lengths");
     const float eps = c.layernorm_eps;
     auto w = [&](size_t offset) { return s.value_at(offset); };
     const size_t n = size_t(B) * C;
-    // With one position per sequence, [B,1,H,D] and [B,H,1,D] are the same memory, so no head split is needed.
-    std::vector<float> normed(n), q(n), k(n), v(n), heads(n), y(n), mid1(n), mid2(n), hidden(size_t(B) * c.ffn_dim),
-        activated(size_t(B) * c.ffn_dim);
 
+    // Scratch: normed [B,C] | qkv [B,3C] | heads [B,C] | y [B,C] | mid1 [B,C] | mid2 [B,C] | hidden [B,F] |
+    // scores [max(capacity,S)]. With one position per sequence, [B,1,H,D] and [B,H,1,D] are the same memory.
+    const size_t need = 8 * n + size_t(B) * F + size_t(std::max(cap, S));
+    if (cache.scratch.size() < need) cache.scratch.resize(need);
+    float* normed = cache.scratch.data();
+    float* qkv = normed + n;
+    float* heads = qkv + 3 * n;
+    float* y = heads + n;
+    float* mid1 = y + n;
+    float* mid2 = mid1 + n;
+    float* hidden = mid2 + n;
+    float* scores = hidden + size_t(B) * F;
+
+    // out [B,OC] = in [B,IC] weight^T + bias, weight read from its half-float copy when there is one.
+    auto linear = [&](float* result, const float* in, const float* weight, const float* bias, int IC, int OC) {
+        if (weights_f16)
+            linear_rows_forward_f16(result, in, weights_f16 + (weight - s.values()), bias, B, IC, OC);
+        else
+            linear_rows_forward(result, in, weight, bias, B, IC, OC);
+    };
     auto sublayer_input = [&](const float* in, const AddNormParams& np) -> const float* {
         if (!c.pre_ln) return in;
-        layernorm_forward(normed.data(), nullptr, nullptr, in, w(np.weight), w(np.bias), eps, B, C);
-        return normed.data();
+        layernorm_forward(normed, nullptr, nullptr, in, w(np.weight), w(np.bias), eps, B, C);
+        return normed;
     };
     auto residual = [&](float* result, const float* in, const float* sub, const AddNormParams& np) {
         residual_forward(result, in, sub, int(n));
@@ -112,37 +144,102 @@ void decoder_block_step(float* out, DecoderBlockCache& cache, const float* x, co
     // Masked self-attention: the cache holds positions 0..t, so no causal mask is needed.
     const MultiHeadAttentionWeights sw = multi_head_attention_weights(s, p.self_attn);
     const float* in = sublayer_input(x, p.norm1);
-    linear_forward(q.data(), in, sw.q_weight, sw.q_bias, B, C, C);
-    linear_forward(k.data(), in, sw.k_weight, sw.k_bias, B, C, C);
-    linear_forward(v.data(), in, sw.v_weight, sw.v_bias, B, C, C);
-    for (int bh = 0; bh < B * H; ++bh) {
-        const size_t base = size_t(bh) * cap * D;
-        std::copy(k.begin() + size_t(bh) * D, k.begin() + size_t(bh + 1) * D,
-                  cache.self_k.begin() + base + size_t(t) * D);
-        std::copy(v.begin() + size_t(bh) * D, v.begin() + size_t(bh + 1) * D,
-                  cache.self_v.begin() + base + size_t(t) * D);
-        attention_forward(heads.data() + size_t(bh) * D, cache.self_weights.data() + size_t(bh) * cap,
-                          q.data() + size_t(bh) * D, cache.self_k.data() + base, cache.self_v.data() + base, AttnMask{},
-                          1, 1, 1, t + 1, D);
+    // q, k, v of row b: q_of + b * stride (k and v likewise).
+    const float *q_of = qkv, *k_of, *v_of;
+    int stride;
+    if (multi_head_attention_fusable(sw, C, true)) {
+        linear(qkv, in, sw.q_weight, sw.q_bias, C, 3 * C);  // [B, 3C] = q | k | v
+        k_of = qkv + C;
+        v_of = qkv + 2 * C;
+        stride = 3 * C;
+    } else {
+        linear(qkv, in, sw.q_weight, sw.q_bias, C, C);
+        linear(qkv + n, in, sw.k_weight, sw.k_bias, C, C);
+        linear(qkv + 2 * n, in, sw.v_weight, sw.v_bias, C, C);
+        k_of = qkv + n;
+        v_of = qkv + 2 * n;
+        stride = C;
     }
-    linear_forward(y.data(), heads.data(), sw.out_weight, sw.out_bias, B, C, C);
-    residual(mid1.data(), x, y.data(), p.norm1);
+    for (int b = 0; b < B; ++b)
+        for (int h = 0; h < H; ++h) {
+            const size_t bh = size_t(b) * H + h, base = bh * cap * D, at = size_t(b) * stride + size_t(h) * D;
+            std::copy_n(k_of + at, D, cache.self_k.data() + base + size_t(t) * D);
+            std::copy_n(v_of + at, D, cache.self_v.data() + base + size_t(t) * D);
+            attention_step_forward(heads + size_t(b) * C + size_t(h) * D,
+                                   cache.keep_weights ? cache.self_weights.data() + bh * cap : nullptr, scores,
+                                   q_of + at, cache.self_k.data() + base, cache.self_v.data() + base, t + 1, D);
+        }
+    linear(y, heads, sw.out_weight, sw.out_bias, C, C);
+    residual(mid1, x, y, p.norm1);
 
-    // Encoder-decoder attention over the projected memory.
+    // Encoder-decoder attention over the projected memory (one memory row shared by all rows, or one each).
     const MultiHeadAttentionWeights cw = multi_head_attention_weights(s, p.cross_attn);
-    in = sublayer_input(mid1.data(), p.norm2);
-    linear_forward(q.data(), in, cw.q_weight, cw.q_bias, B, C, C);
-    attention_forward(heads.data(), cache.cross_weights.data(), q.data(), cache.memory_k.data(), cache.memory_v.data(),
-                      cross_mask, B, H, 1, cache.S, D);
-    linear_forward(y.data(), heads.data(), cw.out_weight, cw.out_bias, B, C, C);
-    residual(mid2.data(), mid1.data(), y.data(), p.norm2);
+    in = sublayer_input(mid1, p.norm2);
+    linear(qkv, in, cw.q_weight, cw.q_bias, C, C);
+    for (int b = 0; b < B; ++b) {
+        const int mb = cache.memory_rows == 1 ? 0 : b;
+        const int keys = cross_mask.valid_lens ? std::clamp(cross_mask.valid_lens[mb], 0, S) : S;
+        for (int h = 0; h < H; ++h) {
+            const size_t bh = size_t(b) * H + h, base = (size_t(mb) * H + h) * S * D;
+            float* probs = cache.keep_weights ? cache.cross_weights.data() + bh * S : nullptr;
+            attention_step_forward(heads + size_t(b) * C + size_t(h) * D, probs, scores,
+                                   qkv + size_t(b) * C + size_t(h) * D, cache.memory_k.data() + base,
+                                   cache.memory_v.data() + base, keys, D);
+            if (probs) std::fill(probs + keys, probs + S, 0.0f);
+        }
+    }
+    linear(y, heads, cw.out_weight, cw.out_bias, C, C);
+    residual(mid2, mid1, y, p.norm2);
 
-    in = sublayer_input(mid2.data(), p.norm3);
-    PositionWiseFfnActivations ffn{hidden.data(), activated.data()};
-    position_wise_ffn_forward(y.data(), ffn, in, w(p.ffn.w1), w(p.ffn.b1), w(p.ffn.w2), w(p.ffn.b2), c.activation, B, C,
-                              c.ffn_dim);
-    residual(out, mid2.data(), y.data(), p.norm3);
+    in = sublayer_input(mid2, p.norm3);
+    linear(hidden, in, w(p.ffn.w1), w(p.ffn.b1), C, F);
+    if (c.activation == Activation::GELU)
+        gelu_forward(hidden, hidden, B * F);
+    else
+        relu_forward(hidden, hidden, B * F);
+    linear(y, hidden, w(p.ffn.w2), w(p.ffn.b2), F, C);
+    residual(out, mid2, y, p.norm3);
     cache.steps = t + 1;
+}
+
+namespace {
+
+// rows holds equal rows of `width` floats; keep rows parents[0..n) in that order.
+void gather_rows(std::vector<float>& rows, size_t width, const int* parents, int n) {
+    if (rows.empty()) return;
+    std::vector<float> out(width * size_t(n));
+    for (int i = 0; i < n; ++i) std::copy_n(rows.begin() + size_t(parents[i]) * width, width, out.begin() + i * width);
+    rows.swap(out);
+}
+
+}  // namespace
+
+void decoder_block_cache_select(DecoderBlockCache& cache, const int* parents, int n, const TransformerConfig& c) {
+    const int H = c.heads, D = c.head_dim(), cap = cache.capacity;
+    const size_t row = size_t(H) * cap * D, filled = size_t(cache.steps) * D;
+    const size_t need = size_t(n) * row;
+    if (cache.spare_k.size() < need) {
+        cache.spare_k.resize(need);
+        cache.spare_v.resize(need);
+    }
+    for (int i = 0; i < n; ++i)
+        for (int h = 0; h < H; ++h) {
+            const size_t from = size_t(parents[i]) * row + size_t(h) * cap * D, to = size_t(i) * row + size_t(h) * cap * D;
+            std::copy_n(cache.self_k.data() + from, filled, cache.spare_k.data() + to);
+            std::copy_n(cache.self_v.data() + from, filled, cache.spare_v.data() + to);
+        }
+    cache.self_k.swap(cache.spare_k);
+    cache.self_v.swap(cache.spare_v);
+    if (cache.memory_rows > 1) {
+        gather_rows(cache.memory_k, size_t(cache.S) * c.model_dim, parents, n);
+        gather_rows(cache.memory_v, size_t(cache.S) * c.model_dim, parents, n);
+        cache.memory_rows = n;
+    }
+    if (cache.keep_weights) {
+        gather_rows(cache.self_weights, size_t(H) * cap, parents, n);
+        gather_rows(cache.cross_weights, size_t(H) * cache.S, parents, n);
+    }
+    cache.rows = n;
 }
 
 }  // namespace attend

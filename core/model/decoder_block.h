@@ -9,6 +9,7 @@
 #include "model/position_wise_ffn.h"
 #include "model/transformer_config.h"
 
+#include <cstdint>
 #include <vector>
 
 namespace attend {
@@ -42,26 +43,41 @@ void decoder_block_forward(DecoderBlockActivations& acts, const float* x, const 
                            const AttnMask& cross_mask, DropoutStream* dropout, int B, int T, int S,
                            const TransformerConfig& c);
 
-// Incremental decoding state of one block for B sequences.
+// Incremental decoding state of one block for B sequences (hypotheses). The buffers only grow: a decoding step
+// allocates nothing once they have their size.
 struct DecoderBlockCache {
     int capacity = 0;             // max target steps
     int steps = 0;                // positions already in the cache
-    std::vector<float> self_k;    // [B,H,capacity,D]
-    std::vector<float> self_v;    // [B,H,capacity,D]
-    std::vector<float> memory_k;  // [B,H,S,D] encoder-side keys, projected once
-    std::vector<float> memory_v;  // [B,H,S,D]
+    int rows = 0;                 // B: sequences in the self-attention cache
+    int memory_rows = 0;          // rows of memory_k/v: B, or 1 when every sequence attends to the same source
     int S = 0;
-    // Attention weights of the last step (for heat maps): [B,H,steps] self (padded to capacity) and [B,H,S] cross.
+    bool keep_weights = false;    // fill self_weights / cross_weights at every step (heat maps)
+    std::vector<float> self_k;    // [rows,H,capacity,D] (positions 0..steps-1 meaningful)
+    std::vector<float> self_v;    // [rows,H,capacity,D]
+    std::vector<float> spare_k, spare_v;  // decoder_block_cache_select gathers into these, then swaps
+    std::vector<float> memory_k;  // [memory_rows,H,S,D] encoder-side keys, projected once
+    std::vector<float> memory_v;  // [memory_rows,H,S,D]
+    // Attention weights of the last step, only with keep_weights: [B,H,capacity] self (positions 0..steps-1)
+    // and [B,H,S] cross.
     std::vector<float> self_weights, cross_weights;
+    std::vector<float> scratch;   // the step's activations
 };
 
-// Projects the memory once and empties the self-attention cache. memory [B,S,C].
+// Projects the memory once and empties the self-attention cache. memory [B,S,C]. With B = 1 every row the cache
+// later holds (beam hypotheses of one sentence) attends to that one memory.
 void decoder_block_cache_init(DecoderBlockCache& cache, const float* memory, const ParameterStore& store,
-                              const DecoderBlockParams& p, int B, int S, int capacity, const TransformerConfig& c);
+                              const DecoderBlockParams& p, int B, int S, int capacity, const TransformerConfig& c,
+                              bool keep_weights = false);
 
 // One target position per sequence: x [B,C] (position cache.steps) -> out [B,C]. cross_mask: source padding
-// (valid_lens / key padding of the memory). Throws attend::Error when the cache is full.
+// (valid_lens per memory row; no other mask kind). weights_f16: nullptr, or a half-float copy of the store's
+// values (at the same offsets) to read the matrices from (Transformer::decode_f16). Throws attend::Error when
+// the cache is full.
 void decoder_block_step(float* out, DecoderBlockCache& cache, const float* x, const ParameterStore& store,
-                        const DecoderBlockParams& p, const AttnMask& cross_mask, int B, const TransformerConfig& c);
+                        const DecoderBlockParams& p, const AttnMask& cross_mask, int B, const TransformerConfig& c,
+                        const uint16_t* weights_f16 = nullptr);
+
+// Row i of the cache continues row parents[i] (parents [n], may repeat): copies the filled positions only.
+void decoder_block_cache_select(DecoderBlockCache& cache, const int* parents, int n, const TransformerConfig& c);
 
 }  // namespace attend

@@ -1,4 +1,5 @@
 #include "model/linear.h"
+#include "kernels/linear_rows.h"
 #include "kernels/simd.h"  // before Eigen: it silences GCC 12's false AVX-512 warnings in Eigen's GEMM
 
 #include <Eigen/Core>
@@ -14,6 +15,14 @@ using MatrixMap = Eigen::Map<RowMatrix>;
 using ConstMatrixMap = Eigen::Map<const RowMatrix>;
 
 void linear_forward(float* out, const float* x, const float* weight, const float* bias, int N, int IC, int OC) {
+#if defined(__EMSCRIPTEN__) && defined(__wasm_simd128__)
+    // In WebAssembly SIMD (Eigen without its SIMD path) a few rows (a sentence in the encoder) run several times
+    // faster through the xsimd kernel that reads each weight row once; Eigen wins on large products.
+    if (N <= 64) {
+        linear_rows_forward(out, x, weight, bias, N, IC, OC);
+        return;
+    }
+#endif
     ConstMatrixMap W(weight, OC, IC);
     // Below ~1 MFLOP a second thread costs more than it saves.
     [[maybe_unused]] const bool parallel = double(N) * IC * OC > 1 << 20;  // unused without OpenMP (wasm)

@@ -1,13 +1,17 @@
 #include "model/transformer.h"
 
 #include "error.h"
+#include "io/safetensors.h"  // float_to_half, half_to_float
+#include "kernels/activations.h"
 #include "kernels/embedding.h"
 #include "kernels/layernorm.h"
+#include "kernels/linear_rows.h"
 #include "kernels/positional_encoding.h"
 #include "model/linear.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <string>
 
 namespace attend {
@@ -163,8 +167,32 @@ void transformer_forward(TransformerActivations& a, const Transformer& m, const 
     linear_forward(a.logits, a.decoded, s.value_at(m.output_weight), s.value_at(m.output_bias), B * T, C, c.tgt_vocab);
 }
 
+void transformer_prepare_decoding(Transformer& m) {
+    m.decode_f16.clear();
+    if (!linear_rows_f16_fast()) return;
+    const TransformerConfig& c = m.config;
+    const size_t CC = size_t(c.model_dim) * c.model_dim, FC = size_t(c.ffn_dim) * c.model_dim;
+    std::vector<std::pair<size_t, size_t>> matrices{{m.output_weight, size_t(c.tgt_vocab) * c.model_dim}};  // offset, size
+    for (const DecoderBlockParams& d : m.decoder)
+        for (auto matrix : {std::pair{d.self_attn.q_weight, CC}, {d.self_attn.k_weight, CC}, {d.self_attn.v_weight, CC},
+                            {d.self_attn.out_weight, CC}, {d.cross_attn.q_weight, CC}, {d.cross_attn.out_weight, CC},
+                            {d.ffn.w1, FC}, {d.ffn.w2, FC}})
+            matrices.push_back(matrix);
+    std::vector<uint16_t> f16(m.params.size(), 0);
+    for (auto [offset, size] : matrices) {
+        const float* w = m.params.value_at(offset);
+        for (size_t i = 0; i < size; ++i) {
+            const uint16_t h = float_to_half(w[i]);
+            const float back = half_to_float(h);
+            if (std::memcmp(&back, w + i, sizeof(float)) != 0) return;  // not an F16 model: keep reading floats
+            f16[offset + i] = h;
+        }
+    }
+    m.decode_f16.swap(f16);
+}
+
 void transformer_start_decoding(TransformerDecodingState& st, const Transformer& m, const int* src,
-                                const int* src_valid_lens, int B, int S, int capacity) {
+                                const int* src_valid_lens, int B, int S, int capacity, bool keep_weights) {
     const TransformerConfig& c = m.config;
     if (capacity <= 0 || capacity > c.max_len)
         throw Error("transformer: decoding capacity " + std::to_string(capacity) + ", expected 1.." +
@@ -175,31 +203,80 @@ void transformer_start_decoding(TransformerDecodingState& st, const Transformer&
     encode(a, m, src, nullptr);
     st.B = B;
     st.S = S;
+    st.capacity = capacity;
+    st.memory_rows = B;
     st.steps_without_layers = 0;
     st.memory.assign(a.memory, a.memory + size_t(B) * S * c.model_dim);
     st.src_valid_lens = a.src_valid_lens;
-    st.layers.assign(c.decoder_layers, DecoderBlockCache{});
+    st.layers.resize(c.decoder_layers);
     for (int i = 0; i < c.decoder_layers; ++i)
-        decoder_block_cache_init(st.layers[i], st.memory.data(), m.params, m.decoder[i], B, S, capacity, c);
+        decoder_block_cache_init(st.layers[i], st.memory.data(), m.params, m.decoder[i], B, S, capacity, c,
+                                 keep_weights);
+    st.positions.resize(size_t(capacity) * c.model_dim);
+    positional_encoding_table(st.positions.data(), capacity, c.model_dim);
+    st.x.resize(size_t(B) * c.model_dim);
+    st.y.resize(size_t(B) * c.model_dim);
 }
 
 void transformer_decode_step(float* logits, TransformerDecodingState& st, const Transformer& m, const int* tokens) {
     const TransformerConfig& c = m.config;
     const int B = st.B, C = c.model_dim, t = st.steps();
+    if (t >= st.capacity)
+        throw Error("decoder step " + std::to_string(t + 1) + " exceeds the key/value cache capacity " +
+                    std::to_string(st.capacity));
     const ParameterStore& s = m.params;
-    std::vector<float> x(size_t(B) * C), y(size_t(B) * C);
-    embed(x.data(), nullptr, tokens, s.value_at(m.tgt_embedding), c.tgt_vocab, nullptr, B, 1, C, t);
+    float* x = st.x.data();
+    float* y = st.y.data();
+    // x [B,C] = table[tokens] * sqrt(C) + P[t] (no dropout at inference)
+    embedding_forward(x, tokens, s.value_at(m.tgt_embedding), std::sqrt(float(C)), B, C, c.tgt_vocab);
+    for (int b = 0; b < B; ++b) residual_forward(x + size_t(b) * C, x + size_t(b) * C, st.positions.data() + size_t(t) * C, C);
     AttnMask cross_mask;
     if (!st.src_valid_lens.empty()) cross_mask.valid_lens = st.src_valid_lens.data();
     for (int i = 0; i < c.decoder_layers; ++i) {
-        decoder_block_step(y.data(), st.layers[i], x.data(), s, m.decoder[i], cross_mask, B, c);
-        x.swap(y);
+        decoder_block_step(y, st.layers[i], x, s, m.decoder[i], cross_mask, B, c,
+                           m.decode_f16.empty() ? nullptr : m.decode_f16.data());
+        std::swap(x, y);
     }
     if (c.decoder_layers == 0) ++st.steps_without_layers;
     if (c.final_norm)
-        layernorm_forward(x.data(), nullptr, nullptr, x.data(), s.value_at(m.decoder_norm.weight),
-                          s.value_at(m.decoder_norm.bias), c.layernorm_eps, B, C);
-    linear_forward(logits, x.data(), s.value_at(m.output_weight), s.value_at(m.output_bias), B, C, c.tgt_vocab);
+        layernorm_forward(x, nullptr, nullptr, x, s.value_at(m.decoder_norm.weight), s.value_at(m.decoder_norm.bias),
+                          c.layernorm_eps, B, C);
+    if (!m.decode_f16.empty())
+        linear_rows_forward_f16(logits, x, m.decode_f16.data() + m.output_weight, s.value_at(m.output_bias), B, C,
+                                c.tgt_vocab);
+    else
+        linear_rows_forward(logits, x, s.value_at(m.output_weight), s.value_at(m.output_bias), B, C, c.tgt_vocab);
+}
+
+namespace {
+
+// rows holds equal rows of `width` elements; keep rows parents[0..n) in that order.
+template <typename T>
+void gather_rows(std::vector<T>& rows, size_t width, const int* parents, int n) {
+    if (rows.empty()) return;
+    std::vector<T> out(width * size_t(n));
+    for (int i = 0; i < n; ++i) std::copy_n(rows.begin() + size_t(parents[i]) * width, width, out.begin() + i * width);
+    rows.swap(out);
+}
+
+}  // namespace
+
+void transformer_decoding_select(TransformerDecodingState& st, const Transformer& m, const int* parents, int n) {
+    const TransformerConfig& c = m.config;
+    for (int i = 0; i < n; ++i)
+        if (parents[i] < 0 || parents[i] >= st.B)
+            throw Error("transformer: parent " + std::to_string(parents[i]) + " outside 0.." + std::to_string(st.B - 1));
+    if (st.memory_rows > 1) {  // one source per row: the memory follows its rows (one shared memory stays)
+        gather_rows(st.memory, size_t(st.S) * c.model_dim, parents, n);
+        gather_rows(st.src_valid_lens, 1, parents, n);
+        st.memory_rows = n;
+    }
+    for (DecoderBlockCache& cache : st.layers) decoder_block_cache_select(cache, parents, n, c);
+    st.B = n;
+    if (st.x.size() < size_t(n) * c.model_dim) {
+        st.x.resize(size_t(n) * c.model_dim);
+        st.y.resize(size_t(n) * c.model_dim);
+    }
 }
 
 }  // namespace attend

@@ -12,6 +12,7 @@
 #include "model/encoder_block.h"
 #include "model/transformer_config.h"
 
+#include <cstdint>
 #include <vector>
 
 namespace attend {
@@ -26,7 +27,15 @@ struct Transformer {
     std::vector<EncoderBlockParams> encoder;
     std::vector<DecoderBlockParams> decoder;
     AddNormParams encoder_norm, decoder_norm;  // meaningful only with config.final_norm
+    // Half-float copy of the matrices a decoding step reads (decoder layers, output projection) at the offsets
+    // they have in params, made by transformer_prepare_decoding; empty: decoding reads the float weights.
+    std::vector<uint16_t> decode_f16;
 };
+
+// Decoding is bound by reading weights. When the CPU converts half floats in hardware and every matrix a step
+// reads is exactly a half float (an F16 model file), keeps the half-float copy that halves those reads; the
+// logits are bit for bit the same. Otherwise clears it. Call again after changing the weights.
+void transformer_prepare_decoding(Transformer& model);
 
 // Everything a forward pass keeps, in one arena, for batch B, source length S and target length T.
 struct TransformerActivations {
@@ -59,22 +68,30 @@ void transformer_forward(TransformerActivations& acts, const Transformer& model,
                          const int* src_valid_lens, const int* tgt, const int* tgt_valid_lens,
                          DropoutStream* dropout = nullptr);
 
-// Incremental decoding: encode once, then one target token per sequence per step, with key/value caches.
+// Incremental decoding: encode once, then one target token per sequence per step, with key/value caches. The
+// buffers are sized when decoding starts (and when select() adds rows): a step allocates nothing.
 struct TransformerDecodingState {
-    int B = 0, S = 0;
-    std::vector<float> memory;  // [B,S,C]
-    std::vector<int> src_valid_lens;
+    int B = 0, S = 0, capacity = 0;
+    int memory_rows = 0;        // B, or 1: every row (beam hypothesis) decodes the same source
+    std::vector<float> memory;  // [memory_rows,S,C]
+    std::vector<int> src_valid_lens;  // [memory_rows] or empty (all valid)
     std::vector<DecoderBlockCache> layers;
+    std::vector<float> positions;  // [capacity,C] positional encoding rows
+    std::vector<float> x, y;       // [B,C] step activations
     int steps() const { return layers.empty() ? steps_without_layers : layers[0].steps; }
     int steps_without_layers = 0;
 };
 
-// Runs the encoder on src [B,S] and prepares caches for up to `capacity` target steps.
+// Runs the encoder on src [B,S] and prepares caches for up to `capacity` target steps. keep_weights: every step
+// keeps its attention weights in the layers' caches (self_weights, cross_weights).
 void transformer_start_decoding(TransformerDecodingState& state, const Transformer& model, const int* src,
-                                const int* src_valid_lens, int B, int S, int capacity);
+                                const int* src_valid_lens, int B, int S, int capacity, bool keep_weights = false);
 
 // logits [B,V] for the next position given the tokens [B] at the current position.
 void transformer_decode_step(float* logits, TransformerDecodingState& state, const Transformer& model,
                              const int* tokens);
+
+// Row i of the next step continues row parents[i] of this one (parents [n], each in 0..B-1, may repeat).
+void transformer_decoding_select(TransformerDecodingState& state, const Transformer& model, const int* parents, int n);
 
 }  // namespace attend

@@ -184,6 +184,10 @@ void run_bench_translate(const BenchTranslateOptions& o) {
     std::printf("# model %s: C %d, heads %d, %d+%d layers, ffn %d, vocab %d/%d, %s weights, %zu parameters\n",
                 model_path.c_str(), c.model_dim, c.heads, c.encoder_layers, c.decoder_layers, c.ffn_dim, c.src_vocab,
                 c.tgt_vocab, dtype_name(translator.model().weights_dtype), parameter_count(translator.model()));
+    std::printf("# decoding reads %s\n", translator.model().transformer->decode_f16.empty()
+                                              ? "float weights"
+                                              : "half-float copies of the decoder and output weights (bit-identical "
+                                                "logits, half the bytes)");
     std::printf("# %zu sentences of %s, %d OpenMP thread(s); ms per sentence = whole translate() (tokenize, BPE, "
                 "encode, search, detokenize); search_ms = encoder + search only\n",
                 n, data_path.c_str(), omp_get_max_threads());
