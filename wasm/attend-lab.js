@@ -11,12 +11,16 @@
 // Every array argument is a plain array or a typed array, row-major; results are fresh Float32Arrays.
 import { simdSupported } from './attend.js';
 
+// Node built-ins are imported through a variable so that bundlers (esbuild, Vite, webpack) leave them alone:
+// the Node-only path that reads local files never runs in a browser bundle.
+const nodeImport = (specifier) => import(/* @vite-ignore */ /* webpackIgnore: true */ specifier);
+
 const isNode = typeof process === 'object' && !!process.versions?.node && typeof window === 'undefined';
 
 async function wasmBytes(url) {
   if (isNode && url.protocol === 'file:') {
-    const fs = await import('node:fs/promises');
-    const { fileURLToPath } = await import('node:url');
+    const fs = await nodeImport('node:fs/promises');
+    const { fileURLToPath } = await nodeImport('node:url');
     return new Uint8Array(await fs.readFile(fileURLToPath(url)));
   }
   let response;

@@ -19,13 +19,17 @@ export function simdSupported() {
   }
 }
 
+// Node built-ins are imported through a variable so that bundlers (esbuild, Vite, webpack) leave them alone:
+// the Node-only path that reads local files never runs in a browser bundle.
+const nodeImport = (specifier) => import(/* @vite-ignore */ /* webpackIgnore: true */ specifier);
+
 const isNode = typeof process === 'object' && !!process.versions?.node && typeof window === 'undefined';
 
 async function readBytes(url, onProgress) {
   const href = url instanceof URL ? url.href : String(url);
   if (isNode && (href.startsWith('file:') || !/^[a-z]+:/i.test(href))) {
-    const fs = await import('node:fs/promises');
-    const { fileURLToPath } = await import('node:url');
+    const fs = await nodeImport('node:fs/promises');
+    const { fileURLToPath } = await nodeImport('node:url');
     const path = href.startsWith('file:') ? fileURLToPath(href) : href;
     let data;
     try {
