@@ -34,16 +34,14 @@ void require_gpu() {
 void require_train_device(TrainDevice device) {
     if (device == TrainDevice::Cpu) return;
     require_gpu();
-    // The kernels and the device step exist (make_train_step_backend below); native/train/trainer.cpp does not call
-    // the step backend yet (issue 6). Remove this once it does.
-    throw Error("attend train --device cuda: the training loop does not drive the CUDA step yet (the kernels and "
-                "the step are in native/cuda); train on the CPU with --device cpu");
 }
 
 TrainResult train_translator_on(TrainDevice device, const TrainOptions& options, bool resume,
                                 const TrainHooks& hooks) {
     require_train_device(device);
-    return train_translator(options, resume, hooks);  // only the CPU gets here until the trainer uses the backend
+    TrainOptions o = options;
+    o.device = train_device_name(device);  // the trainer makes the step backend for it (make_train_step_backend)
+    return train_translator(o, resume, hooks);
 }
 
 #ifdef ATTEND_HAVE_CUDA

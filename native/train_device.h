@@ -2,14 +2,16 @@
 // hook through which the trainer runs its step on that device.
 //
 // The hook: native/train/trainer.cpp keeps its loop (batches, checkpoints, validation, logging) and, for a device
-// other than the CPU, hands each step to a TrainStepBackend made by make_train_step_backend():
+// other than the CPU (TrainOptions::device), hands each step to a TrainStepBackend made by make_train_step_backend():
 //   auto backend = make_train_step_backend(device, model, options);        // null for the CPU
-//   if (resume && backend) backend->upload(model.params, adam.m(), adam.v(), adam.steps());
+//   if (backend) backend->upload(params, adam.m(), adam.v(), adam.steps());  // fresh or resumed
 //   ... per batch:
 //   loss = backend ? backend->step(view, step_seed(o.seed, state.step), o.label_smoothing, o.clip_norm,
 //                                  learning_rate(o, state.step + 1))
-//                  : <the CPU step as today>;
-//   ... before a checkpoint, validation or export: if (backend) backend->download(model.params, adam.m(), adam.v());
+//                  : <the CPU step>;
+//   ... before a checkpoint, validation or export: if (backend) backend->download(params, adam.m(), adam.v());
+// Only Transformer models with the cross_entropy loss have a device step; the trainer refuses anything else on cuda
+// before any work.
 // The CUDA backend (cuda::TransformerCuda) keeps parameters and Adam moments on the GPU in the CPU's flat layout,
 // so a checkpoint written from download() is the same file the CPU trainer writes, and resumes on either device.
 #pragma once
@@ -30,11 +32,10 @@ TrainDevice parse_train_device(const std::string& name);
 const char* train_device_name(TrainDevice device);
 
 // Throws attend::Error when `attend train --device` cannot use `device` in this build on this machine: no CUDA
-// backend compiled in, no usable GPU (with the CUDA runtime's reason), or (for now) a trainer that does not call the
-// step backend yet. Does nothing for the CPU.
+// backend compiled in, or no usable GPU (with the CUDA runtime's reason). Does nothing for the CPU.
 void require_train_device(TrainDevice device);
 
-// Trains on `device` (require_train_device first): today the CPU trainer.
+// Trains on `device` (require_train_device first): train_translator with options.device set to it.
 TrainResult train_translator_on(TrainDevice device, const TrainOptions& options, bool resume,
                                 const TrainHooks& hooks = {});
 

@@ -9,6 +9,8 @@
 #include "train/train_batch.h"
 #include "train/trainable_model.h"
 #include "translate/model_search.h"
+#include "train_device.h"
+#include "devices.h"
 
 #include <malloc.h>
 #include <omp.h>
@@ -56,7 +58,7 @@ json train_options_to_json(const TrainOptions& o) {
             {"batch_size", o.batch_size}, {"loss", o.loss}, {"init", o.init}, {"validate_every", o.validate_every},
             {"epochs", o.epochs}, {"max_steps", o.max_steps}, {"seed", o.seed}, {"checkpoint_every", o.checkpoint_every},
             {"keep_checkpoints", o.keep_checkpoints}, {"log_every", o.log_every},
-            {"val_bleu_sentences", o.val_bleu_sentences}, {"average_last", o.average_last}};
+            {"val_bleu_sentences", o.val_bleu_sentences}, {"average_last", o.average_last}, {"device", o.device}};
 }
 
 TrainOptions train_options_from_json(const json& j) {
@@ -88,6 +90,7 @@ TrainOptions train_options_from_json(const json& j) {
     o.log_every = j.value("log_every", o.log_every);
     o.val_bleu_sentences = j.value("val_bleu_sentences", o.val_bleu_sentences);
     o.average_last = j.value("average_last", o.average_last);
+    o.device = j.value("device", o.device);  // runs from before --device cuda: cpu
     return o;
 }
 
@@ -233,6 +236,21 @@ bool seeds_loss(const TrainOptions& o) {
     throw Error("loss '" + o.loss + "' is unknown (expected \"cross_entropy\" or \"masked_softmax_ce\")");
 }
 
+// The GPU step (train_device.h) is the Transformer's with label-smoothed cross entropy; anything else is refused
+// by name before any work.
+void require_device_supports(TrainDevice device, const TrainOptions& o) {
+    if (device == TrainDevice::Cpu) return;
+    std::string unsupported;
+    if (o.architecture != "transformer") unsupported = "architecture '" + o.architecture + "'";
+    if (o.loss != "cross_entropy")
+        unsupported += (unsupported.empty() ? "" : " and ") + std::string("loss '") + o.loss + "'";
+    if (!unsupported.empty())
+        throw Error(std::string("attend train --device ") + train_device_name(device) + ": " +
+                    (o.preset.empty() ? std::string("this run") : "preset '" + o.preset + "'") + " uses " + unsupported +
+                    "; the GPU step trains only Transformer models with the cross_entropy loss (transformer-tiny); "
+                    "train this one on the CPU with --device cpu");
+}
+
 BatchLayout batch_layout(const TranslatorModel& tm, const TrainOptions& o) {
     BatchLayout layout;
     layout.pad = tm.pad_id;
@@ -329,6 +347,9 @@ double validation_bleu(const TranslatorModel& model, const TranslationCorpus& co
 TrainResult train_translator(const TrainOptions& requested, bool resume, const TrainHooks& hooks) {
     auto say = [&](const std::string& line) { if (hooks.message) hooks.message(line); };
     TrainOptions o = requested;
+    const TrainDevice device = parse_train_device(o.device);
+    if (!resume) require_device_supports(device, o);  // a resume checks the run's own options below
+    require_train_device(device);                     // a GPU (and a CUDA build) for cuda
     // Every step frees and allocates the same large buffers; keep them in the heap instead of returning them to
     // the system, or each step pays for page faults on hundreds of megabytes.
     mallopt(M_MMAP_THRESHOLD, 1 << 30);
@@ -350,10 +371,12 @@ TrainResult train_translator(const TrainOptions& requested, bool resume, const T
         saved.epochs = o.epochs;
         saved.max_steps = o.max_steps;
         saved.threads = o.threads;
+        saved.device = o.device;  // same checkpoint layout on every device: a run may switch
         o = saved;
         if (ckpt.model.architecture() != o.architecture)
             throw Error("--resume: " + found.back() + " holds a " + ckpt.model.architecture() + " model, the run's options say " +
                         o.architecture);
+        require_device_supports(device, o);
     }
     const bool masked_loss = seeds_loss(o);
     if (o.architecture != "transformer" && o.architecture != "bahdanau")
@@ -432,9 +455,31 @@ TrainResult train_translator(const TrainOptions& requested, bool resume, const T
     } else {
         initialise_parameters(tm, o.init, o.seed);
     }
+    // A device other than the CPU: its step backend holds the parameters and Adam moments from here on; the host
+    // copies (params, adam.m(), adam.v()) are refreshed by sync_host() before anything reads them.
+    std::unique_ptr<TrainStepBackend> backend;
+    if (tm.transformer && hooks.step_backend) {
+        require_device_supports(TrainDevice::Cuda, o);  // what any device step supports
+        backend = hooks.step_backend(*tm.transformer, o);
+    } else if (tm.transformer) {
+        backend = make_train_step_backend(device, *tm.transformer, o);
+    }
+    bool host_stale = false;  // the backend has stepped since the last download
+    std::string gpu;
+    if (backend) {
+        backend->upload(params, adam.m(), adam.v(), adam.steps());
+        gpu = device == TrainDevice::Cuda ? cuda_availability().description : std::string("test step backend");
+    }
+    auto sync_host = [&]() {
+        if (!backend || !host_stale) return;
+        backend->download(params, adam.m(), adam.v());
+        adam.set_steps(state.step);
+        host_stale = false;
+    };
     const json options_json = train_options_to_json(o);
     say("model: " + describe_model(tm) + ", " + std::to_string(n_params) + " parameters, " +
-        std::to_string(omp_get_max_threads()) + " threads");
+        (backend ? "training on " + std::string(train_device_name(device)) + " (" + gpu + ")"
+                 : std::to_string(omp_get_max_threads()) + " threads"));
 
     std::vector<int> src_lens, tgt_lens;
     for (size_t i = 0; i < corpus.train_source.size(); i++) {
@@ -455,9 +500,11 @@ TrainResult train_translator(const TrainOptions& requested, bool resume, const T
     auto card = [&](double val_bleu, int epochs_done) {
         return json{{"data", describe_data(o.corpus)}, {"preset", o.preset}, {"architecture", o.architecture},
                     {"steps", state.step}, {"epochs", epochs_done}, {"training_seconds", state.elapsed_seconds},
-                    {"hardware", cpu_name()}, {"threads", omp_get_max_threads()}, {"val_bleu_greedy", val_bleu}};
+                    {"hardware", backend ? gpu : cpu_name()}, {"threads", omp_get_max_threads()},
+                    {"val_bleu_greedy", val_bleu}};
     };
     auto save = [&]() {
+        sync_host();
         save_checkpoint(checkpoint_path(o.out_dir, state.step), tm, adam.m(), adam.v(), state, options_json);
         prune_checkpoints(o.out_dir, o.keep_checkpoints);
     };
@@ -480,39 +527,56 @@ TrainResult train_translator(const TrainOptions& requested, bool resume, const T
         int64_t epoch_tokens = 0;
         for (int bi = state.batch_in_epoch; bi < static_cast<int>(batches.size()); bi++) {
             const TrainBatch b = make_train_batch(corpus.train_source, corpus.train_target, batches[bi], layout);
-            DropoutStream dropout(dropout_p, step_seed(o.seed, state.step));
-            const float* logits = trainable->forward(b, &dropout);
             const int N = b.B * b.T;
-            probs.resize(size_t(N) * V);
+            const float lr = learning_rate(o, state.step + 1);
             double loss_sum = 0, loss = 0;
             int count = 0;
-            if (masked_loss) {
-                loss_sum = masked_softmax_ce_forward(nullptr, probs.data(), logits, b.tgt_out.data(), b.tgt_valid.data(),
-                                                     b.B, b.T, V);
-                count = static_cast<int>(b.target_tokens);
-                loss = loss_sum * b.T / std::max(1, count);  // mean CE per valid target token
-            } else {
-                loss_sum = cross_entropy_forward(nullptr, probs.data(), logits, b.tgt_out.data(), tm.pad_id,
-                                                 o.label_smoothing, N, V);
+            if (backend) {
+                // The whole step on the device: forward with the same dropout stream, label-smoothed cross entropy
+                // per non-pad label, backward, clipping, Adam at lr (cross_entropy only: checked at the start).
+                loss = backend->step({b.B, b.S, b.T, b.src.data(), b.src_valid.data(), b.tgt_in.data(),
+                                      b.tgt_valid.data(), b.tgt_out.data()},
+                                     step_seed(o.seed, state.step), o.label_smoothing, o.clip_norm, lr);
+                host_stale = true;
                 count = cross_entropy_count(b.tgt_out.data(), tm.pad_id, N);
-                loss = loss_sum / std::max(1, count);
+                loss_sum = loss * std::max(1, count);
+                // The device has already applied this update; stopping here still saves nothing from it.
+                if (!std::isfinite(loss))
+                    throw Error("the training loss became " + std::string(std::isnan(loss) ? "NaN" : "infinite") +
+                                " at step " + std::to_string(state.step + 1) + " (epoch " + std::to_string(state.epoch + 1) +
+                                ", " + train_device_name(device) + "); stopping. The last checkpoint in " + o.out_dir +
+                                " is intact: lower --lr or raise --warmup");
+            } else {
+                DropoutStream dropout(dropout_p, step_seed(o.seed, state.step));
+                const float* logits = trainable->forward(b, &dropout);
+                probs.resize(size_t(N) * V);
+                if (masked_loss) {
+                    loss_sum = masked_softmax_ce_forward(nullptr, probs.data(), logits, b.tgt_out.data(), b.tgt_valid.data(),
+                                                         b.B, b.T, V);
+                    count = static_cast<int>(b.target_tokens);
+                    loss = loss_sum * b.T / std::max(1, count);  // mean CE per valid target token
+                } else {
+                    loss_sum = cross_entropy_forward(nullptr, probs.data(), logits, b.tgt_out.data(), tm.pad_id,
+                                                     o.label_smoothing, N, V);
+                    count = cross_entropy_count(b.tgt_out.data(), tm.pad_id, N);
+                    loss = loss_sum / std::max(1, count);
+                }
+                if (!std::isfinite(loss))
+                    throw Error("the training loss became " + std::string(std::isnan(loss) ? "NaN" : "infinite") + " at step " +
+                                std::to_string(state.step + 1) + " (epoch " + std::to_string(state.epoch + 1) +
+                                "); stopping. The last checkpoint in " + o.out_dir + " is intact: lower --lr or raise --warmup");
+                params.zero_grad();
+                dlogits.assign(size_t(N) * V, 0.0f);
+                if (masked_loss)
+                    masked_softmax_ce_backward(dlogits.data(), nullptr, probs.data(), b.tgt_out.data(), b.tgt_valid.data(),
+                                               b.B, b.T, V);
+                else
+                    cross_entropy_backward(dlogits.data(), nullptr, 1.0f / std::max(1, count), probs.data(), b.tgt_out.data(),
+                                           tm.pad_id, o.label_smoothing, N, V);
+                trainable->backward(b, dlogits.data());
+                if (o.clip_norm > 0) clip_grad_norm(params.grads(), n_params, o.clip_norm);
+                adam.step(params.values(), params.grads(), lr);
             }
-            if (!std::isfinite(loss))
-                throw Error("the training loss became " + std::string(std::isnan(loss) ? "NaN" : "infinite") + " at step " +
-                            std::to_string(state.step + 1) + " (epoch " + std::to_string(state.epoch + 1) +
-                            "); stopping. The last checkpoint in " + o.out_dir + " is intact: lower --lr or raise --warmup");
-            params.zero_grad();
-            dlogits.assign(size_t(N) * V, 0.0f);
-            if (masked_loss)
-                masked_softmax_ce_backward(dlogits.data(), nullptr, probs.data(), b.tgt_out.data(), b.tgt_valid.data(),
-                                           b.B, b.T, V);
-            else
-                cross_entropy_backward(dlogits.data(), nullptr, 1.0f / std::max(1, count), probs.data(), b.tgt_out.data(),
-                                       tm.pad_id, o.label_smoothing, N, V);
-            trainable->backward(b, dlogits.data());
-            if (o.clip_norm > 0) clip_grad_norm(params.grads(), n_params, o.clip_norm);
-            const float lr = learning_rate(o, state.step + 1);
-            adam.step(params.values(), params.grads(), lr);
 
             state.step++;
             state.batch_in_epoch = bi + 1;
@@ -562,6 +626,7 @@ TrainResult train_translator(const TrainOptions& requested, bool resume, const T
         result.epoch_loss_d2l = epoch_tokens ? epoch_loss_sum / epoch_tokens : 0.0;
         const bool validate = (state.epoch + 1) % std::max(1, o.validate_every) == 0 || state.epoch + 1 == o.epochs;
         if (validate) {
+            sync_host();  // validation and the best model read the host parameters
             const double val_loss = validation_loss(*trainable, tm, corpus, layout);
             const double val_bleu = validation_bleu(tm, corpus, o.val_bleu_sentences);
             result.val_loss = val_loss;

@@ -18,6 +18,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -52,6 +53,9 @@ struct TrainOptions {
     int val_bleu_sentences = 0;    // 0: the whole validation set
     int average_last = 0;          // at the end, also export the mean of the last N checkpoints
     int threads = 0;               // 0: OpenMP's default
+    // "cpu" or "cuda" (train_device.h). cuda runs each step on the GPU (Transformer + cross_entropy only); the
+    // checkpoints are the same files, so a resumed run may switch device (the device of the resuming call counts).
+    std::string device = "cpu";
 };
 nlohmann::json train_options_to_json(const TrainOptions& o);
 TrainOptions train_options_from_json(const nlohmann::json& j);
@@ -71,13 +75,21 @@ struct TrainResult {
     std::string best_model;      // exported best-by-val-BLEU model (F32)
 };
 
+class TrainStepBackend;  // train_device.h
+struct Transformer;  // model/transformer.h
+
 struct TrainHooks {
     const std::atomic<bool>* stop = nullptr;            // set by a SIGINT handler: save and return
     std::function<void(const std::string&)> progress;   // status line (no newline), e.g. for a progress bar
     std::function<void(const std::string&)> message;    // whole lines
+    // Tests: replaces make_train_step_backend(options.device, ...) for a Transformer run (any device), so the
+    // trainer's device path (upload, step, download before checkpoints and validation) runs without a GPU.
+    std::function<std::unique_ptr<TrainStepBackend>(const Transformer&, const TrainOptions&)> step_backend;
 };
 
-// Trains from scratch, or continues the newest checkpoint in options.out_dir when resume is true.
+// Trains from scratch, or continues the newest checkpoint in options.out_dir when resume is true, on
+// options.device: for "cuda" the step (forward, loss, backward, clipping, Adam) runs through the GPU step backend of
+// train_device.h and parameters are copied back to the host before every checkpoint, validation and export.
 TrainResult train_translator(const TrainOptions& options, bool resume, const TrainHooks& hooks = {});
 
 // Corpus BLEU (tokenized references) of greedy translations of the first `sentences` validation pairs (0: all);

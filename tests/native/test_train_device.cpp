@@ -1,11 +1,29 @@
-// `attend train --device`: parsing, and the clear refusal of cuda when no GPU (or no CUDA backend) is there.
+// `attend train --device`: parsing, the clear refusal of cuda when no GPU (or no CUDA backend) is there or the run is
+// not a Transformer with cross entropy, and (with a GPU) the trainer's CUDA step against the CPU's.
 #include <doctest/doctest.h>
 
 #include "devices.h"
 #include "error.h"
+#include "model/dropout.h"
+#include "train/checkpoint.h"
+#include "train/loss.h"
+#include "train/optimizer.h"
+#include "train/train_batch.h"
+#include "train/trainable_model.h"
+#include "train/trainer.h"
 #include "train_device.h"
+#include "translate/model_file.h"
 
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 using namespace attend;
 
@@ -61,4 +79,300 @@ TEST_CASE("train device: the step backend is null for the CPU and refused with t
     } catch (const Error& e) {
         CHECK(std::string(e.what()).find(cuda.reason) != std::string::npos);
     }
+}
+
+// ---------------------------------------------------------------------------------------------- the trainer's device
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// test_trainer.cpp's small Multi30K Transformer (cross_entropy: the GPU step's loss).
+TrainOptions small_transformer(const std::string& out_dir) {
+    TrainOptions o = train_preset("transformer-tiny");
+    o.corpus.bpe_merges = 300;
+    o.corpus.max_train_sentences = 400;
+    o.model.model_dim = 32;
+    o.model.heads = 2;
+    o.model.encoder_layers = 1;
+    o.model.decoder_layers = 1;
+    o.model.ffn_dim = 32;
+    o.model.dropout = 0.1f;
+    o.max_tokens = 600;
+    o.warmup_steps = 4;
+    o.lr = 2e-3f;
+    o.epochs = 1;
+    o.checkpoint_every = 100;
+    o.log_every = 1;  // one train.jsonl line per step: the per-step losses
+    o.val_bleu_sentences = 16;
+    o.average_last = 0;
+    o.out_dir = out_dir;
+    return o;
+}
+
+std::string fresh_dir(const std::string& name) {
+    fs::path dir = fs::temp_directory_path() / ("attend-test-device-" + name);
+    fs::remove_all(dir);
+    return dir.string();
+}
+
+std::vector<double> step_losses(const std::string& out_dir) {
+    std::vector<double> losses;
+    std::ifstream in(fs::path(out_dir) / "train.jsonl");
+    for (std::string line; std::getline(in, line);) {
+        const nlohmann::json j = nlohmann::json::parse(line);
+        if (j.value("event", "") == "step") losses.push_back(j["loss"].get<double>());
+    }
+    return losses;
+}
+
+}  // namespace
+
+TEST_CASE("train device: the options carry the device; old runs read back as cpu") {
+    TrainOptions o = train_preset("transformer-tiny");
+    CHECK(o.device == "cpu");
+    o.device = "cuda";
+    CHECK(train_options_from_json(train_options_to_json(o)).device == "cuda");
+    nlohmann::json old = train_options_to_json(o);
+    old.erase("device");
+    CHECK(train_options_from_json(old).device == "cpu");
+}
+
+TEST_CASE("train device: cuda refuses what the GPU step does not train, by name, before any work") {
+    for (const char* preset : {"bahdanau-d2l", "bahdanau-multi30k", "transformer-d2l"}) {
+        CAPTURE(preset);
+        TrainOptions o = train_preset(preset);
+        o.device = "cuda";
+        o.out_dir = fresh_dir(std::string("refused-") + preset);
+        try {
+            train_translator(o, false);
+            FAIL("--device cuda was accepted for " << preset);
+        } catch (const Error& e) {
+            const std::string m = e.what();
+            CHECK(m.find("attend train --device cuda") != std::string::npos);
+            CHECK(m.find(std::string("preset '") + preset + "'") != std::string::npos);
+            if (o.architecture != "transformer") CHECK(m.find("architecture 'bahdanau'") != std::string::npos);
+            if (o.loss != "cross_entropy") CHECK(m.find("loss 'masked_softmax_ce'") != std::string::npos);
+            CHECK(m.find("--device cpu") != std::string::npos);
+        }
+        CHECK_FALSE(fs::exists(o.out_dir));  // nothing was prepared or written
+    }
+    TrainOptions o = small_transformer(fresh_dir("unknown"));
+    o.device = "tpu";
+    CHECK_THROWS_WITH(train_translator(o, false), "--device 'tpu': expected cpu or cuda");
+}
+
+TEST_CASE("train device: a Transformer run on cuda without a GPU fails with the reason before any work") {
+    const CudaAvailability cuda = cuda_availability();
+    if (cuda.gpus > 0) {
+        MESSAGE("a GPU is present (" << cuda.description << "): the no-GPU refusal cannot be observed here");
+        return;
+    }
+    TrainOptions o = small_transformer(fresh_dir("no-gpu"));
+    try {
+        train_translator_on(TrainDevice::Cuda, o, false);
+        FAIL("a cuda run started without a GPU");
+    } catch (const Error& e) {
+        CHECK(std::string(e.what()).find(cuda.reason) != std::string::npos);
+    }
+    o.device = "cuda";
+    CHECK_THROWS_AS(train_translator(o, false), Error);
+    CHECK_FALSE(fs::exists(o.out_dir));
+}
+
+// With a GPU: the device step follows the CPU step on the same seed (same initialisation, batches and dropout
+// masks; only the floating-point summation order differs), and its checkpoints resume on the CPU.
+// Tolerances: the first step's loss is a forward of identical parameters (relative 1e-4); after 12 Adam steps the
+// runs drift apart by rounding only (relative 2e-2).
+TEST_CASE("train device: cuda training follows the CPU on the same seed and resumes on the CPU") {
+    const CudaAvailability cuda = cuda_availability();
+    if (cuda.gpus == 0) {
+        MESSAGE("SKIPPED: no usable GPU (" << cuda.reason << ")");
+        return;
+    }
+    TrainOptions cpu = small_transformer(fresh_dir("cpu"));
+    cpu.epochs = 3;  // max_steps ends both runs
+    cpu.max_steps = 12;
+    const TrainResult rc = train_translator_on(TrainDevice::Cpu, cpu, false);
+    TrainOptions gpu = small_transformer(fresh_dir("cuda"));
+    gpu.epochs = 3;
+    gpu.max_steps = 12;
+    const TrainResult rg = train_translator_on(TrainDevice::Cuda, gpu, false);
+    REQUIRE(rc.state.step == 12);
+    REQUIRE(rg.state.step == 12);
+    const std::vector<double> lc = step_losses(cpu.out_dir), lg = step_losses(gpu.out_dir);
+    REQUIRE(lc.size() == 12);
+    REQUIRE(lg.size() == 12);
+    CHECK(lg[0] == doctest::Approx(lc[0]).epsilon(1e-4));
+    CHECK(rg.last_loss == doctest::Approx(rc.last_loss).epsilon(2e-2));
+    CHECK(lg.back() < lg.front());
+
+    // The GPU's checkpoint is a CPU checkpoint: parameters, Adam moments, position.
+    const Checkpoint ck = load_checkpoint(list_checkpoints(gpu.out_dir).back());
+    CHECK(ck.state.step == 12);
+    CHECK(ck.adam_m.size() == ck.model.parameters().size());
+    CHECK(ck.options.value("device", "") == "cuda");
+    TrainOptions more = gpu;
+    more.max_steps = 16;
+    const TrainResult rr = train_translator_on(TrainDevice::Cpu, more, true);  // switch device on resume
+    CHECK(rr.state.step == 16);
+    CHECK(std::isfinite(rr.last_loss));
+    CHECK(load_checkpoint(list_checkpoints(gpu.out_dir).back()).options.value("device", "") == "cpu");
+}
+
+// ------------------------------------------------- the trainer's device path, driven by a CPU stand-in for the GPU
+
+namespace {
+
+// The trainer's own CPU step behind the TrainStepBackend interface, with its own copy of the parameters and Adam
+// moments (as a GPU holds them): a run through it must be bit-identical to the plain CPU run, which checks that the
+// trainer uploads after initialisation and resume, passes the step's seed / rate / batch, and downloads before every
+// checkpoint and validation.
+class CpuStandInBackend final : public TrainStepBackend {
+public:
+    CpuStandInBackend(const Transformer& model, const TrainOptions& o, int* steps_taken)
+        : adam_(model.params.size(), adam_config(o)), steps_taken_(steps_taken) {
+        tm_.transformer = std::make_unique<Transformer>(model.config, /*with_grads=*/true);
+        std::copy_n(model.params.values(), model.params.size(), tm_.transformer->params.values());
+        trainable_ = make_trainable(tm_);
+    }
+
+    double step(const TrainStepBatch& v, uint64_t dropout_seed, float label_smoothing, float clip_norm,
+                float lr) override {
+        TrainBatch b;
+        b.B = v.B;
+        b.S = v.S;
+        b.T = v.T;
+        b.src.assign(v.src, v.src + size_t(v.B) * v.S);
+        b.tgt_in.assign(v.tgt_in, v.tgt_in + size_t(v.B) * v.T);
+        b.tgt_out.assign(v.tgt_out, v.tgt_out + size_t(v.B) * v.T);
+        b.src_valid.assign(v.src_valid, v.src_valid + v.B);
+        b.tgt_valid.assign(v.tgt_valid, v.tgt_valid + v.B);
+        Transformer& t = *tm_.transformer;
+        ParameterStore& p = t.params;
+        const int N = b.B * b.T, V = t.config.tgt_vocab, pad = t.config.pad_id;
+        DropoutStream dropout(t.config.dropout, dropout_seed);
+        const float* logits = trainable_->forward(b, &dropout);
+        probs_.resize(size_t(N) * V);
+        const double loss_sum =
+            cross_entropy_forward(nullptr, probs_.data(), logits, b.tgt_out.data(), pad, label_smoothing, N, V);
+        const int count = cross_entropy_count(b.tgt_out.data(), pad, N);
+        p.zero_grad();
+        dlogits_.assign(size_t(N) * V, 0.0f);
+        cross_entropy_backward(dlogits_.data(), nullptr, 1.0f / std::max(1, count), probs_.data(), b.tgt_out.data(), pad,
+                               label_smoothing, N, V);
+        trainable_->backward(b, dlogits_.data());
+        if (clip_norm > 0) clip_grad_norm(p.grads(), p.size(), clip_norm);
+        adam_.step(p.values(), p.grads(), lr);
+        ++*steps_taken_;
+        return loss_sum / std::max(1, count);
+    }
+    void download(ParameterStore& params, std::vector<float>& m, std::vector<float>& v) override {
+        const ParameterStore& p = tm_.transformer->params;
+        REQUIRE(params.size() == p.size());
+        std::copy_n(p.values(), p.size(), params.values());
+        m = adam_.m();
+        v = adam_.v();
+    }
+    void upload(const ParameterStore& params, const std::vector<float>& m, const std::vector<float>& v,
+                int64_t adam_steps) override {
+        ParameterStore& p = tm_.transformer->params;
+        REQUIRE(params.size() == p.size());
+        std::copy_n(params.values(), p.size(), p.values());
+        adam_.m() = m;
+        adam_.v() = v;
+        adam_.set_steps(adam_steps);
+    }
+
+private:
+    static AdamConfig adam_config(const TrainOptions& o) {
+        AdamConfig a;
+        a.lr = o.lr;
+        a.beta1 = o.beta1;
+        a.beta2 = o.beta2;
+        a.eps = o.adam_eps;
+        a.weight_decay = o.weight_decay;
+        return a;
+    }
+    TranslatorModel tm_;
+    std::unique_ptr<TrainableModel> trainable_;
+    Adam adam_;
+    int* steps_taken_;
+    std::vector<float> probs_, dlogits_;
+};
+
+void check_same_checkpoint(const std::string& dir_a, const std::string& dir_b) {
+    const Checkpoint ca = load_checkpoint(list_checkpoints(dir_a).back());
+    const Checkpoint cb = load_checkpoint(list_checkpoints(dir_b).back());
+    const ParameterStore& pa = ca.model.transformer->params;
+    const ParameterStore& pb = cb.model.transformer->params;
+    REQUIRE(pa.size() == pb.size());
+    CHECK(ca.state.step == cb.state.step);
+    CHECK(std::memcmp(pa.values(), pb.values(), pa.size() * sizeof(float)) == 0);
+    CHECK(ca.adam_m == cb.adam_m);
+    CHECK(ca.adam_v == cb.adam_v);
+}
+
+}  // namespace
+
+TEST_CASE("train device: a step backend drives the trainer exactly like the CPU step, across a resume") {
+    TrainOptions plain = small_transformer(fresh_dir("plain"));
+    plain.max_steps = 6;
+    const TrainResult a = train_translator(plain, false);
+    REQUIRE(a.state.step == 6);
+
+    int backend_steps = 0;
+    TrainHooks hooks;
+    hooks.step_backend = [&](const Transformer& model, const TrainOptions& o) -> std::unique_ptr<TrainStepBackend> {
+        return std::make_unique<CpuStandInBackend>(model, o, &backend_steps);
+    };
+    std::atomic<bool> stop{false};
+    hooks.stop = &stop;
+    int progress = 0;
+    hooks.progress = [&](const std::string&) { if (++progress == 3) stop = true; };
+    TrainOptions split = small_transformer(fresh_dir("backend"));
+    split.max_steps = 6;
+    const TrainResult first = train_translator(split, false, hooks);
+    CHECK(first.interrupted);
+    CHECK(first.state.step == 3);
+    CHECK(backend_steps == 3);
+    stop = false;
+    progress = -100;
+    const TrainResult second = train_translator(split, /*resume=*/true, hooks);  // upload from the checkpoint
+    CHECK(second.state.step == 6);
+    CHECK(backend_steps == 6);
+    CHECK(second.last_loss == a.last_loss);
+    CHECK(step_losses(split.out_dir) == step_losses(plain.out_dir));
+    check_same_checkpoint(plain.out_dir, split.out_dir);
+}
+
+TEST_CASE("train device: with a step backend an epoch validates and saves the downloaded parameters") {
+    TrainOptions plain = small_transformer(fresh_dir("epoch-plain"));
+    plain.corpus.max_train_sentences = 120;
+    const TrainResult a = train_translator(plain, false);
+    REQUIRE(a.state.epoch == 1);
+
+    int backend_steps = 0;
+    TrainHooks hooks;
+    hooks.step_backend = [&](const Transformer& model, const TrainOptions& o) -> std::unique_ptr<TrainStepBackend> {
+        return std::make_unique<CpuStandInBackend>(model, o, &backend_steps);
+    };
+    TrainOptions with = small_transformer(fresh_dir("epoch-backend"));
+    with.corpus.max_train_sentences = 120;
+    const TrainResult b = train_translator(with, false, hooks);
+    CHECK(backend_steps == b.state.step);
+    CHECK(b.state.step == a.state.step);
+    CHECK(b.val_loss == a.val_loss);  // validation read the downloaded parameters
+    CHECK(b.val_bleu == a.val_bleu);
+    check_same_checkpoint(plain.out_dir, with.out_dir);
+    REQUIRE_FALSE(a.best_model.empty());
+    REQUIRE_FALSE(b.best_model.empty());
+    auto load = [](const std::string& path) {
+        std::ifstream in(path, std::ios::binary);
+        return load_translator_model_bytes(
+            std::vector<uint8_t>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()), path);
+    };
+    const TranslatorModel ba = load(a.best_model), bb = load(b.best_model);
+    REQUIRE(ba.parameters().size() == bb.parameters().size());
+    CHECK(std::memcmp(ba.parameters().values(), bb.parameters().values(), ba.parameters().size() * sizeof(float)) == 0);
 }
