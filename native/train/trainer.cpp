@@ -144,16 +144,19 @@ TrainOptions train_preset(const std::string& name) {
         o.model.encoder_layers = 4;
         o.model.decoder_layers = 4;
         o.model.ffn_dim = 256;
-        o.model.dropout = 0.3f;
+        // The trainer issue asked for lr 5e-3, 2000 warmup steps and dropout 0.3. On this post-LN model that
+        // kept cross-attention almost uniform for more than 10 epochs (val BLEU 10.6 after 11); the recipe below
+        // trained the shipped multi30k-en-de (web/models/multi30k-en-de.md). The issue's values remain a flag away.
+        o.model.dropout = 0.2f;
         o.model.tie_embeddings = true;
         o.model.max_len = 256;
         o.label_smoothing = 0.1f;
-        o.lr = 5e-3f;
-        o.warmup_steps = 2000;
+        o.lr = 1e-3f;
+        o.warmup_steps = 500;
         o.beta1 = 0.9f;
         o.beta2 = 0.98f;
         o.max_tokens = 4096;
-        o.epochs = 30;
+        o.epochs = 50;
         o.average_last = 10;
         return o;
     }
@@ -503,14 +506,16 @@ TrainResult train_translator(const TrainOptions& requested, bool resume, const T
                     {"hardware", backend ? gpu : cpu_name()}, {"threads", omp_get_max_threads()},
                     {"val_bleu_greedy", val_bleu}};
     };
+    TrainResult result;
     auto save = [&]() {
         sync_host();
+        // The card travels with the weights into anything exported from this checkpoint: describe these weights.
+        tm.card = card(result.val_bleu, state.epoch);
         save_checkpoint(checkpoint_path(o.out_dir, state.step), tm, adam.m(), adam.v(), state, options_json);
         prune_checkpoints(o.out_dir, o.keep_checkpoints);
     };
 
     JsonLog log((fs::path(o.out_dir) / "train.jsonl").string());
-    TrainResult result;
     std::vector<float> probs, dlogits;
     auto run_start = std::chrono::steady_clock::now();
     const double elapsed_before = state.elapsed_seconds;

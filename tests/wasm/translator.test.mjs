@@ -5,10 +5,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { nativeBin, requireFile, root } from './lib/paths.mjs';
+import { root } from './lib/paths.mjs';
+import { maxDifference, nativeTranslations } from './lib/native.mjs';
 import { smallModel } from './lib/small_model.mjs';
 import { Attend, simdSupported } from '../../wasm/attend.js';
 
@@ -19,25 +19,7 @@ const sentences = zlib.gunzipSync(fs.readFileSync(path.join(dataDir, 'multi30k',
   .toString('utf8').split('\n').slice(0, 100);
 const options = { beam: 3, lengthPenalty: 0.6, maxLength: 0 };
 
-function nativeTranslations() {
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'attend-native-'));
-  const input = path.join(tmp, 'input.txt');
-  const maps = path.join(tmp, 'attention.json');
-  fs.writeFileSync(input, sentences.join('\n') + '\n');
-  execFileSync(requireFile(nativeBin('attend')), ['translate', '-m', modelFile, '-i', input, '-b', String(options.beam),
-    '--length-penalty', String(options.lengthPenalty), '--attention', maps], { stdio: 'pipe' });
-  return JSON.parse(fs.readFileSync(maps, 'utf8')).sentences;
-}
-
-function maxDifference(native, wasm) {
-  assert.equal(wasm.data.length, native.data.length);
-  assert.deepEqual(wasm.shape, [native.layers, native.heads, native.rows, native.cols]);
-  let worst = 0;
-  for (let i = 0; i < native.data.length; i++) worst = Math.max(worst, Math.abs(native.data[i] - wasm.data[i]));
-  return worst;
-}
-
-const native = nativeTranslations();
+const native = nativeTranslations(modelFile, sentences, options);
 
 for (const simd of [true, false]) {
   test(`wasm (${simd ? 'SIMD' : 'no SIMD'}) translates 100 test2016 sentences exactly as native`, async () => {

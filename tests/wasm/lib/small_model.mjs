@@ -1,23 +1,37 @@
-// A small but real model for the wasm tests: trained for a few dozen steps by the native trainer on a slice of
-// Multi30K en-de, then exported. Cached in build/test-models/ and rebuilt when the attend binary is newer.
+// Small but real models for the wasm tests, trained once by the native trainer and exported. Cached in
+// build/test-models/ and rebuilt when the attend binary is newer.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { root, nativeBin, requireFile } from './paths.mjs';
 
-export function smallModel(dtype = 'f32') {
+const modelDir = path.join(root, 'build', 'test-models');
+
+// Trains `attend train --out RUN ...trainArgs` and exports the newest checkpoint to MODEL, unless MODEL is
+// already there and newer than the attend binary.
+function cachedModel(runName, modelName, trainArgs, dtype) {
   const attend = requireFile(nativeBin('attend'));
-  const dir = path.join(root, 'build', 'test-models');
-  const run = path.join(dir, 'small-en-de-run');
-  const model = path.join(dir, `small-en-de-${dtype}.safetensors`);
+  const run = path.join(modelDir, runName);
+  const model = path.join(modelDir, modelName);
   const stale = !fs.existsSync(model) || fs.statSync(model).mtimeMs < fs.statSync(attend).mtimeMs;
   if (stale) {
     fs.rmSync(run, { recursive: true, force: true });
-    fs.mkdirSync(dir, { recursive: true });
-    execFileSync(attend, ['train', '--out', run, '--max-steps', '40', '--dim', '32', '--layers', '2', '--heads', '4',
-      '--ffn', '64', '--bpe', '500', '--max-sentences', '2000', '--max-tokens', '1200', '--warmup', '10',
-      '--lr', '0.005', '--dropout', '0', '--log-every', '1000'], { stdio: 'pipe' });
+    fs.mkdirSync(modelDir, { recursive: true });
+    execFileSync(attend, ['train', '--out', run, ...trainArgs], { stdio: 'pipe' });
     execFileSync(attend, ['export', run, '-o', model, '--dtype', dtype], { stdio: 'pipe' });
   }
   return model;
+}
+
+// A transformer trained for a few dozen steps on a slice of Multi30K en-de.
+export function smallModel(dtype = 'f32') {
+  return cachedModel('small-en-de-run', `small-en-de-${dtype}.safetensors`, ['--max-steps', '40', '--dim', '32',
+    '--layers', '2', '--heads', '4', '--ffn', '64', '--bpe', '500', '--max-sentences', '2000', '--max-tokens', '1200',
+    '--warmup', '10', '--lr', '0.005', '--dropout', '0', '--log-every', '1000'], dtype);
+}
+
+// A training preset run to the end on one thread (bahdanau-d2l: 250 epochs on 600 Tatoeba en-fr pairs, ~20 s).
+export function presetModel(preset, dtype = 'f32') {
+  const name = dtype === 'f32' ? preset : `${preset}-${dtype}`;
+  return cachedModel(`${preset}-run`, `${name}.safetensors`, ['--preset', preset, '--threads', '1'], dtype);
 }
