@@ -173,6 +173,9 @@ void run_bench_translate(const BenchTranslateOptions& o) {
             throw Error("bench translate: no --model given and the default model '" + model_path + "' does not exist");
     }
     const Translator translator(load_model_or_checkpoint(model_path));
+    // The PyTorch peer (tools/torch_translator.py) rebuilds a Transformer from the file; it has no GRU model.
+    if (!translator.model().transformer)
+        throw Error("bench translate: " + model_path + " is not a Transformer model (only Transformers are benchmarked)");
     const std::string data_path = default_data_dir() + "/multi30k/test_2016_flickr.en.gz";
     std::vector<std::string> sentences = read_lines(data_path);
     if (sentences.size() > static_cast<size_t>(o.sentences)) sentences.resize(o.sentences);
