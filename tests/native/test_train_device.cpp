@@ -2,6 +2,7 @@
 // not a Transformer with cross entropy, and (with a GPU) the trainer's CUDA step against the CPU's.
 #include <doctest/doctest.h>
 
+#include "trainer_test_util.h"
 #include "devices.h"
 #include "error.h"
 #include "model/dropout.h"
@@ -87,34 +88,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// test_trainer.cpp's small Multi30K Transformer (cross_entropy: the GPU step's loss).
-TrainOptions small_transformer(const std::string& out_dir) {
-    TrainOptions o = train_preset("transformer-tiny");
-    o.corpus.bpe_merges = 300;
-    o.corpus.max_train_sentences = 400;
-    o.model.model_dim = 32;
-    o.model.heads = 2;
-    o.model.encoder_layers = 1;
-    o.model.decoder_layers = 1;
-    o.model.ffn_dim = 32;
-    o.model.dropout = 0.1f;
-    o.max_tokens = 600;
-    o.warmup_steps = 4;
-    o.lr = 2e-3f;
-    o.epochs = 1;
-    o.checkpoint_every = 100;
-    o.log_every = 1;  // one train.jsonl line per step: the per-step losses
-    o.val_bleu_sentences = 16;
-    o.average_last = 0;
-    o.out_dir = out_dir;
-    return o;
-}
+// The trainer tests' small Transformer (cross_entropy: the GPU step's loss), one train.jsonl line per step.
+TrainOptions small_transformer(const std::string& out_dir) { return attend_test::small_transformer_run(out_dir, 1); }
 
-std::string fresh_dir(const std::string& name) {
-    fs::path dir = fs::temp_directory_path() / ("attend-test-device-" + name);
-    fs::remove_all(dir);
-    return dir.string();
-}
+std::string fresh_dir(const std::string& name) { return attend_test::fresh_run_dir("device-" + name); }
 
 std::vector<double> step_losses(const std::string& out_dir) {
     std::vector<double> losses;

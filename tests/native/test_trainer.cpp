@@ -2,6 +2,7 @@
 // one does; a diverging run stops with the step named; a full epoch validates and keeps the best model.
 #include <doctest/doctest.h>
 
+#include "trainer_test_util.h"
 #include "error.h"
 #include "train/trainer.h"
 
@@ -17,33 +18,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-TrainOptions tiny_options(const std::string& out_dir) {
-    TrainOptions o = train_preset("transformer-tiny");
-    o.corpus.bpe_merges = 300;
-    o.corpus.max_train_sentences = 400;
-    o.model.model_dim = 32;
-    o.model.heads = 2;
-    o.model.encoder_layers = 1;
-    o.model.decoder_layers = 1;
-    o.model.ffn_dim = 32;
-    o.model.dropout = 0.1f;  // dropout on, so a resume must reproduce the masks too
-    o.max_tokens = 600;
-    o.warmup_steps = 4;
-    o.lr = 2e-3f;
-    o.epochs = 1;
-    o.checkpoint_every = 100;
-    o.log_every = 2;
-    o.val_bleu_sentences = 16;
-    o.average_last = 0;
-    o.out_dir = out_dir;
-    return o;
-}
+TrainOptions tiny_options(const std::string& out_dir) { return attend_test::small_transformer_run(out_dir, 2); }
 
-std::string fresh_dir(const std::string& name) {
-    fs::path dir = fs::temp_directory_path() / ("attend-test-" + name);
-    fs::remove_all(dir);
-    return dir.string();
-}
+std::string fresh_dir(const std::string& name) { return attend_test::fresh_run_dir(name); }
 
 }  // namespace
 

@@ -8,6 +8,7 @@
 // start "je suis" (what the training pairs "i'm ..." teach) is asserted; "he's calm ." is wrong in the seeds too.
 #include <doctest/doctest.h>
 
+#include "trainer_test_util.h"
 #include "data/data_dir.h"
 #include "data/tatoeba.h"
 #include "text/bleu.h"
@@ -30,11 +31,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string fresh_dir(const std::string& name) {
-    fs::path dir = fs::temp_directory_path() / ("attend-test-" + name);
-    fs::remove_all(dir);
-    return dir.string();
-}
+std::string fresh_dir(const std::string& name) { return attend_test::fresh_run_dir(name); }
 
 // One thread: these models are tiny, and on a shared machine a second OpenMP thread only waits.
 struct OneThread {

@@ -1,0 +1,40 @@
+// The small Multi30K Transformer run that the trainer tests share: transformer-tiny shrunk to seconds per epoch,
+// with dropout on so that a resume must reproduce the dropout masks too.
+#pragma once
+#include "train/trainer.h"
+
+#include <filesystem>
+#include <string>
+
+namespace attend_test {
+
+// An empty run folder under the system's temp folder, named after the test.
+inline std::string fresh_run_dir(const std::string& name) {
+    std::filesystem::path dir = std::filesystem::temp_directory_path() / ("attend-test-" + name);
+    std::filesystem::remove_all(dir);
+    return dir.string();
+}
+
+inline attend::TrainOptions small_transformer_run(const std::string& out_dir, int log_every) {
+    attend::TrainOptions o = attend::train_preset("transformer-tiny");
+    o.corpus.bpe_merges = 300;
+    o.corpus.max_train_sentences = 400;
+    o.model.model_dim = 32;
+    o.model.heads = 2;
+    o.model.encoder_layers = 1;
+    o.model.decoder_layers = 1;
+    o.model.ffn_dim = 32;
+    o.model.dropout = 0.1f;
+    o.max_tokens = 600;
+    o.warmup_steps = 4;
+    o.lr = 2e-3f;
+    o.epochs = 1;
+    o.checkpoint_every = 100;
+    o.log_every = log_every;
+    o.val_bleu_sentences = 16;
+    o.average_last = 0;
+    o.out_dir = out_dir;
+    return o;
+}
+
+}  // namespace attend_test
