@@ -11,16 +11,16 @@ namespace attend {
 Hypothesis greedy_search(StepModel& model, const SearchOptions& options) {
     if (options.max_length < 1) throw Error("greedy search: max_length must be at least 1");
     const int V = model.vocab_size();
-    std::vector<float> logits(V), log_probs(V);
+    std::vector<float> logits(V);
     Hypothesis hyp;
     hyp.tokens.reserve(options.max_length);
     int last = options.bos_id;
     for (int t = 0; t < options.max_length; t++) {
         model.step(logits.data(), &last, 1);
-        log_softmax_forward(log_probs.data(), logits.data(), 1, V);
-        last = argmax(log_probs.data(), V);
+        // The most likely token is the largest logit; only its log-probability is needed, not the whole row's.
+        last = argmax(logits.data(), V);
         hyp.tokens.push_back(last);
-        hyp.log_prob += log_probs[last];
+        hyp.log_prob += log_softmax_at(logits.data(), V, last);
         if (last == options.eos_id) {
             hyp.finished = true;
             break;

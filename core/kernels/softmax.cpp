@@ -42,6 +42,20 @@ void softmax_forward(float* out, const float* x, int N, int C) {
     for (int n = 0; n < N; ++n) softmax_row(out + (size_t)n * C, x + (size_t)n * C, C);
 }
 
+namespace {
+
+// log(sum(exp(x - m))) over one row x [C] whose maximum m is finite.
+float log_sum_exp_shifted(const float* x, int C, float m) {
+    const int nv = simd::vector_part(C);
+    const VecF vm(m);
+    VecF vsum(0.0f);
+    for (int c = 0; c < nv; c += kWidth) vsum += simd::exp(simd::load(x + c) - vm);
+    if (nv < C) vsum += simd::exp(simd::load_partial(x + nv, C - nv, simd::kNegInf) - vm);
+    return std::log(simd::reduce_sum(vsum));
+}
+
+}  // namespace
+
 void log_softmax_forward(float* out, const float* x, int N, int C) {
     const int nv = simd::vector_part(C);
 #pragma omp parallel for schedule(static) if ((long long)N * C >= (1 << 16))
@@ -54,15 +68,18 @@ void log_softmax_forward(float* out, const float* x, int N, int C) {
             continue;
         }
         const VecF vm(m);
-        VecF vsum(0.0f);
-        for (int c = 0; c < nv; c += kWidth) vsum += simd::exp(simd::load(xr + c) - vm);
-        if (nv < C) vsum += simd::exp(simd::load_partial(xr + nv, C - nv, simd::kNegInf) - vm);
         // (x - m) - log(sum), not x - (m + log(sum)): for |m| ~ 1e4 the float sum m + log(sum) would round.
-        const VecF log_sum(std::log(simd::reduce_sum(vsum)));
+        const VecF log_sum(log_sum_exp_shifted(xr, C, m));
         for (int c = 0; c < nv; c += kWidth) simd::store(yr + c, (simd::load(xr + c) - vm) - log_sum);
         if (nv < C)
             simd::store_partial(yr + nv, (simd::load_partial(xr + nv, C - nv, 0.0f) - vm) - log_sum, C - nv);
     }
+}
+
+float log_softmax_at(const float* x, int C, int index) {
+    const float m = simd::max(x, C);
+    if (m == simd::kNegInf) return simd::kNegInf;
+    return (x[index] - m) - log_sum_exp_shifted(x, C, m);
 }
 
 }  // namespace attend

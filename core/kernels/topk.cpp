@@ -1,6 +1,7 @@
 #include "kernels/topk.h"
 
 #include "error.h"
+#include "kernels/simd.h"
 
 #include <algorithm>
 #include <numeric>
@@ -11,10 +12,16 @@ namespace attend {
 
 int argmax(const float* x, int n) {
     if (n <= 0) throw Error("argmax: expected at least one element, got " + std::to_string(n));
-    int best = 0;
-    for (int i = 1; i < n; ++i)
-        if (x[i] > x[best]) best = i;
-    return best;
+    // The largest number in vector passes, then its first occurrence: two streaming passes instead of a branch per
+    // element (greedy search runs this over the whole vocabulary at every step). NaNs are skipped.
+    const int nv = simd::vector_part(n);
+    simd::VecF m(simd::kNegInf);
+    for (int i = 0; i < nv; i += simd::kWidth) m = simd::max_number(m, simd::load(x + i));
+    if (nv < n) m = simd::max_number(m, simd::load_partial(x + nv, n - nv, simd::kNegInf));
+    const float largest = simd::reduce_max(m);
+    for (int i = 0; i < n; ++i)
+        if (x[i] == largest) return i;
+    return 0;  // no element equals it: every element is NaN
 }
 
 void topk(int* indices, float* values, const float* x, int n, int k) {

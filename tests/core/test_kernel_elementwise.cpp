@@ -10,6 +10,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <limits>
 #include <random>
 #include <string>
 
@@ -138,4 +139,28 @@ TEST_CASE("argmax and topk: descending order, ties broken by the lower index") {
     CHECK(larger == 9);
     CHECK_THROWS_AS(topk(idx, val, x.data(), 3, 4), attend::Error);
     CHECK_THROWS_AS(argmax(x.data(), 0), attend::Error);
+    // Vector-length edge cases: the maximum in the tail, in the first lane, repeated across vectors.
+    for (int n : {1, 3, 16, 17, 33, 9712}) {
+        std::vector<float> v = ref::random_floats(rng, n, -5.0f, 5.0f);
+        int want = 0;
+        for (int i = 1; i < n; ++i)
+            if (v[i] > v[want]) want = i;
+        CHECK(argmax(v.data(), n) == want);
+        v[n - 1] = 6.0f;
+        CHECK(argmax(v.data(), n) == n - 1);
+        v[n / 2] = 6.0f;
+        CHECK(argmax(v.data(), n) == n / 2);
+    }
+    // NaNs (a diverged model) are skipped, wherever they are.
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    std::vector<float> with_nan = {1.0f, nan, 3.0f, nan, 2.0f};
+    CHECK(argmax(with_nan.data(), 5) == 2);
+    std::vector<float> nan_first(40, -1.0f);
+    nan_first[0] = nan;
+    nan_first[20] = nan;
+    nan_first[21] = 4.0f;
+    nan_first[37] = nan;
+    CHECK(argmax(nan_first.data(), 40) == 21);
+    std::vector<float> all_nan(20, nan);
+    CHECK(argmax(all_nan.data(), 20) == 0);
 }

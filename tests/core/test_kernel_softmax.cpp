@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 
@@ -76,4 +77,18 @@ TEST_CASE("softmax_row works in place, skips -inf entries and returns the log-su
     ref::check_close(x.data(), want, 1e-7, 2e-6, "softmax_row in place");
     CHECK(x[1] == 0.0f);
     CHECK(x[4] == 0.0f);
+}
+
+TEST_CASE("log_softmax_at is log_softmax_forward's entry, bit for bit, without writing the row") {
+    std::mt19937 rng(7);
+    for (int C : {1, 5, 16, 33, 9712}) {
+        std::vector<float> x = ref::random_floats(rng, C, -30.0f, 30.0f), y(C);
+        log_softmax_forward(y.data(), x.data(), 1, C);
+        for (int i : {0, C / 2, C - 1}) {
+            const float at = log_softmax_at(x.data(), C, i);
+            CHECK(std::memcmp(&at, &y[i], sizeof(float)) == 0);
+        }
+    }
+    std::vector<float> all_inf(9, -kInf);
+    CHECK(log_softmax_at(all_inf.data(), 9, 4) == -kInf);
 }

@@ -12,6 +12,7 @@
 #include "kernels/layernorm.h"
 #include "kernels/masked_softmax.h"
 #include "kernels/positional_encoding.h"
+#include "kernels/simd.h"
 #include "kernels/softmax.h"
 #include "kernels/topk.h"
 
@@ -121,6 +122,15 @@ void softmax_cases(Rng& rng) {
     std::vector<float> all_inf(17, -std::numeric_limits<float>::infinity()), z(17);
     softmax_forward(z.data(), all_inf.data(), 1, 17);
     print_case("softmax_all_masked", z);
+    // The vector exp itself (WebAssembly has its own, simd.h) over float's whole finite range and its edges;
+    // exp(-100) underflows to 0 and is printed as such.
+    std::vector<float> args = rng.floats(395, -87.0f, 88.0f);
+    for (float edge : {-100.0f, -88.5f, -87.9f, -1e-7f, 0.0f, 1e-7f, 0.693147f, 88.0f}) args.push_back(edge);
+    std::vector<float> e(args.size());
+    const int n = (int)args.size(), nv = simd::vector_part(n);
+    for (int i = 0; i < nv; i += simd::kWidth) simd::store(e.data() + i, simd::exp(simd::load(args.data() + i)));
+    simd::store_partial(e.data() + nv, simd::exp(simd::load_partial(args.data() + nv, n - nv, 0.0f)), n - nv);
+    print_case("simd_exp", e);
 }
 
 void masked_softmax_cases(Rng& rng) {
