@@ -7,7 +7,7 @@
 //   if (backend) backend->upload(params, adam.m(), adam.v(), adam.steps());  // fresh or resumed
 //   ... per batch:
 //   loss = backend ? backend->step(view, step_seed(o.seed, state.step), o.label_smoothing, o.clip_norm,
-//                                  learning_rate(o, state.step + 1))
+//                                  learning_rate(o, state.step + 1, epochs done))
 //                  : <the CPU step>;
 //   ... before a checkpoint, validation or export: if (backend) backend->download(params, adam.m(), adam.v());
 // Only Transformer models with the cross_entropy loss have a device step; the trainer refuses anything else on cuda

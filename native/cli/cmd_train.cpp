@@ -26,7 +26,7 @@ struct TrainFlags {
     bool resume = false;
     int epochs = 0, max_tokens = 0, warmup = -1, checkpoint_every = 0, keep = -1, log_every = 0, threads = 0;
     int bpe = -1, layers = 0, dim = 0, heads = 0, ffn = 0, val_bleu_sentences = -1, average_last = -1, max_sentences = -1;
-    int embed = 0, batch_size = 0, validate_every = 0;
+    int embed = 0, batch_size = 0, validate_every = 0, cooldown_epochs = -1;
     int64_t max_steps = -1;
     double lr = 0, dropout = -1, label_smoothing = -1, clip = -1;
     uint64_t seed = 0;
@@ -44,6 +44,7 @@ void run_train(const TrainFlags& f) {
     if (f.max_steps >= 0) o.max_steps = f.max_steps;
     if (f.max_tokens > 0) o.max_tokens = f.max_tokens;
     if (f.warmup >= 0) o.warmup_steps = f.warmup;
+    if (f.cooldown_epochs >= 0) o.cooldown_epochs = f.cooldown_epochs;
     if (f.checkpoint_every > 0) o.checkpoint_every = f.checkpoint_every;
     if (f.keep >= 0) o.keep_checkpoints = f.keep;
     if (f.log_every > 0) o.log_every = f.log_every;
@@ -102,6 +103,9 @@ CommandRegistrar registrar([](CLI::App& app) {
     cmd->add_option("--max-tokens", flags->max_tokens, "Tokens per batch, padding included");
     cmd->add_option("--lr", flags->lr, "Peak learning rate");
     cmd->add_option("--warmup", flags->warmup, "Warmup steps");
+    cmd->add_option("--cooldown-epochs", flags->cooldown_epochs,
+                    "Scale the learning rate linearly down to 0 over the last N epochs (0: none; a resume takes this "
+                    "call's value, like --epochs)");
     cmd->add_option("--dropout", flags->dropout, "Dropout");
     cmd->add_option("--label-smoothing", flags->label_smoothing, "Label smoothing");
     cmd->add_option("--clip", flags->clip, "Global gradient-norm clipping (0: none)");

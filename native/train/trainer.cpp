@@ -52,7 +52,7 @@ BahdanauConfig rnn_options_from_json(const json& j) {
 json train_options_to_json(const TrainOptions& o) {
     return {{"preset", o.preset}, {"corpus", o.corpus}, {"architecture", o.architecture},
             {"model", transformer_config_to_json(o.model)}, {"rnn", rnn_options_to_json(o.rnn)},
-            {"lr", o.lr}, {"warmup_steps", o.warmup_steps}, {"beta1", o.beta1}, {"beta2", o.beta2},
+            {"lr", o.lr}, {"warmup_steps", o.warmup_steps}, {"cooldown_epochs", o.cooldown_epochs}, {"beta1", o.beta1}, {"beta2", o.beta2},
             {"adam_eps", o.adam_eps}, {"weight_decay", o.weight_decay}, {"label_smoothing", o.label_smoothing},
             {"clip_norm", o.clip_norm}, {"max_tokens", o.max_tokens}, {"num_steps", o.num_steps},
             {"batch_size", o.batch_size}, {"loss", o.loss}, {"init", o.init}, {"validate_every", o.validate_every},
@@ -70,6 +70,7 @@ TrainOptions train_options_from_json(const json& j) {
     if (j.contains("rnn")) o.rnn = rnn_options_from_json(j["rnn"]);
     o.lr = j.value("lr", o.lr);
     o.warmup_steps = j.value("warmup_steps", o.warmup_steps);
+    o.cooldown_epochs = j.value("cooldown_epochs", o.cooldown_epochs);
     o.beta1 = j.value("beta1", o.beta1);
     o.beta2 = j.value("beta2", o.beta2);
     o.adam_eps = j.value("adam_eps", o.adam_eps);
@@ -220,10 +221,15 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
-float learning_rate(const TrainOptions& o, int64_t step) {  // step is 1-based
-    if (o.warmup_steps <= 0) return o.lr;
-    const double s = static_cast<double>(step), w = o.warmup_steps;
-    return static_cast<float>(o.lr * std::min(s / w, std::sqrt(w / s)));
+// step is 1-based; epochs_done: the fraction of the run's epochs done before this step (epoch + batch / batches).
+float learning_rate(const TrainOptions& o, int64_t step, double epochs_done) {
+    double lr = o.lr;
+    if (o.warmup_steps > 0) {
+        const double s = static_cast<double>(step), w = o.warmup_steps;
+        lr *= std::min(s / w, std::sqrt(w / s));
+    }
+    if (o.cooldown_epochs > 0) lr *= std::clamp((o.epochs - epochs_done) / o.cooldown_epochs, 0.0, 1.0);
+    return static_cast<float>(lr);
 }
 
 uint64_t step_seed(uint64_t seed, int64_t step) {
@@ -372,6 +378,7 @@ TrainResult train_translator(const TrainOptions& requested, bool resume, const T
         TrainOptions saved = train_options_from_json(ckpt.options);
         saved.out_dir = o.out_dir;
         saved.epochs = o.epochs;
+        saved.cooldown_epochs = o.cooldown_epochs;
         saved.max_steps = o.max_steps;
         saved.threads = o.threads;
         saved.device = o.device;  // same checkpoint layout on every device: a run may switch
@@ -533,7 +540,7 @@ TrainResult train_translator(const TrainOptions& requested, bool resume, const T
         for (int bi = state.batch_in_epoch; bi < static_cast<int>(batches.size()); bi++) {
             const TrainBatch b = make_train_batch(corpus.train_source, corpus.train_target, batches[bi], layout);
             const int N = b.B * b.T;
-            const float lr = learning_rate(o, state.step + 1);
+            const float lr = learning_rate(o, state.step + 1, state.epoch + double(bi) / batches.size());
             double loss_sum = 0, loss = 0;
             int count = 0;
             if (backend) {

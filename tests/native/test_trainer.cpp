@@ -93,3 +93,32 @@ TEST_CASE("a full epoch logs, validates, keeps the best model and checkpoints at
     CHECK(steps >= 1);
     CHECK(epochs == 1);
 }
+
+TEST_CASE("a cooldown takes the learning rate linearly down to 0 over the last epochs") {
+    TrainOptions o = tiny_options(fresh_dir("cooldown"));
+    o.corpus.max_train_sentences = 200;
+    o.epochs = 2;
+    o.cooldown_epochs = 1;
+    o.log_every = 1;
+    o.val_bleu_sentences = 4;
+    train_translator(o, false);
+    std::ifstream log(fs::path(o.out_dir) / "train.jsonl");
+    std::vector<double> first_epoch, second_epoch;  // the logged rate of every step
+    for (std::string line; std::getline(log, line);) {
+        nlohmann::json j = nlohmann::json::parse(line);
+        if (j["event"] == "step") (j["epoch"] == 1 ? first_epoch : second_epoch).push_back(j["lr"].get<double>());
+    }
+    REQUIRE(first_epoch.size() > o.warmup_steps + 2);
+    REQUIRE(second_epoch.size() >= 4);
+    // The first epoch is untouched: warmup, then lr * sqrt(warmup / step).
+    const int step = o.warmup_steps * 2;
+    CHECK(first_epoch[step - 1] == doctest::Approx(o.lr * std::sqrt(double(o.warmup_steps) / step)).epsilon(1e-6));
+    // The second falls in equal steps from the inverse-square-root rate to one step above 0.
+    const double n = second_epoch.size();
+    for (size_t i = 0; i < second_epoch.size(); i++) {
+        const double step_i = first_epoch.size() + i + 1;
+        const double expected = o.lr * std::sqrt(o.warmup_steps / step_i) * (n - i) / n;
+        CHECK(second_epoch[i] == doctest::Approx(expected).epsilon(1e-5));
+    }
+    CHECK(second_epoch.back() < second_epoch.front() / n);
+}
