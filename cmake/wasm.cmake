@@ -17,8 +17,14 @@ endforeach()
 set(ATTEND_DIST ${PROJECT_SOURCE_DIR}/wasm/dist)
 file(MAKE_DIRECTORY ${ATTEND_DIST})
 
-set(ATTEND_WASM_COMMON_FLAGS -O3 -fexceptions)
-set(ATTEND_WASM_LINK_FLAGS -O3 -fexceptions -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=2GB)
+set(ATTEND_WASM_COMMON_FLAGS -O3)
+set(ATTEND_WASM_LINK_FLAGS -O3 -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=2GB)
+# C++ exceptions: the SIMD build uses WebAssembly's own exception handling (every engine with SIMD but a few
+# 2021-22 releases has it; attend.js checks both before choosing it). Emscripten's JavaScript emulation instead
+# sends each call that may throw through a JS trampoline, which cost the translator about 17% of its time. The
+# build without SIMD keeps the emulation, so it still runs on engines that have neither.
+set(ATTEND_WASM_EXCEPTIONS_simd -fwasm-exceptions)
+set(ATTEND_WASM_EXCEPTIONS_nosimd -fexceptions)
 
 # One static core library per variant.
 foreach(variant simd nosimd)
@@ -27,12 +33,12 @@ foreach(variant simd nosimd)
   target_include_directories(attend_core_${variant} PUBLIC ${PROJECT_SOURCE_DIR}/core)
   # Eigen's SSE path needs x86 inline asm that wasm lacks; LLVM still vectorizes its GEMM with -msimd128.
   target_compile_definitions(attend_core_${variant} PUBLIC EIGEN_DONT_VECTORIZE EIGEN_DONT_PARALLELIZE)
-  target_compile_options(attend_core_${variant} PUBLIC ${ATTEND_WASM_COMMON_FLAGS})
+  target_compile_options(attend_core_${variant} PUBLIC ${ATTEND_WASM_COMMON_FLAGS} ${ATTEND_WASM_EXCEPTIONS_${variant}})
   if(variant STREQUAL "simd")
     target_compile_options(attend_core_${variant} PUBLIC -msimd128 -msse4.1)
     target_link_options(attend_core_${variant} PUBLIC -msimd128)
   endif()
-  target_link_options(attend_core_${variant} PUBLIC ${ATTEND_WASM_LINK_FLAGS})
+  target_link_options(attend_core_${variant} PUBLIC ${ATTEND_WASM_LINK_FLAGS} ${ATTEND_WASM_EXCEPTIONS_${variant}})
 endforeach()
 
 # Kernel-case runner for tests/wasm: the same cases as the native build, run in Node.

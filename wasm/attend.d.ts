@@ -64,6 +64,7 @@ export declare class AttendTranslator {
   dispose(): void;
 }
 
+/** Whether this engine runs the SIMD build (WebAssembly SIMD and exception handling). */
 export declare function simdSupported(): boolean;
 
 export declare const Attend: {

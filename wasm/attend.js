@@ -6,14 +6,20 @@
 //   r.text; r.attention.cross.layers[0][0]   // Float32Array rows x cols, target x source
 //   t.info(); t.dispose();
 //
-// The module picks its WebAssembly SIMD build where the engine supports it and the plain build elsewhere.
+// The module picks its WebAssembly SIMD build where the engine supports it (SIMD and exception handling) and the
+// plain build elsewhere.
 
 const SIMD_PROBE = new Uint8Array([  // (module (func (result v128) i32.const 0 i8x16.splat i8x16.popcnt))
   0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11]);
 
+const EXCEPTIONS_PROBE = new Uint8Array([  // (module (func try catch_all end))
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 3, 2, 1, 0, 10, 8, 1, 6, 0, 6, 64, 25, 11, 11]);
+
+// Whether this engine runs the SIMD build: WebAssembly SIMD, and WebAssembly exception handling, which that build
+// also uses (a few 2021-22 engines have the first without the second; they get the plain build).
 export function simdSupported() {
   try {
-    return typeof WebAssembly === 'object' && WebAssembly.validate(SIMD_PROBE);
+    return typeof WebAssembly === 'object' && WebAssembly.validate(SIMD_PROBE) && WebAssembly.validate(EXCEPTIONS_PROBE);
   } catch {
     return false;
   }
