@@ -132,6 +132,15 @@ test('SIMD detection, and the plain build where the engine rejects SIMD', async 
   } finally {
     WebAssembly.validate = validate;
   }
+  // SIMD without WebAssembly exception handling (Firefox 89-99, Chrome 91-94): the plain build too.
+  const hasTry = (bytes) => Array.prototype.some.call(bytes, (x, i) => x === 6 && bytes[i + 1] === 64);  // try, void
+  WebAssembly.validate = (bytes) => (hasTry(bytes) ? false : validate(bytes));
+  try {
+    assert.equal(simdSupported(), false);
+    assert.equal((await Attend.load(modelBytes)).simd, false);
+  } finally {
+    WebAssembly.validate = validate;
+  }
 });
 
 test('the SIMD translator module contains f32x4 instructions and the plain one no SIMD at all', () => {
@@ -144,6 +153,9 @@ test('the SIMD translator module contains f32x4 instructions and the plain one n
   console.log(`# attend-core-simd.wasm: ${simd} f32x4 instructions`);
   assert.ok(simd > 100, `only ${simd} f32x4 instructions in the SIMD build`);
   assert.equal(count('nosimd', /v128|f32x4/g), 0);
+  // C++ exceptions: WebAssembly's own in the SIMD build, Emscripten's JS emulation (no try) in the plain one.
+  assert.ok(count('simd', /\(try/g) > 0, 'the SIMD build has no WebAssembly try blocks');
+  assert.equal(count('nosimd', /\(try/g), 0);
 });
 
 test('module size: the gzipped .wasm + .js of each build', () => {
