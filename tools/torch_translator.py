@@ -25,8 +25,23 @@ import os
 import sys
 import time
 
-import numpy as np
-import torch
+
+def _requested_threads(argv):
+    for i, arg in enumerate(argv):
+        if arg == "--threads" and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith("--threads="):
+            return arg.split("=", 1)[1]
+    return "1"
+
+
+# torch.set_num_threads does not reach the thread pool of Debian's OpenBLAS (libopenblas0-pthread), which would run
+# a second thread beside the one asked for (measured: CPU time twice the wall time at --threads 1). OpenBLAS sizes
+# its pool when torch loads it, so this comes before the import.
+os.environ["OPENBLAS_NUM_THREADS"] = _requested_threads(sys.argv)
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
 import torch.nn.functional as F
 from torch import nn
 

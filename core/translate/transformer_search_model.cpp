@@ -11,6 +11,12 @@ TransformerSearchModel::TransformerSearchModel(const Transformer& model, const i
     transformer_start_decoding(state_, model, src, nullptr, 1, S, capacity);
 }
 
+TransformerSearchModel::TransformerSearchModel(const Transformer& model, const int* src, const int* src_valid_lens,
+                                               int B, int S, int capacity)
+    : model_(model) {
+    transformer_start_decoding(state_, model, src, src_valid_lens, B, S, capacity);
+}
+
 int TransformerSearchModel::vocab_size() const { return model_.config.tgt_vocab; }
 
 void TransformerSearchModel::step(float* logits, const int* last_tokens, int n) {
@@ -21,7 +27,8 @@ void TransformerSearchModel::step(float* logits, const int* last_tokens, int n) 
 }
 
 void TransformerSearchModel::select(const int* parents, int n) {
-    // All hypotheses share the one encoded source; only their self-attention caches are gathered.
+    // Beam hypotheses share the one encoded source and only their self-attention caches are gathered; the rows of
+    // a batch of sentences take their own source along.
     transformer_decoding_select(state_, model_, parents, n);
 }
 

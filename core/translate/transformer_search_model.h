@@ -10,6 +10,9 @@ class TransformerSearchModel : public StepModel {
 public:
     // src [S] token ids of one sentence (all valid); capacity: the most target steps the search may take.
     TransformerSearchModel(const Transformer& model, const int* src, int S, int capacity);
+    // B sentences at once (greedy_search_batch): src [B,S] padded, src_valid_lens [B]; row i decodes sentence i.
+    TransformerSearchModel(const Transformer& model, const int* src, const int* src_valid_lens, int B, int S,
+                           int capacity);
 
     int vocab_size() const override;
     void step(float* logits, const int* last_tokens, int n) override;

@@ -1,8 +1,10 @@
 #include "translate/translator.h"
 
 #include "error.h"
+#include "decode/greedy_search_batch.h"
 #include "translate/bahdanau_search_model.h"
 #include "translate/model_search.h"
+#include "translate/transformer_search_model.h"
 
 #include <algorithm>
 #include <chrono>
@@ -79,15 +81,7 @@ TranslationResult Translator::translate(std::string_view text, const Translation
                                                : default_max_length(model_, S);
     search.bos_id = model_.bos_id;
     search.eos_id = model_.eos_id;
-    Hypothesis best = search_translation(model_, src, search);
-    r.target_ids = best.tokens;
-    r.log_prob = best.log_prob;
-    r.score = best.score;
-    r.finished = best.finished;
-    r.target_tokens = model_.target_vocab.tokens(r.target_ids);
-    std::vector<std::string> words(r.target_tokens.begin(), r.target_tokens.end() - (best.finished ? 1 : 0));
-    r.text = postprocess_for_display(words, model_.target_pipeline);
-    r.tokenized = postprocess_for_bleu(words, model_.target_pipeline);
+    fill_translation(r, search_translation(model_, src, search));
     r.search_ms = ms_since(start);
 
     if (options.return_attention && !r.target_ids.empty()) {
@@ -123,18 +117,92 @@ TranslationResult Translator::translate(std::string_view text, const Translation
 
 std::vector<TranslationResult> Translator::translate_batch(const std::vector<std::string>& texts,
                                                            const TranslationOptions& options) const {
+    if (options.max_batch_size < 1)
+        throw Error("max batch size must be at least 1, got " + std::to_string(options.max_batch_size));
+    if (options.max_length < 0) throw Error("max length must not be negative, got " + std::to_string(options.max_length));
     std::vector<size_t> order(texts.size());
     std::iota(order.begin(), order.end(), size_t{0});
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return texts[a].size() < texts[b].size(); });
     std::vector<TranslationResult> results(texts.size());
-    for (size_t i : order) {
+    const bool batched = options.max_batch_size > 1 && options.beam_size == 1 && !options.return_attention &&
+                         model_.transformer != nullptr;
+    if (!batched) {
+        for (size_t i : order) {
+            try {
+                results[i] = translate(texts[i], options);
+            } catch (const Error& e) {
+                throw Error("sentence " + std::to_string(i + 1) + ": " + e.what());
+            }
+        }
+        return results;
+    }
+
+    // Source tokens of every sentence first (an error names its sentence before any decoding), then batches of
+    // neighbours in token-length order, so that little of a batch is padding.
+    std::vector<std::vector<int>> sources(texts.size());
+    for (size_t i = 0; i < texts.size(); i++) {
+        const auto start = std::chrono::steady_clock::now();
         try {
-            results[i] = translate(texts[i], options);
+            results[i].source_tokens = source_tokens(texts[i]);
         } catch (const Error& e) {
             throw Error("sentence " + std::to_string(i + 1) + ": " + e.what());
         }
+        sources[i] = model_.source_vocab.ids(results[i].source_tokens);
+        results[i].preprocess_ms = ms_since(start);
     }
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return sources[a].size() < sources[b].size(); });
+    SearchOptions search;
+    search.length_penalty = options.length_penalty;
+    search.bos_id = model_.bos_id;
+    search.eos_id = model_.eos_id;
+    const long batches = static_cast<long>((order.size() + options.max_batch_size - 1) / options.max_batch_size);
+    std::vector<std::string> errors(batches);
+    // Batches are independent: with several OpenMP threads they run side by side (the matrix products inside
+    // then run on one thread each).
+#pragma omp parallel for schedule(dynamic, 1)
+    for (long batch = 0; batch < batches; batch++) try {
+        const size_t first = static_cast<size_t>(batch) * options.max_batch_size;
+        const auto start = std::chrono::steady_clock::now();
+        const size_t count = std::min(order.size() - first, static_cast<size_t>(options.max_batch_size));
+        const int B = static_cast<int>(count);
+        int S = 0, capacity = 0;
+        std::vector<int> max_lengths(count), valid(count);
+        for (size_t k = 0; k < count; k++) {
+            const int len = static_cast<int>(sources[order[first + k]].size());
+            valid[k] = len;
+            S = std::max(S, len);
+            max_lengths[k] = options.max_length > 0 ? std::min(options.max_length, model_.max_target_tokens())
+                                                    : default_max_length(model_, len);
+            capacity = std::max(capacity, max_lengths[k]);
+        }
+        std::vector<int> src(static_cast<size_t>(B) * S, model_.pad_id);
+        for (size_t k = 0; k < count; k++)
+            std::copy(sources[order[first + k]].begin(), sources[order[first + k]].end(), src.begin() + k * S);
+        TransformerSearchModel step_model(*model_.transformer, src.data(), valid.data(), B, S, capacity);
+        std::vector<Hypothesis> hyps = greedy_search_batch(step_model, max_lengths, search);
+        const double per_sentence_ms = ms_since(start) / count;
+        for (size_t k = 0; k < count; k++) {
+            TranslationResult& r = results[order[first + k]];
+            fill_translation(r, hyps[k]);
+            r.search_ms = per_sentence_ms;
+        }
+    } catch (const std::exception& e) {
+        errors[batch] = e.what();
+    }
+    for (const std::string& e : errors)
+        if (!e.empty()) throw Error(e);
     return results;
+}
+
+void Translator::fill_translation(TranslationResult& r, const Hypothesis& best) const {
+    r.target_ids = best.tokens;
+    r.log_prob = best.log_prob;
+    r.score = best.score;
+    r.finished = best.finished;
+    r.target_tokens = model_.target_vocab.tokens(r.target_ids);
+    std::vector<std::string> words(r.target_tokens.begin(), r.target_tokens.end() - (best.finished ? 1 : 0));
+    r.text = postprocess_for_display(words, model_.target_pipeline);
+    r.tokenized = postprocess_for_bleu(words, model_.target_pipeline);
 }
 
 nlohmann::json Translator::info() const {

@@ -34,7 +34,7 @@ namespace {
 
 struct BenchTranslateOptions {
     std::string model, ids_file;  // ids_file: where the source ids for the peer go (kept); empty: a temp file
-    int sentences = 200, threads = 1, beam = 5;
+    int sentences = 200, threads = 1, beam = 5, batch = 32;
     bool with_torch = true;
 };
 
@@ -65,6 +65,29 @@ SearchRun run_search(const Translator& translator, const std::vector<std::string
     const auto start = std::chrono::steady_clock::now();
     for (const std::string& s : sentences) {
         TranslationResult r = translator.translate(s, options);
+        run.search_ms += r.search_ms;
+        run.tokens += static_cast<long>(r.target_ids.size());
+        run.ids.push_back(std::move(r.target_ids));
+        run.log_probs.push_back(r.log_prob);
+    }
+    run.total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    run.cpu_ms = process_cpu_ms() - cpu_start;
+    return run;
+}
+
+// Greedy search over the whole list with translate_batch: sentences of similar length decoded together, what
+// `attend translate -b 1` does with a file.
+SearchRun run_batched_greedy(const Translator& translator, const std::vector<std::string>& sentences, int batch) {
+    SearchRun run;
+    run.name = "greedy_batch" + std::to_string(batch);
+    TranslationOptions options;
+    options.beam_size = 1;
+    options.max_batch_size = batch;
+    translator.translate_batch(std::vector<std::string>(sentences.begin(), sentences.begin() + std::min<size_t>(5, sentences.size())),
+                               options);
+    const double cpu_start = process_cpu_ms();
+    const auto start = std::chrono::steady_clock::now();
+    for (TranslationResult& r : translator.translate_batch(sentences, options)) {
         run.search_ms += r.search_ms;
         run.tokens += static_cast<long>(r.target_ids.size());
         run.ids.push_back(std::move(r.target_ids));
@@ -200,6 +223,14 @@ void run_bench_translate(const BenchTranslateOptions& o) {
         runs.push_back(run_search(translator, sentences, o.beam));
         print_run(runs.back(), n);
     }
+    // Batched greedy: compared with the one-at-a-time greedy search (it must give the same ids) and, below, with
+    // the same torch greedy run (torch decodes one sentence at a time).
+    const SearchRun batched = run_batched_greedy(translator, sentences, o.batch);
+    print_run(batched, n);
+    size_t same_as_greedy = 0;
+    for (size_t i = 0; i < n; ++i) same_as_greedy += batched.ids[i] == runs.front().ids[i];
+    std::printf("translate_%s_ids_equal_greedy %.1f %% (%zu of %zu sentences)\n", batched.name.c_str(),
+                100.0 * same_as_greedy / n, same_as_greedy, n);
 
     if (!o.with_torch) {
         std::printf("# torch comparison skipped: --no-torch\n");
@@ -221,6 +252,13 @@ void run_bench_translate(const BenchTranslateOptions& o) {
     }
     if (!keep_ids) std::filesystem::remove(ids_path);
     for (const SearchRun& run : runs) compare_with_torch(run, torch_figures, n);
+    const auto torch_greedy = torch_figures.figures.find("torch_greedy_ms_per_sentence");
+    const auto torch_greedy_cpu = torch_figures.figures.find("torch_greedy_cpu_ms_per_sentence");
+    if (torch_greedy != torch_figures.figures.end() && torch_greedy_cpu != torch_figures.figures.end())
+        std::printf("translate_%s_vs_torch_greedy %.2f x wall, %.2f x CPU (Attend batched: %.3f ms, torch one sentence "
+                    "at a time: %.3f ms per sentence)\n",
+                    batched.name.c_str(), torch_greedy->second / (batched.total_ms / n),
+                    torch_greedy_cpu->second / (batched.cpu_ms / n), batched.total_ms / n, torch_greedy->second);
 }
 
 CommandRegistrar registrar([](CLI::App& app) {
@@ -232,6 +270,8 @@ CommandRegistrar registrar([](CLI::App& app) {
     cmd->add_option("--sentences", o->sentences, "The first N test2016 sentences")->check(CLI::PositiveNumber);
     cmd->add_option("--threads", o->threads, "OpenMP threads (and torch threads)")->check(CLI::PositiveNumber);
     cmd->add_option("--beam", o->beam, "Beam size of the second search (1: greedy only)")->check(CLI::PositiveNumber);
+    cmd->add_option("--batch", o->batch, "Sentences per batch of the batched greedy search")
+        ->check(CLI::PositiveNumber)->capture_default_str();
     cmd->add_option("--ids-file", o->ids_file,
                     "Write the source ids for tools/torch_translator.py here and keep them (default: a temp file)");
     cmd->add_flag("--no-torch", [o](int64_t) { o->with_torch = false; }, "Do not run tools/torch_translator.py");

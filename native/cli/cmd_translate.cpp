@@ -17,7 +17,7 @@ namespace {
 
 struct TranslateFlags {
     std::string model, text, input, attention_file;
-    int beam = 5, max_length = 0, threads = 0;
+    int beam = 5, max_length = 0, threads = 0, batch = 32;
     float length_penalty = 0.6f;
     bool tokenized = false, verbose = false, text_given = false;
 };
@@ -40,13 +40,18 @@ void run_translate(const TranslateFlags& f) {
     opt.return_attention = !f.attention_file.empty();
     if (f.threads > 0) omp_set_num_threads(f.threads);
 
+    opt.max_batch_size = f.batch;
+    std::vector<TranslationResult> results(lines.size());
+    std::vector<std::string> errors(lines.size());
+    auto start = std::chrono::steady_clock::now();
+    if (opt.beam_size == 1 && !opt.return_attention && f.batch > 1) {
+        // Greedy search decodes batches of similar-length sentences together (batches side by side on threads).
+        results = translator.translate_batch(lines, opt);
+    } else {
     // Sentences are independent: translate them in parallel, longest first so the threads finish together.
     std::vector<size_t> order(lines.size());
     for (size_t i = 0; i < order.size(); i++) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return lines[a].size() > lines[b].size(); });
-    std::vector<TranslationResult> results(lines.size());
-    std::vector<std::string> errors(lines.size());
-    auto start = std::chrono::steady_clock::now();
 #pragma omp parallel for schedule(dynamic, 1)
     for (long k = 0; k < static_cast<long>(order.size()); k++) {
         const size_t i = order[k];
@@ -55,6 +60,7 @@ void run_translate(const TranslateFlags& f) {
         } catch (const Error& e) {
             errors[i] = e.what();
         }
+    }
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     for (size_t i = 0; i < lines.size(); i++)
@@ -88,6 +94,9 @@ CommandRegistrar registrar([](CLI::App& app) {
     cmd->add_option("-b,--beam", f->beam, "Beam size (1: greedy)")->capture_default_str();
     cmd->add_option("--length-penalty", f->length_penalty, "alpha in log P / L^alpha")->capture_default_str();
     cmd->add_option("--max-length", f->max_length, "Most tokens to generate (0: 2 x source + 10)");
+    cmd->add_option("--batch", f->batch,
+                    "Greedy search (-b 1) without --attention: sentences decoded together (1: one at a time)")
+        ->capture_default_str()->check(CLI::PositiveNumber);
     cmd->add_option("--attention", f->attention_file, "Write every attention map (layer x head) to this JSON file");
     cmd->add_flag("--tokenized", f->tokenized, "Print tokenized lowercase output (what BLEU is computed on)");
     cmd->add_option("--threads", f->threads, "CPU threads (sentences are translated in parallel)");

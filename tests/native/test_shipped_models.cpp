@@ -70,3 +70,23 @@ TEST_CASE("shipped models score their recorded BLEU") {
         CHECK(std::abs(bleu - recorded_bleu) <= 0.1);
     }
 }
+
+TEST_CASE("shipped models: batched greedy search gives the tokens of one sentence at a time") {
+    for (const nlohmann::json& entry : read_models_json()["models"]) {
+        Translator translator = Translator::from_bytes(read_bytes(models_dir() + "/" + entry.at("file").get<std::string>()),
+                                                       entry.at("file").get<std::string>());
+        const TranslatorModel& m = translator.model();
+        std::vector<std::string> sources =
+            read_lines(multi30k_path(default_data_dir(), "test_2016_flickr", m.source_pipeline.lang, TextForm::raw));
+        sources.resize(200);
+        TranslationOptions options;
+        options.beam_size = 1;
+        options.max_batch_size = 32;
+        const std::vector<TranslationResult> batched = translator.translate_batch(sources, options);
+        int same = 0;
+        for (size_t i = 0; i < sources.size(); i++)
+            same += batched[i].target_ids == translator.translate(sources[i], options).target_ids;
+        MESSAGE(entry.at("id").get<std::string>() << ": " << same << " of " << sources.size() << " batched translations equal");
+        CHECK(same == static_cast<int>(sources.size()));
+    }
+}

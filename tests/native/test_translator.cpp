@@ -9,6 +9,7 @@
 #include "error.h"
 #include "translate/translator.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <sstream>
@@ -254,4 +255,37 @@ TEST_CASE("batch translation returns results in input order") {
     CHECK(info["source_language"] == "en");
     CHECK(info["target_language"] == "de");
     CHECK(info["parameters"].get<size_t>() == t.model().transformer->params.size());
+}
+
+TEST_CASE("batched greedy translation gives the tokens and scores of one sentence at a time") {
+    Translator t(copy_of(small_model()));
+    ParallelText text = load_multi30k(default_data_dir(), "test_2016_flickr", Lang::en, Lang::de, TextForm::raw);
+    std::vector<std::string> texts;  // 40 sentences this small model accepts (it takes at most 40 tokens)
+    for (size_t i = 0; texts.size() < 40 && i < text.source.size(); i++) {
+        const int words = static_cast<int>(std::count(text.source[i].begin(), text.source[i].end(), ' ')) + 1;
+        if (words <= 8) texts.push_back(text.source[i]);
+    }
+    TranslationOptions one;
+    one.beam_size = 1;
+    for (int max_length : {0, 3}) {  // 3: random weights rarely say <eos>, so rows leave the batch at their limit
+        one.max_length = max_length;
+        for (int batch : {2, 7, 64}) {
+            TranslationOptions opt = one;
+            opt.max_batch_size = batch;
+            std::vector<TranslationResult> batched = t.translate_batch(texts, opt);
+            REQUIRE(batched.size() == texts.size());
+            for (size_t i = 0; i < texts.size(); i++) {
+                const TranslationResult single = t.translate(texts[i], one);
+                CHECK(batched[i].target_ids == single.target_ids);
+                CHECK(batched[i].finished == single.finished);
+                CHECK(batched[i].text == single.text);
+                CHECK(batched[i].log_prob == doctest::Approx(single.log_prob).epsilon(1e-5));
+                CHECK(batched[i].source_tokens == single.source_tokens);
+            }
+        }
+    }
+    TranslationOptions bad = one;
+    bad.max_batch_size = 0;
+    CHECK_THROWS_WITH(t.translate_batch(texts, bad), doctest::Contains("max batch size"));
+    CHECK_THROWS_WITH(t.translate_batch({"A dog.", "A cat.", "\xff"}, one), doctest::Contains("sentence 3"));
 }
