@@ -55,16 +55,15 @@ double process_cpu_ms() {
 
 std::string default_model_path() { return std::string(ATTEND_SOURCE_DIR) + "/web/models/multi30k-en-de.safetensors"; }
 
-SearchRun run_search(const Translator& translator, const std::vector<std::string>& sentences, int beam) {
+// Times translate_all over the sentences (after a warm-up on the first five) and keeps what it produced.
+template <typename TranslateAll>
+SearchRun timed_search(std::string name, const std::vector<std::string>& sentences, TranslateAll translate_all) {
     SearchRun run;
-    run.name = beam == 1 ? "greedy" : "beam" + std::to_string(beam);
-    TranslationOptions options;
-    options.beam_size = beam;
-    for (size_t i = 0; i < std::min<size_t>(5, sentences.size()); ++i) translator.translate(sentences[i], options);
+    run.name = std::move(name);
+    translate_all(std::vector<std::string>(sentences.begin(), sentences.begin() + std::min<size_t>(5, sentences.size())));
     const double cpu_start = process_cpu_ms();
     const auto start = std::chrono::steady_clock::now();
-    for (const std::string& s : sentences) {
-        TranslationResult r = translator.translate(s, options);
+    for (TranslationResult& r : translate_all(sentences)) {
         run.search_ms += r.search_ms;
         run.tokens += static_cast<long>(r.target_ids.size());
         run.ids.push_back(std::move(r.target_ids));
@@ -75,27 +74,27 @@ SearchRun run_search(const Translator& translator, const std::vector<std::string
     return run;
 }
 
-// Greedy search over the whole list with translate_batch: sentences of similar length decoded together, what
-// `attend translate -b 1` does with a file.
+// One sentence at a time, as the web demo and `attend translate -t` do.
+SearchRun run_search(const Translator& translator, const std::vector<std::string>& sentences, int beam) {
+    TranslationOptions options;
+    options.beam_size = beam;
+    return timed_search(beam == 1 ? "greedy" : "beam" + std::to_string(beam), sentences,
+                        [&](const std::vector<std::string>& list) {
+                            std::vector<TranslationResult> results;
+                            results.reserve(list.size());
+                            for (const std::string& s : list) results.push_back(translator.translate(s, options));
+                            return results;
+                        });
+}
+
+// Greedy search with translate_batch: sentences of similar length decoded together, what `attend translate -b 1`
+// does with a file.
 SearchRun run_batched_greedy(const Translator& translator, const std::vector<std::string>& sentences, int batch) {
-    SearchRun run;
-    run.name = "greedy_batch" + std::to_string(batch);
     TranslationOptions options;
     options.beam_size = 1;
     options.max_batch_size = batch;
-    translator.translate_batch(std::vector<std::string>(sentences.begin(), sentences.begin() + std::min<size_t>(5, sentences.size())),
-                               options);
-    const double cpu_start = process_cpu_ms();
-    const auto start = std::chrono::steady_clock::now();
-    for (TranslationResult& r : translator.translate_batch(sentences, options)) {
-        run.search_ms += r.search_ms;
-        run.tokens += static_cast<long>(r.target_ids.size());
-        run.ids.push_back(std::move(r.target_ids));
-        run.log_probs.push_back(r.log_prob);
-    }
-    run.total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    run.cpu_ms = process_cpu_ms() - cpu_start;
-    return run;
+    return timed_search("greedy_batch" + std::to_string(batch), sentences,
+                        [&](const std::vector<std::string>& list) { return translator.translate_batch(list, options); });
 }
 
 void print_run(const SearchRun& run, size_t n) {
