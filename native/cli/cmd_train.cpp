@@ -44,7 +44,8 @@ void run_train(const TrainFlags& f) {
     if (f.max_steps >= 0) o.max_steps = f.max_steps;
     if (f.max_tokens > 0) o.max_tokens = f.max_tokens;
     if (f.warmup >= 0) o.warmup_steps = f.warmup;
-    if (f.cooldown_epochs >= 0) o.cooldown_epochs = f.cooldown_epochs;
+    // Not given: none for a new run; a resumed run keeps its own.
+    o.cooldown_epochs = f.cooldown_epochs >= 0 ? f.cooldown_epochs : (f.resume ? -1 : o.cooldown_epochs);
     if (f.checkpoint_every > 0) o.checkpoint_every = f.checkpoint_every;
     if (f.keep >= 0) o.keep_checkpoints = f.keep;
     if (f.log_every > 0) o.log_every = f.log_every;
@@ -104,8 +105,8 @@ CommandRegistrar registrar([](CLI::App& app) {
     cmd->add_option("--lr", flags->lr, "Peak learning rate");
     cmd->add_option("--warmup", flags->warmup, "Warmup steps");
     cmd->add_option("--cooldown-epochs", flags->cooldown_epochs,
-                    "Scale the learning rate linearly down to 0 over the last N epochs (0: none; a resume takes this "
-                    "call's value, like --epochs)");
+                    "Scale the learning rate linearly down to 0 over the last N epochs (0: none; with --resume: "
+                    "default the run's own)");
     cmd->add_option("--dropout", flags->dropout, "Dropout");
     cmd->add_option("--label-smoothing", flags->label_smoothing, "Label smoothing");
     cmd->add_option("--clip", flags->clip, "Global gradient-norm clipping (0: none)");

@@ -378,7 +378,7 @@ TrainResult train_translator(const TrainOptions& requested, bool resume, const T
         TrainOptions saved = train_options_from_json(ckpt.options);
         saved.out_dir = o.out_dir;
         saved.epochs = o.epochs;
-        saved.cooldown_epochs = o.cooldown_epochs;
+        if (o.cooldown_epochs >= 0) saved.cooldown_epochs = o.cooldown_epochs;
         saved.max_steps = o.max_steps;
         saved.threads = o.threads;
         saved.device = o.device;  // same checkpoint layout on every device: a run may switch
@@ -388,6 +388,7 @@ TrainResult train_translator(const TrainOptions& requested, bool resume, const T
                         o.architecture);
         require_device_supports(device, o);
     }
+    if (o.cooldown_epochs < 0) o.cooldown_epochs = 0;  // -1 (keep the run's own) on a new run: none
     const bool masked_loss = seeds_loss(o);
     if (o.architecture != "transformer" && o.architecture != "bahdanau")
         throw Error("architecture '" + o.architecture + "' is unknown (expected \"transformer\" or \"bahdanau\")");

@@ -35,7 +35,7 @@ struct TrainOptions {
     float lr = 5e-3f;
     int warmup_steps = 2000;
     // The last cooldown_epochs epochs scale that rate linearly down to 0 at the end of the run (0: no cooldown).
-    // Like epochs, the value of a resuming call counts, so a long run can be given its cooldown when it is resumed.
+    // A resuming call may set it (a long run can get its cooldown when it is resumed); -1 keeps the run's own.
     int cooldown_epochs = 0;
     float beta1 = 0.9f, beta2 = 0.98f, adam_eps = 1e-9f, weight_decay = 0.0f;
     float label_smoothing = 0.1f;

@@ -94,6 +94,21 @@ TEST_CASE("a full epoch logs, validates, keeps the best model and checkpoints at
     CHECK(epochs == 1);
 }
 
+namespace {
+
+// The learning rate the run logged at every step, by epoch (1-based: [0] is empty).
+std::vector<std::vector<double>> logged_rates(const TrainOptions& o) {
+    std::ifstream log(fs::path(o.out_dir) / "train.jsonl");
+    std::vector<std::vector<double>> rates(o.epochs + 1);
+    for (std::string line; std::getline(log, line);) {
+        nlohmann::json j = nlohmann::json::parse(line);
+        if (j["event"] == "step") rates.at(j["epoch"].get<int>()).push_back(j["lr"].get<double>());
+    }
+    return rates;
+}
+
+}  // namespace
+
 TEST_CASE("a cooldown takes the learning rate linearly down to 0 over the last epochs") {
     TrainOptions o = tiny_options(fresh_dir("cooldown"));
     o.corpus.max_train_sentences = 200;
@@ -102,12 +117,9 @@ TEST_CASE("a cooldown takes the learning rate linearly down to 0 over the last e
     o.log_every = 1;
     o.val_bleu_sentences = 4;
     train_translator(o, false);
-    std::ifstream log(fs::path(o.out_dir) / "train.jsonl");
-    std::vector<double> first_epoch, second_epoch;  // the logged rate of every step
-    for (std::string line; std::getline(log, line);) {
-        nlohmann::json j = nlohmann::json::parse(line);
-        if (j["event"] == "step") (j["epoch"] == 1 ? first_epoch : second_epoch).push_back(j["lr"].get<double>());
-    }
+    const std::vector<std::vector<double>> rates = logged_rates(o);
+    const std::vector<double>& first_epoch = rates[1];
+    const std::vector<double>& second_epoch = rates[2];
     REQUIRE(first_epoch.size() > o.warmup_steps + 2);
     REQUIRE(second_epoch.size() >= 4);
     // The first epoch is untouched: warmup, then lr * sqrt(warmup / step).
@@ -121,4 +133,20 @@ TEST_CASE("a cooldown takes the learning rate linearly down to 0 over the last e
         CHECK(second_epoch[i] == doctest::Approx(expected).epsilon(1e-5));
     }
     CHECK(second_epoch.back() < second_epoch.front() / n);
+
+    // Interrupted in its cooldown and resumed without naming one (-1: the run's own), it takes the same rates.
+    TrainOptions split = o;
+    split.out_dir = fresh_dir("cooldown-split");
+    std::atomic<bool> stop{false};
+    TrainHooks hooks;
+    hooks.stop = &stop;
+    const size_t stop_at = first_epoch.size() + 2;
+    size_t steps = 0;
+    hooks.progress = [&](const std::string&) { if (++steps == stop_at) stop = true; };
+    REQUIRE(train_translator(split, false, hooks).interrupted);
+    split.cooldown_epochs = -1;
+    train_translator(split, /*resume=*/true);
+    const std::vector<std::vector<double>> resumed = logged_rates(split);
+    CHECK(resumed[1] == first_epoch);
+    CHECK(resumed[2] == second_epoch);
 }
