@@ -15,8 +15,8 @@ void linear_rows_forward(float* out, const float* x, const float* weight, const 
 void linear_rows_forward_f16(float* out, const float* x, const uint16_t* weight, const float* bias, int N, int IC,
                              int OC);
 
-// Whether the CPU converts half floats in hardware (AVX-512 or F16C); without it (WebAssembly) the F16 variant
-// works but is slower than reading floats.
+// Whether the F16 variant is the one to use: the CPU converts half floats in hardware (AVX-512 or F16C), or
+// WebAssembly SIMD does it in four instructions. Without either it works but reads slower than floats.
 bool linear_rows_f16_fast();
 
 }  // namespace attend

@@ -32,7 +32,7 @@ struct Transformer {
     std::vector<uint16_t> decode_f16;
 };
 
-// Decoding is bound by reading weights. When the CPU converts half floats in hardware and every matrix a step
+// Decoding is bound by reading weights. When half floats convert cheaply (linear_rows_f16_fast) and every matrix a step
 // reads is exactly a half float (an F16 model file), keeps the half-float copy that halves those reads; the
 // logits are bit for bit the same. Otherwise clears it. Call again after changing the weights.
 void transformer_prepare_decoding(Transformer& model);

@@ -5,11 +5,13 @@
 // floats. Only finite values are printed (the Node test requires it): log-sum-exps of fully masked rows are
 // not printed.
 #include "error.h"
+#include "io/safetensors.h"  // float_to_half, half_to_float
 #include "kernels/activations.h"
 #include "kernels/additive_attention.h"
 #include "kernels/attention.h"
 #include "kernels/embedding.h"
 #include "kernels/layernorm.h"
+#include "kernels/linear_rows.h"
 #include "kernels/masked_softmax.h"
 #include "kernels/positional_encoding.h"
 #include "kernels/simd.h"
@@ -248,6 +250,28 @@ void seed_cases(Rng& rng) {
     print_case("seed003_context", c);
 }
 
+// The decoder's few-row product from half-float weights against the same weights as floats: every difference
+// must be exactly 0 (the half-float path reads fewer bytes, never other values). The weights include half
+// subnormals and both signs of zero.
+void linear_rows_cases(Rng& rng) {
+    const int IC = 40, OC = 37;
+    std::vector<uint16_t> halves((size_t)IC * OC);
+    for (auto& h : halves) h = (uint16_t)(float_to_half(rng.uniform(-0.5f, 0.5f)));
+    for (size_t i = 0; i < halves.size(); i += 7) halves[i] = (uint16_t)(rng.next() & 0x83FF);  // subnormals, +-0
+    std::vector<float> weights(halves.size());
+    for (size_t i = 0; i < halves.size(); ++i) weights[i] = half_to_float(halves[i]);
+    auto bias = rng.floats(OC);
+    for (int N : {1, 3}) {
+        auto x = rng.floats((size_t)N * IC, -4.0f, 4.0f);
+        std::vector<float> from_floats((size_t)N * OC), from_halves((size_t)N * OC);
+        linear_rows_forward(from_floats.data(), x.data(), weights.data(), bias.data(), N, IC, OC);
+        linear_rows_forward_f16(from_halves.data(), x.data(), halves.data(), bias.data(), N, IC, OC);
+        print_case("linear_rows_n" + std::to_string(N), from_floats);
+        for (size_t i = 0; i < from_floats.size(); ++i) from_halves[i] -= from_floats[i];
+        print_case("linear_rows_f16_minus_f32_n" + std::to_string(N), from_halves);
+    }
+}
+
 void elementwise_cases(Rng& rng) {
     for (int C : {1, 7, 17, 256}) {
         const int N = 3;
@@ -315,6 +339,7 @@ int main() {
 #endif
     Rng rng(20240611u);
     softmax_cases(rng);
+    linear_rows_cases(rng);
     masked_softmax_cases(rng);
     attention_cases(rng);
     additive_attention_cases(rng);
