@@ -35,8 +35,11 @@ public:
     // merges the most frequent pair; ties go to the lexicographically greatest (first, second) pair by
     // code point, which is what subword-nmt's max over (count, pair) picks. Pair counts are kept in an
     // incremental index (pair -> words containing it, and a max-heap with lazy deletion), so a merge only
-    // touches the words that contain its pair.
-    static Bpe learn(const WordCounts& words, int num_merges, std::int64_t min_frequency = 2);
+    // touches the words that contain its pair. With split_digits no merge involves an ASCII digit, so every
+    // number stays one piece per digit: a model that sees "2@@ 0@@ 1@@ 5" can copy any number, including the
+    // ones that never occurred in training.
+    static Bpe learn(const WordCounts& words, int num_merges, std::int64_t min_frequency = 2,
+                     bool split_digits = false);
 
     // The pieces of one word, end-of-word marker removed, without continuation markers ("walking" ->
     // "wal", "king"). Throws attend::Error on invalid UTF-8.

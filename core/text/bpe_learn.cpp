@@ -25,7 +25,7 @@ struct Word {
 
 class BpeLearner {
 public:
-    explicit BpeLearner(const WordCounts& counts) {
+    BpeLearner(const WordCounts& counts, bool split_digits) : split_digits_(split_digits) {
         words_.reserve(counts.size());
         for (const auto& [text, count] : counts) {
             if (text.empty() || count <= 0) continue;
@@ -76,14 +76,22 @@ private:
 
     Symbol intern(const std::string& symbol) {
         auto [it, inserted] = symbol_ids_.emplace(symbol, static_cast<Symbol>(symbols_.size()));
-        if (inserted) symbols_.push_back(symbol);
+        if (inserted) {
+            symbols_.push_back(symbol);
+            frozen_.push_back(split_digits_ && std::any_of(symbol.begin(), symbol.end(),
+                                                           [](char c) { return c >= '0' && c <= '9'; }));
+        }
         return it->second;
     }
+
+    // A pair with a frozen symbol (a digit under split_digits) is never counted, so it is never merged.
+    bool mergeable(Symbol a, Symbol b) const { return !frozen_[a] && !frozen_[b]; }
 
     // Adds (sign +1) or removes (-1) the pairs of word w to the counts; new pairs index the word.
     void add_pairs(std::uint32_t w, int sign, std::vector<PairId>* changed) {
         const Word& word = words_[w];
         for (std::size_t i = 0; i + 1 < word.symbols.size(); ++i) {
+            if (!mergeable(word.symbols[i], word.symbols[i + 1])) continue;
             PairId pair = make_pair_id(word.symbols[i], word.symbols[i + 1]);
             pair_counts_[pair] += sign * word.count;
             if (sign > 0) pair_words_[pair].push_back(w);
@@ -151,6 +159,7 @@ private:
     void add_pairs_after_merge(std::uint32_t w, Symbol merged, std::vector<PairId>* changed) {
         const Word& word = words_[w];
         for (std::size_t i = 0; i + 1 < word.symbols.size(); ++i) {
+            if (!mergeable(word.symbols[i], word.symbols[i + 1])) continue;
             PairId p = make_pair_id(word.symbols[i], word.symbols[i + 1]);
             pair_counts_[p] += word.count;
             if (word.symbols[i] == merged || word.symbols[i + 1] == merged) pair_words_[p].push_back(w);
@@ -165,13 +174,15 @@ private:
     std::unordered_map<PairId, std::vector<std::uint32_t>> pair_words_;
     std::priority_queue<HeapEntry, std::vector<HeapEntry>, HeapOrder> heap_{HeapOrder{&symbols_}};
     std::vector<int> visited_;
+    bool split_digits_;
+    std::vector<bool> frozen_;  // per symbol
 };
 
 }  // namespace
 
-Bpe Bpe::learn(const WordCounts& words, int num_merges, std::int64_t min_frequency) {
+Bpe Bpe::learn(const WordCounts& words, int num_merges, std::int64_t min_frequency, bool split_digits) {
     if (num_merges < 0) throw Error("BPE: number of merges is " + std::to_string(num_merges) + " (expected >= 0)");
-    BpeLearner learner(words);
+    BpeLearner learner(words, split_digits);
     return Bpe(learner.learn(num_merges, min_frequency));
 }
 

@@ -96,7 +96,7 @@ TrainOptions train_options_from_json(const json& j) {
 }
 
 std::vector<std::string> train_preset_names() {
-    return {"transformer-tiny", "transformer-d2l", "bahdanau-d2l", "bahdanau-multi30k"};
+    return {"transformer-tiny", "transformer-tiny-cased", "transformer-d2l", "bahdanau-d2l", "bahdanau-multi30k"};
 }
 
 namespace {
@@ -137,7 +137,9 @@ TrainOptions train_preset(const std::string& name) {
     TrainOptions o;
     o.preset = name;
     o.out_dir = "runs/" + name;
-    if (name == "transformer-tiny") {
+    if (name == "transformer-tiny" || name == "transformer-tiny-cased") {
+        // -cased: the same model on the raw text with case kept, numbers split into digits so they are copied.
+        o.corpus.cased = o.corpus.split_digits = name == "transformer-tiny-cased";
         o.corpus.bpe_merges = 10000;
         o.corpus.joint_vocab = true;
         o.model.model_dim = 128;
@@ -320,7 +322,9 @@ std::string describe_data(const CorpusOptions& c) {
     if (c.dataset == "tatoeba")
         return "tatoeba eng-fra, first " + std::to_string(c.max_train_sentences) + " pairs, word vocabulary (min_freq " +
                std::to_string(c.min_freq) + ")";
-    return c.dataset + " " + c.source_lang + "-" + c.target_lang + " train (tok), BPE " + std::to_string(c.bpe_merges);
+    return c.dataset + " " + c.source_lang + "-" + c.target_lang +
+           (c.cased ? " train (raw, cased, Moses-tokenized), BPE " : " train (tok), BPE ") + std::to_string(c.bpe_merges) +
+           (c.split_digits ? " (digits split)" : "");
 }
 
 class JsonLog {

@@ -5,6 +5,7 @@
 #include "data/nonbreaking_prefix_file.h"
 #include "data/tatoeba.h"
 #include "error.h"
+#include "text/moses_pipeline.h"
 
 #include <algorithm>
 #include <sstream>
@@ -27,7 +28,7 @@ void to_json(nlohmann::json& j, const CorpusOptions& o) {
     j = {{"dataset", o.dataset}, {"source_lang", o.source_lang}, {"target_lang", o.target_lang},
          {"bpe_merges", o.bpe_merges}, {"min_freq", o.min_freq}, {"joint_vocab", o.joint_vocab},
          {"max_train_sentences", o.max_train_sentences}, {"max_tokens_per_sentence", o.max_tokens_per_sentence},
-         {"val_sentences", o.val_sentences}};
+         {"val_sentences", o.val_sentences}, {"cased", o.cased}, {"split_digits", o.split_digits}};
 }
 
 void from_json(const nlohmann::json& j, CorpusOptions& o) {
@@ -40,6 +41,8 @@ void from_json(const nlohmann::json& j, CorpusOptions& o) {
     o.max_train_sentences = j.value("max_train_sentences", o.max_train_sentences);
     o.max_tokens_per_sentence = j.value("max_tokens_per_sentence", o.max_tokens_per_sentence);
     o.val_sentences = j.value("val_sentences", o.val_sentences);
+    o.cased = j.value("cased", o.cased);
+    o.split_digits = j.value("split_digits", o.split_digits);
 }
 
 std::vector<int> encode_line(const std::string& tokenized_line, const TextPipeline& pipeline, const Vocab& vocab) {
@@ -95,11 +98,31 @@ TranslationCorpus encode_tatoeba(const TatoebaWords& w, TranslationCorpus c) {
 
 }  // namespace
 
+// The text pipeline (without BPE) a multi30k run tokenizes with; the cased one is the official preprocessing
+// minus its lowercasing step.
+static TextPipeline moses_pipeline_for(const CorpusOptions& o, const std::string& dir, const std::string& lang) {
+    TextPipeline p;
+    p.lang = parse_lang(lang);
+    p.prefixes = load_nonbreaking_prefixes(dir, p.lang);
+    p.moses.lowercase = !o.cased;
+    return p;
+}
+
+// A split as tokenized lines: the official tok/ files, or the raw files through the cased pipeline.
 static ParallelText read_split(const CorpusOptions& o, const std::string& split) {
     if (o.dataset != "multi30k")
         throw Error("dataset '" + o.dataset + "' is not supported for training (expected multi30k or tatoeba)");
     const std::string dir = o.data_dir.empty() ? default_data_dir() : o.data_dir;
-    return load_multi30k(dir, split, parse_lang(o.source_lang), parse_lang(o.target_lang), TextForm::tok);
+    const Lang source = parse_lang(o.source_lang), target = parse_lang(o.target_lang);
+    if (!o.cased) return load_multi30k(dir, split, source, target, TextForm::tok);
+    ParallelText text = load_multi30k(dir, split, source, target, TextForm::raw);
+    const TextPipeline sp = moses_pipeline_for(o, dir, o.source_lang), tp = moses_pipeline_for(o, dir, o.target_lang);
+#pragma omp parallel for schedule(dynamic, 256)
+    for (long i = 0; i < static_cast<long>(text.source.size()); i++) {
+        text.source[i] = moses_preprocess_line(text.source[i], sp.lang, sp.prefixes, sp.moses);
+        text.target[i] = moses_preprocess_line(text.target[i], tp.lang, tp.prefixes, tp.moses);
+    }
+    return text;
 }
 
 TranslationCorpus prepare_corpus(const CorpusOptions& o) {
@@ -119,15 +142,11 @@ TranslationCorpus prepare_corpus(const CorpusOptions& o) {
         train.target.resize(o.max_train_sentences);
     }
     const std::string dir = o.data_dir.empty() ? default_data_dir() : o.data_dir;
-    TextPipeline src, tgt;
-    src.lang = parse_lang(o.source_lang);
-    tgt.lang = parse_lang(o.target_lang);
-    src.prefixes = load_nonbreaking_prefixes(dir, src.lang);
-    tgt.prefixes = load_nonbreaking_prefixes(dir, tgt.lang);
+    TextPipeline src = moses_pipeline_for(o, dir, o.source_lang), tgt = moses_pipeline_for(o, dir, o.target_lang);
     if (o.bpe_merges > 0) {
         WordCounts counts = count_words(train.source);
         add_word_counts(counts, train.target);
-        Bpe bpe = Bpe::learn(counts, o.bpe_merges);
+        Bpe bpe = Bpe::learn(counts, o.bpe_merges, 2, o.split_digits);
         src.bpe = bpe;
         tgt.bpe = bpe;
     }

@@ -1,6 +1,7 @@
 // A parallel corpus ready for training a translator: the tokenizer pipelines (with the BPE learned on the
 // training text), the vocabularies, and every split as token ids. Two data sets:
-//   multi30k  the tokenized tok/ files, joint BPE, train and val splits (moses+bpe pipelines)
+//   multi30k  the tokenized tok/ files (or the raw files tokenized with case kept), joint BPE, train and val
+//             splits (moses+bpe pipelines)
 //   tatoeba   the d2l fra-eng pairs (tatoeba/eng-fra-5k.tsv): the first max_train_sentences pairs train, the next
 //             val_sentences pairs validate; the seeds' preprocess_nmt and word split (d2l-words pipelines), word
 //             vocabularies with min_freq and <unk> <pad> <bos> <eos> (load_data_nmt); English -> French only
@@ -25,6 +26,10 @@ struct CorpusOptions {
     int max_tokens_per_sentence = 200;  // longer training pairs are dropped (and counted); tatoeba: never (the
                                         // trainer truncates to num_steps, as the seeds do)
     int val_sentences = 200;       // tatoeba: validation pairs after the training ones
+    // multi30k: false trains on the official lowercased tok/ files; true on the raw, cased files run through the
+    // same Moses normalization and tokenization without lowercasing (the model then writes capitals itself).
+    bool cased = false;
+    bool split_digits = false;     // BPE never merges a digit (numbers are copied digit by digit)
 };
 void to_json(nlohmann::json& j, const CorpusOptions& o);
 void from_json(const nlohmann::json& j, CorpusOptions& o);
@@ -34,7 +39,7 @@ struct TranslationCorpus {
     Vocab source_vocab, target_vocab;
     // Token ids without specials; the trainer adds <eos> to sources and <bos>/<eos> to targets.
     std::vector<std::vector<int>> train_source, train_target, val_source, val_target;
-    std::vector<std::string> val_references;  // tokenized, lowercased target lines (for BLEU)
+    std::vector<std::string> val_references;  // tokenized target lines (for BLEU), lowercased unless cased
     int dropped_long = 0;
 };
 
