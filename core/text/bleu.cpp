@@ -6,6 +6,8 @@
 #include <unordered_map>
 
 #include "error.h"
+#include "text/case_mapping.h"
+#include "text/tokenizer_13a.h"
 
 namespace attend {
 namespace {
@@ -126,6 +128,23 @@ CorpusBleu corpus_bleu(const std::vector<std::string>& hypotheses, const std::ve
     result.ratio = result.ref_len > 0 ? static_cast<double>(result.hyp_len) / static_cast<double>(result.ref_len) : 0;
     result.score = zero ? 0.0 : result.brevity_penalty * std::exp(log_sum / 4.0);
     return result;
+}
+
+std::string bleu_preprocess(const std::string& line, const BleuOptions& options) {
+    std::string out = options.lowercase ? lowercase(line) : line;
+    return options.tokenize == BleuTokenize::v13a ? tokenize_13a(out) : out;
+}
+
+CorpusBleu corpus_bleu(const std::vector<std::string>& hypotheses, const std::vector<std::string>& references,
+                       const BleuOptions& options) {
+    if (!options.lowercase && options.tokenize == BleuTokenize::none)
+        return corpus_bleu(hypotheses, references, options.smoothing);
+    std::vector<std::string> hyps, refs;
+    hyps.reserve(hypotheses.size());
+    refs.reserve(references.size());
+    for (const std::string& line : hypotheses) hyps.push_back(bleu_preprocess(line, options));
+    for (const std::string& line : references) refs.push_back(bleu_preprocess(line, options));
+    return corpus_bleu(hyps, refs, options.smoothing);
 }
 
 std::string CorpusBleu::format() const {

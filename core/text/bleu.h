@@ -1,8 +1,11 @@
 // BLEU two ways:
 //  - bleu(pred, label, k): the seeds' (d2l) sentence score, brevity exp(min(0, 1 - len_label/len_pred)) times
 //    the n-gram precisions p_n^(0.5^n), n = 1..k, on tokens split at single spaces;
-//  - corpus_bleu: BLEU-4 as multi-bleu.perl / sacreBLEU (tokenize=none) compute it: clipped n-gram counts
-//    summed over the corpus, brevity penalty on the total lengths, one reference per hypothesis.
+//  - corpus_bleu: BLEU-4 as multi-bleu.perl / sacreBLEU compute it: clipped n-gram counts summed over the
+//    corpus, brevity penalty on the total lengths, one reference per hypothesis. Two ways to score are in use:
+//    BLEU on lowercased, Moses-tokenized text (what the Multi30K literature reports: tokenize none on the
+//    official tok/ files), and sacreBLEU's default, cased BLEU with the 13a tokenizer on detokenized text
+//    against the raw references.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -36,5 +39,22 @@ struct CorpusBleu {
 // (attend::Error otherwise).
 CorpusBleu corpus_bleu(const std::vector<std::string>& hypotheses, const std::vector<std::string>& references,
                        BleuSmoothing smoothing = BleuSmoothing::exp);
+
+enum class BleuTokenize {
+    none,  // split at whitespace: the lines are already tokenized
+    v13a,  // sacreBLEU's default (text/tokenizer_13a.h), for detokenized lines
+};
+
+struct BleuOptions {
+    BleuTokenize tokenize = BleuTokenize::none;
+    bool lowercase = false;  // both sides, before tokenizing (sacreBLEU -lc)
+    BleuSmoothing smoothing = BleuSmoothing::exp;
+};
+
+CorpusBleu corpus_bleu(const std::vector<std::string>& hypotheses, const std::vector<std::string>& references,
+                       const BleuOptions& options);
+
+// What corpus_bleu scores for one line under these options: lowercased and/or 13a-tokenized.
+std::string bleu_preprocess(const std::string& line, const BleuOptions& options);
 
 }  // namespace attend

@@ -1,5 +1,7 @@
-// `attend bleu --ref REF --hyp HYP`: corpus BLEU-4 as sacreBLEU computes it with tokenize=none (both files
-// already tokenized; .gz allowed), printed as sacreBLEU's score line.
+// `attend bleu --ref REF --hyp HYP`: corpus BLEU-4 and/or chrF2 as sacreBLEU computes them, printed as
+// sacreBLEU's score lines. The default scores already-tokenized files (tokenize=none, as multi-bleu.perl);
+// `--tokenize 13a` scores detokenized text the way sacreBLEU does by default, `--lowercase` ignores case.
+// chrF2 always works on the text as given (whitespace removed), like sacreBLEU's chrF.
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -8,28 +10,53 @@
 #include "data/text_file.h"
 #include "error.h"
 #include "text/bleu.h"
+#include "text/case_mapping.h"
+#include "text/chrf.h"
 
 namespace attend::cli {
 namespace {
 
-void run_bleu(const std::string& ref, const std::string& hyp, bool no_smoothing) {
-    std::vector<std::string> references = read_lines(ref), hypotheses = read_lines(hyp);
+struct BleuArgs {
+    std::string ref, hyp, tokenize = "none", metric = "bleu";
+    bool no_smoothing = false, lowercase = false;
+};
+
+void run_bleu(const BleuArgs& args) {
+    std::vector<std::string> references = read_lines(args.ref), hypotheses = read_lines(args.hyp);
     if (references.size() != hypotheses.size())
-        throw Error("bleu: " + ref + " has " + std::to_string(references.size()) + " lines, " + hyp + " has " +
-                    std::to_string(hypotheses.size()) + " (expected the same number of lines)");
-    CorpusBleu score = corpus_bleu(hypotheses, references, no_smoothing ? BleuSmoothing::none : BleuSmoothing::exp);
-    std::printf("%s\n", score.format().c_str());
+        throw Error("bleu: " + args.ref + " has " + std::to_string(references.size()) + " lines, " + args.hyp +
+                    " has " + std::to_string(hypotheses.size()) + " (expected the same number of lines)");
+    if (args.metric == "bleu" || args.metric == "all") {
+        BleuOptions options;
+        options.tokenize = args.tokenize == "13a" ? BleuTokenize::v13a : BleuTokenize::none;
+        options.lowercase = args.lowercase;
+        options.smoothing = args.no_smoothing ? BleuSmoothing::none : BleuSmoothing::exp;
+        std::printf("%s\n", corpus_bleu(hypotheses, references, options).format().c_str());
+    }
+    if (args.metric == "chrf" || args.metric == "all") {
+        if (args.lowercase) {
+            for (std::string& line : hypotheses) line = lowercase(line);
+            for (std::string& line : references) line = lowercase(line);
+        }
+        std::printf("%s\n", corpus_chrf(hypotheses, references).format().c_str());
+    }
 }
 
 CommandRegistrar registrar([](CLI::App& app) {
-    auto ref = std::make_shared<std::string>();
-    auto hyp = std::make_shared<std::string>();
-    auto no_smoothing = std::make_shared<bool>(false);
-    CLI::App* cmd = app.add_subcommand("bleu", "Corpus BLEU-4 of a hypothesis file against a reference file");
-    cmd->add_option("--ref,-r", *ref, "Reference file, one tokenized sentence a line (plain or .gz)")->required();
-    cmd->add_option("--hyp,-H", *hyp, "Hypothesis file, line-aligned with the reference (plain or .gz)")->required();
-    cmd->add_flag("--no-smoothing", *no_smoothing, "multi-bleu.perl: a zero n-gram precision gives BLEU 0");
-    cmd->callback([=] { run_bleu(*ref, *hyp, *no_smoothing); });
+    auto args = std::make_shared<BleuArgs>();
+    CLI::App* cmd = app.add_subcommand("bleu", "Corpus BLEU-4 and chrF2 of a hypothesis file against a reference file");
+    cmd->add_option("--ref,-r", args->ref, "Reference file, one sentence a line (plain or .gz)")->required();
+    cmd->add_option("--hyp,-H", args->hyp, "Hypothesis file, line-aligned with the reference (plain or .gz)")->required();
+    cmd->add_option("--tokenize", args->tokenize,
+                    "BLEU tokenizer: none (the files are tokenized) or 13a (sacreBLEU's default, for detokenized text)")
+        ->check(CLI::IsMember({"none", "13a"}))
+        ->capture_default_str();
+    cmd->add_flag("--lowercase,--lc", args->lowercase, "Lowercase both sides before scoring");
+    cmd->add_option("--metric", args->metric, "bleu, chrf, or all (one line each)")
+        ->check(CLI::IsMember({"bleu", "chrf", "all"}))
+        ->capture_default_str();
+    cmd->add_flag("--no-smoothing", args->no_smoothing, "multi-bleu.perl: a zero n-gram precision gives BLEU 0");
+    cmd->callback([args] { run_bleu(*args); });
 });
 
 }  // namespace

@@ -1,6 +1,8 @@
-// `attend eval`: BLEU of a model on a Multi30K split. Sources are the raw files (the model's own tokenizer
-// runs on them, as for any user text); references are the official tokenized lowercase tok/ files, so the
-// score is comparable with published Multi30K results (multi-bleu / sacreBLEU tokenize=none).
+// `attend eval`: BLEU and chrF2 of a model on Multi30K splits, one line a split. Sources are the raw files (the
+// model's own tokenizer runs on them, as for any user text). Three scores (text/translation_metrics.h): BLEU on
+// the lowercased tokenized output against the official tokenized lowercase tok/ files, comparable with
+// published Multi30K results (multi-bleu / sacreBLEU tokenize=none); cased BLEU (sacreBLEU's default 13a
+// tokenizer) and chrF2 on the detokenized output against the raw references, what a reader of the output sees.
 // A Tatoeba model (d2l word pipeline: transformer-d2l, bahdanau-d2l) gets the seeds' four-sentence table
 // instead: "go . => va !,  bleu 1.000" per line (greedy, bleu with k = 2), then the mean.
 #include "cli/command.h"
@@ -9,7 +11,7 @@
 #include "data/multi30k.h"
 #include "data/text_file.h"
 #include "error.h"
-#include "text/bleu.h"
+#include "text/translation_metrics.h"
 #include "translate/d2l_examples.h"
 #include "translate/translator.h"
 
@@ -22,7 +24,8 @@ namespace attend::cli {
 namespace {
 
 struct EvalFlags {
-    std::string model, split = "test_2016_flickr", data_dir, output;
+    std::string model, data_dir, output, output_text;
+    std::vector<std::string> splits = {"test_2016_flickr"};
     int beam = 5, limit = 0, threads = 0;
     float length_penalty = 0.6f;
 };
@@ -37,6 +40,65 @@ void run_d2l_table(const Translator& translator, int beam) {
     std::printf("mean bleu (k=2) %.3f over %zu sentences, beam %d\n", sum / rows.size(), rows.size(), beam);
 }
 
+// The splits --split names: a comma-separated list, "all" for every held-out split.
+std::vector<std::string> expand_splits(const std::vector<std::string>& given) {
+    std::vector<std::string> splits;
+    for (const std::string& split : given) {
+        if (split == "all") {
+            for (const std::string& s : multi30k_splits())
+                if (s != "train") splits.push_back(s);
+        } else {
+            splits.push_back(split);
+        }
+    }
+    return splits;
+}
+
+void eval_split(const Translator& translator, const EvalFlags& f, const std::string& dir, const std::string& split,
+                const std::string& output, const std::string& output_text) {
+    const TranslatorModel& m = translator.model();
+    std::vector<std::string> sources = read_lines(multi30k_path(dir, split, m.source_pipeline.lang, TextForm::raw));
+    std::vector<std::string> refs = read_lines(multi30k_path(dir, split, m.target_pipeline.lang, TextForm::tok));
+    std::vector<std::string> raw_refs = read_lines(multi30k_path(dir, split, m.target_pipeline.lang, TextForm::raw));
+    if (sources.size() != refs.size() || sources.size() != raw_refs.size())
+        throw Error("the " + split + " source has " + std::to_string(sources.size()) + " lines, the tokenized reference " +
+                    std::to_string(refs.size()) + ", the raw reference " + std::to_string(raw_refs.size()));
+    if (f.limit > 0 && static_cast<size_t>(f.limit) < sources.size()) {
+        sources.resize(f.limit);
+        refs.resize(f.limit);
+        raw_refs.resize(f.limit);
+    }
+    TranslationOptions opt;
+    opt.beam_size = f.beam;
+    opt.length_penalty = f.length_penalty;
+    std::vector<std::string> hyps(sources.size()), texts(sources.size());
+    auto start = std::chrono::steady_clock::now();
+#pragma omp parallel for schedule(dynamic, 4)
+    for (long i = 0; i < static_cast<long>(sources.size()); i++) {
+        TranslationResult r = translator.translate(sources[i], opt);
+        hyps[i] = std::move(r.tokenized);
+        texts[i] = std::move(r.text);
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    TranslationScores scores = score_translations(hyps, texts, refs, raw_refs);
+    std::printf("%s %s-%s beam %d, %zu sentences: %s\n", split.c_str(), lang_code(m.source_pipeline.lang).c_str(),
+                lang_code(m.target_pipeline.lang).c_str(), f.beam, sources.size(), scores.format().c_str());
+    std::fflush(stdout);
+    std::fprintf(stderr, "translated in %.1f s (%.1f ms per sentence, %d threads)\n", seconds,
+                 1000.0 * seconds / sources.size(), omp_get_max_threads());
+    if (!output.empty()) write_lines(output, hyps);
+    if (!output_text.empty()) write_lines(output_text, texts);
+}
+
+// With several splits, each output file gets the split's name before its extension: out.txt -> out.val.txt.
+std::string output_for_split(const std::string& output, const std::string& split, bool several) {
+    if (output.empty() || !several) return output;
+    const std::size_t slash = output.find_last_of('/');
+    const std::size_t dot = output.find('.', slash == std::string::npos ? 0 : slash + 1);
+    if (dot == std::string::npos) return output + "." + split;
+    return output.substr(0, dot) + "." + split + output.substr(dot);
+}
+
 void run_eval(const EvalFlags& f, bool beam_given, bool split_given) {
     Translator translator(load_model_or_checkpoint(f.model));
     const TranslatorModel& m = translator.model();
@@ -46,44 +108,32 @@ void run_eval(const EvalFlags& f, bool beam_given, bool split_given) {
         return;
     }
     const std::string dir = f.data_dir.empty() ? default_data_dir() : f.data_dir;
-    std::vector<std::string> sources = read_lines(multi30k_path(dir, f.split, m.source_pipeline.lang, TextForm::raw));
-    std::vector<std::string> refs = read_lines(multi30k_path(dir, f.split, m.target_pipeline.lang, TextForm::tok));
-    if (sources.size() != refs.size())
-        throw Error("the " + f.split + " source has " + std::to_string(sources.size()) + " lines, the reference " +
-                    std::to_string(refs.size()));
-    if (f.limit > 0 && static_cast<size_t>(f.limit) < sources.size()) {
-        sources.resize(f.limit);
-        refs.resize(f.limit);
-    }
+    const std::vector<std::string> splits = expand_splits(f.splits);
+    for (const std::string& split : splits) multi30k_path(dir, split, m.source_pipeline.lang, TextForm::raw);  // names a bad split first
     if (f.threads > 0) omp_set_num_threads(f.threads);
-    TranslationOptions opt;
-    opt.beam_size = f.beam;
-    opt.length_penalty = f.length_penalty;
-    std::vector<std::string> hyps(sources.size());
-    auto start = std::chrono::steady_clock::now();
-#pragma omp parallel for schedule(dynamic, 4)
-    for (long i = 0; i < static_cast<long>(sources.size()); i++) hyps[i] = translator.translate(sources[i], opt).tokenized;
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    CorpusBleu bleu = corpus_bleu(hyps, refs);
-    std::printf("%s %s-%s beam %d, %zu sentences: %s\n", f.split.c_str(), lang_code(m.source_pipeline.lang).c_str(),
-                lang_code(m.target_pipeline.lang).c_str(), f.beam, sources.size(), bleu.format().c_str());
-    std::fprintf(stderr, "translated in %.1f s (%.1f ms per sentence, %d threads)\n", seconds,
-                 1000.0 * seconds / sources.size(), omp_get_max_threads());
-    if (!f.output.empty()) write_lines(f.output, hyps);
+    const bool several = splits.size() > 1;
+    for (const std::string& split : splits)
+        eval_split(translator, f, dir, split, output_for_split(f.output, split, several),
+                   output_for_split(f.output_text, split, several));
 }
 
 CommandRegistrar registrar([](CLI::App& app) {
     auto f = std::make_shared<EvalFlags>();
     CLI::App* cmd = app.add_subcommand(
-        "eval", "BLEU of a model on a Multi30K split (tokenized references), or the seeds' four-sentence table for a "
-                "Tatoeba (d2l) model");
+        "eval", "BLEU (lowercased tokenized; cased 13a) and chrF2 of a model on Multi30K splits, or the seeds' "
+                "four-sentence table for a Tatoeba (d2l) model");
     cmd->add_option("-m,--model", f->model, "Model file or checkpoint")->required();
-    cmd->add_option("--split", f->split, "train, val, test_2016_flickr, test_2017_flickr, test_2017_mscoco")->capture_default_str();
+    cmd->add_option("--split", f->splits,
+                    "train, val, test_2016_flickr, test_2017_flickr, test_2017_mscoco; several with commas; all: every "
+                    "split but train")
+        ->delimiter(',')
+        ->capture_default_str();
     cmd->add_option("--data", f->data_dir, "Data folder (default ../shared/data or $ATTEND_DATA)");
     cmd->add_option("-b,--beam", f->beam, "Beam size (default 5; 1 for the d2l table)")->capture_default_str();
     cmd->add_option("--length-penalty", f->length_penalty, "alpha in log P / L^alpha")->capture_default_str();
     cmd->add_option("--limit", f->limit, "Only the first N sentences");
-    cmd->add_option("--output", f->output, "Write the tokenized translations here");
+    cmd->add_option("--output", f->output, "Write the tokenized translations here (several splits: FILE.<split>.ext)");
+    cmd->add_option("--output-text", f->output_text, "Write the detokenized translations here (as --output)");
     cmd->add_option("--threads", f->threads, "CPU threads");
     cmd->callback([f, cmd] { run_eval(*f, cmd->count("--beam") > 0, cmd->count("--split") > 0); });
 });

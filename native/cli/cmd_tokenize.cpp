@@ -1,6 +1,7 @@
 // `attend tokenize`: the Moses-style pipeline (lowercase -> normalize punctuation -> tokenize) on a file or
-// stdin, `attend detokenize` for display, and `attend tokenize --check-multi30k`, the acceptance table that
-// compares the pipeline with the official Multi30K tok/ files.
+// stdin, `attend detokenize` for display, and `attend tokenize --check-multi30k [--cased]`, the acceptance
+// table that compares the pipeline with the official Multi30K tok/ files (with --cased: the cased pipeline's
+// tokens lowercased, and the round trip detokenize(tokenize(raw)) == raw).
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -24,27 +25,48 @@ struct TokenizeArgs {
     std::string lang = "en";
     std::string input, output, data;
     bool no_lowercase = false, no_normalize = false, no_escape = false, aggressive = false;
-    bool check_multi30k = false;
+    bool check_multi30k = false, cased = false;
     int show_mismatches = 0;
 };
 
+void print_mismatches(const TokenizerCheck& check, const char* input_label) {
+    for (const auto& m : check.mismatches)
+        std::printf("  line %zu\n    %-9s %s\n    expected: %s\n    produced: %s\n", m.line, input_label, m.raw.c_str(),
+                    m.expected.c_str(), m.produced.c_str());
+}
+
 void run_check(const TokenizeArgs& args) {
     std::string data = args.data.empty() ? default_data_dir() : args.data;
-    std::printf("%-18s %-4s %8s %8s %9s\n", "split", "lang", "lines", "match", "rate");
-    bool all_pass = true;
+    if (args.cased)
+        std::printf("%-18s %-4s %8s %8s %9s %8s %9s\n", "split", "lang", "lines", "match", "rate", "detok", "rate");
+    else
+        std::printf("%-18s %-4s %8s %8s %9s\n", "split", "lang", "lines", "match", "rate");
+    bool all_pass = true, all_round_trip = true;
     for (const std::string& split : multi30k_splits()) {
         for (Lang lang : {Lang::en, Lang::de, Lang::fr}) {
-            TokenizerCheck check = check_multi30k_tokenizer(data, split, lang, args.show_mismatches);
+            TokenizerCheck check = check_multi30k_tokenizer(data, split, lang, args.show_mismatches, args.cased);
             all_pass = all_pass && check.rate() >= 0.995;
-            std::printf("%-18s %-4s %8zu %8zu %8.3f%%\n", split.c_str(), lang_code(lang).c_str(), check.lines,
-                        check.matching, 100.0 * check.rate());
-            for (const auto& m : check.mismatches)
-                std::printf("  line %zu\n    raw:      %s\n    expected: %s\n    produced: %s\n", m.line,
-                            m.raw.c_str(), m.expected.c_str(), m.produced.c_str());
+            if (!args.cased) {
+                std::printf("%-18s %-4s %8zu %8zu %8.3f%%\n", split.c_str(), lang_code(lang).c_str(), check.lines,
+                            check.matching, 100.0 * check.rate());
+                print_mismatches(check, "raw:");
+                continue;
+            }
+            TokenizerCheck round_trip = check_multi30k_round_trip(data, split, lang, args.show_mismatches);
+            all_round_trip = all_round_trip && round_trip.rate() >= 0.95;
+            std::printf("%-18s %-4s %8zu %8zu %8.3f%% %8zu %8.3f%%\n", split.c_str(), lang_code(lang).c_str(),
+                        check.lines, check.matching, 100.0 * check.rate(), round_trip.matching, 100.0 * round_trip.rate());
+            print_mismatches(check, "raw:");
+            print_mismatches(round_trip, "tokens:");
         }
     }
-    std::printf("target >= 99.5%% on every file: %s\n", all_pass ? "met" : "NOT met");
+    std::printf("target >= 99.5%% on every file%s: %s\n", args.cased ? " (cased, compared lowercased)" : "",
+                all_pass ? "met" : "NOT met");
+    if (args.cased)
+        std::printf("round trip detokenize(tokenize(raw)) == raw, target >= 95%% on every file: %s\n",
+                    all_round_trip ? "met" : "NOT met");
     if (!all_pass) throw Error("tokenizer check: some file matches fewer than 99.5% of its lines");
+    if (!all_round_trip) throw Error("tokenizer check: some file round-trips fewer than 95% of its lines");
 }
 
 void run_tokenize(const TokenizeArgs& args) {
@@ -86,6 +108,8 @@ CommandRegistrar registrar([](CLI::App& app) {
     cmd->add_flag("--aggressive,-a", args->aggressive, "Aggressive hyphen splitting (a-b -> a @-@ b)");
     cmd->add_flag("--check-multi30k", args->check_multi30k,
                   "Compare with the official Multi30K tok/ files and print the per-file match rate");
+    cmd->add_flag("--cased", args->cased,
+                  "With --check-multi30k: check the cased pipeline (its tokens lowercased) and the detokenizer round trip");
     cmd->add_option("--show-mismatches", args->show_mismatches, "With --check-multi30k: print N mismatches per file");
     cmd->callback([args] { run_tokenize(*args); });
 

@@ -4,6 +4,8 @@
 
 #include "error.h"
 #include "text/bleu.h"
+#include "text/chrf.h"
+#include "text/tokenizer_13a.h"
 
 using namespace attend;
 
@@ -60,4 +62,122 @@ TEST_CASE("corpus BLEU-4: zero 4-gram matches, sacreBLEU's exp smoothing against
     CHECK(corpus_bleu({"x y z w"}, {"x y z w"}).score == doctest::Approx(100.0));
     CHECK(corpus_bleu({""}, {"a b"}).score == 0.0);
     CHECK_THROWS_AS(corpus_bleu({"a"}, {"a", "b"}), Error);
+}
+
+TEST_CASE("corpus BLEU-4: clipping and the brevity penalty over a corpus, counted by hand") {
+    //  "the the the cat" / "the cat sat on the mat": 1g the 3 -> 2 (clipped) + cat = 3/4; 2g "the the" x2 -> 0,
+    //      "the cat" 1: 1/3; 3g 0/2; 4g 0/1
+    //  "a dog runs" / "a dog runs fast":              1g 3/3, 2g 2/2, 3g 1/1, no 4-grams
+    std::vector<std::string> hyp = {"the the the cat", "a dog runs"};
+    std::vector<std::string> ref = {"the cat sat on the mat", "a dog runs fast"};
+    CorpusBleu score = corpus_bleu(hyp, ref);
+    CHECK(score.correct == std::array<std::int64_t, 4>{6, 3, 1, 0});
+    CHECK(score.total == std::array<std::int64_t, 4>{7, 5, 3, 1});
+    CHECK(score.hyp_len == 7);
+    CHECK(score.ref_len == 10);
+    const double bp = std::exp(1.0 - 10.0 / 7.0);
+    CHECK(score.brevity_penalty == doctest::Approx(bp).epsilon(1e-12));
+    // exp smoothing: the first order with no match counts 1/2 of a match
+    CHECK(score.precisions[3] == doctest::Approx(50.0).epsilon(1e-12));
+    const double expected = bp * std::exp((std::log(600.0 / 7) + std::log(60.0) + std::log(100.0 / 3) + std::log(50.0)) / 4);
+    CHECK(score.score == doctest::Approx(expected).epsilon(1e-12));
+    CHECK(corpus_bleu(hyp, ref, BleuSmoothing::none).score == 0.0);
+}
+
+TEST_CASE("sacreBLEU's 13a tokenizer on tricky strings") {
+    struct Row {
+        const char* raw;
+        const char* tokenized;
+    };
+    const Row rows[] = {
+        {"Hello, world!", "Hello , world !"},
+        {"It's 3.5 km, e-mail me.", "It's 3.5 km , e-mail me ."},  // ' and - inside words stay; 3.5 stays whole
+        {"1,000 people", "1,000 people"},                            // a digit on both sides of the comma
+        {"pages 2-3 and 1999-2000", "pages 2 - 3 and 1999 - 2000"},  // - splits after a digit only
+        {"&quot;Hi&quot; &amp; bye", "\" Hi \" & bye"},             // entities unescaped, then split
+        {"&amp;lt;", "<"},                                           // unescaped in sequence, as str.replace does
+        {"it&apos;s", "it & apos ; s"},                              // &apos; is not an entity to 13a
+        {"a.b.c", "a . b . c"},
+        {"1.a", "1 . a"},
+        {"a.1", "a . 1"},
+        {"3.", "3 ."},
+        {"..", ". ."},
+        {"Price: $5 (approx.)", "Price : $ 5 ( approx . )"},
+        {"#1 @user ~/x C++ [a]{b}", "# 1 @ user ~ / x C + + [ a ] { b }"},
+        {"Zwei Männer spielen Fußball.", "Zwei Männer spielen Fußball ."},
+        {"l'homme «bonjour» — oui", "l'homme «bonjour» — oui"},    // non-ASCII punctuation is left alone
+        {"a\xC2\xA0" "b\tc  d", "a b c d"},                          // Python's whitespace: no-break space too
+        {"<skipped>foo", "foo"},
+        {"  ", ""},
+    };
+    for (const Row& row : rows) {
+        CAPTURE(row.raw);
+        CHECK(tokenize_13a(row.raw) == row.tokenized);
+    }
+}
+
+TEST_CASE("corpus BLEU with sacreBLEU's 13a tokenizer, cased and lowercased") {
+    std::vector<std::string> hyp = {"Zwei Männer spielen Fußball."}, ref = {"zwei männer spielen fußball ."};
+    BleuOptions cased;
+    cased.tokenize = BleuTokenize::v13a;
+    // Zwei Männer spielen Fußball . / zwei männer spielen fußball .: 1g 2/5 (spielen, .), no longer match
+    CorpusBleu score = corpus_bleu(hyp, ref, cased);
+    CHECK(score.correct == std::array<std::int64_t, 4>{2, 0, 0, 0});
+    CHECK(score.total == std::array<std::int64_t, 4>{5, 4, 3, 2});
+    CHECK(score.brevity_penalty == 1.0);
+    const double expected = std::exp((std::log(40.0) + std::log(100.0 / (2 * 4)) + std::log(100.0 / (4 * 3)) +
+                                      std::log(100.0 / (8 * 2))) / 4);
+    CHECK(score.score == doctest::Approx(expected).epsilon(1e-12));
+    BleuOptions lowercased = cased;
+    lowercased.lowercase = true;
+    CHECK(corpus_bleu(hyp, ref, lowercased).score == doctest::Approx(100.0));
+    CHECK(bleu_preprocess("Fußball.", lowercased) == "fußball .");
+    // Without tokenizing, "Fußball." is one token that matches nothing.
+    BleuOptions untokenized;
+    untokenized.lowercase = true;
+    CHECK(corpus_bleu(hyp, ref, untokenized).correct[0] == 3);
+    CHECK_THROWS_AS(corpus_bleu({"a"}, {"a", "b"}, cased), Error);
+}
+
+TEST_CASE("chrF2: identical text up to whitespace, effective orders only") {
+    // "abc" both sides: 1-, 2- and 3-grams all match; no side has 4-grams, so those orders do not count
+    CorpusChrf score = corpus_chrf({"ab c"}, {"abc"});
+    CHECK(score.effective_order == 3);
+    CHECK(score.score == doctest::Approx(100.0));
+    CHECK(score.format() == "chrF2 = 100.00");
+}
+
+TEST_CASE("chrF2: clipped character n-gram matches, counted by hand") {
+    // "aab" / "abb": 1g a 2 -> 1, b 1: 2 of 3 both ways; 2g ab: 1 of 2; 3g 0 of 1. P = R = (2/3 + 1/2 + 0) / 3
+    CorpusChrf score = corpus_chrf({"aab"}, {"abb"});
+    CHECK(score.match == std::array<std::int64_t, 6>{2, 1, 0, 0, 0, 0});
+    CHECK(score.precision == doctest::Approx(7.0 / 18).epsilon(1e-12));
+    CHECK(score.recall == doctest::Approx(7.0 / 18).epsilon(1e-12));
+    CHECK(score.score == doctest::Approx(100.0 * 7 / 18).epsilon(1e-12));  // F of P = R is P
+}
+
+TEST_CASE("chrF2: statistics summed over the corpus, then beta = 2 weighs recall") {
+    //  "ab" / "abcd": 1g 2 hyp, 4 ref, 2 match; 2g 1, 3, 1; 3g 0, 2; 4g 0, 1
+    //  "xyz" / "x":   1g 3, 1, 1; the reference has no 2- or 3-grams, so the hypothesis' ones are not counted
+    CorpusChrf score = corpus_chrf({"ab", "xyz"}, {"abcd", "x"});
+    CHECK(score.hyp == std::array<std::int64_t, 6>{5, 1, 0, 0, 0, 0});
+    CHECK(score.ref == std::array<std::int64_t, 6>{5, 3, 2, 1, 0, 0});
+    CHECK(score.match == std::array<std::int64_t, 6>{3, 1, 0, 0, 0, 0});
+    CHECK(score.effective_order == 2);
+    const double p = (3.0 / 5 + 1.0) / 2, r = (3.0 / 5 + 1.0 / 3) / 2;
+    CHECK(score.precision == doctest::Approx(p).epsilon(1e-12));
+    CHECK(score.recall == doctest::Approx(r).epsilon(1e-12));
+    CHECK(score.score == doctest::Approx(100.0 * 5 * p * r / (4 * p + r)).epsilon(1e-12));
+    CHECK(score.score == doctest::Approx(100.0 * 28 / 55).epsilon(1e-12));
+}
+
+TEST_CASE("chrF2: characters are code points; empty and mismatched input") {
+    CorpusChrf score = corpus_chrf({"Fußball"}, {"Fussball"});
+    CHECK(score.hyp[0] == 7);
+    CHECK(score.ref[0] == 8);
+    CHECK(score.match[0] == 6);
+    CHECK(corpus_chrf({""}, {"abc"}).score == 0.0);
+    CHECK(corpus_chrf({"abc"}, {""}).score == 0.0);
+    CHECK_THROWS_AS(corpus_chrf({"a"}, {"a", "b"}), Error);
+    CHECK_THROWS_AS(corpus_chrf({"\xff"}, {"a"}), Error);
 }

@@ -99,3 +99,30 @@ TEST_CASE("bpe: codes text and JSON round-trip; malformed input is rejected") {
     CHECK_THROWS_AS(nlohmann::json::parse(R"({"merges": [["a"]]})").get<Bpe>(), Error);
     CHECK_THROWS_AS(nlohmann::json::parse(R"({"merges": [], "separator": "##"})").get<Bpe>(), Error);
 }
+
+TEST_CASE("bpe: split_digits learns no merge with a digit, so numbers stay one piece per digit") {
+    WordCounts counts = {{"2015", 50}, {"2016", 40}, {"10", 30}, {"room101", 20}, {"a1b2", 10},
+                         {"the", 40},  {"year", 25}, {"3rd", 15}, {"1,000", 12}};
+    auto has_digit = [](const std::string& symbol) {
+        for (char c : symbol)
+            if (c >= '0' && c <= '9') return true;
+        return false;
+    };
+    auto merges_with_digits = [&](const Bpe& bpe) {
+        int n = 0;
+        for (const BpeMerge& merge : bpe.merges()) n += has_digit(merge.first) || has_digit(merge.second);
+        return n;
+    };
+    // Without the option the frequent numbers are merged first, which is what the option prevents.
+    CHECK(merges_with_digits(Bpe::learn(counts, 100)) > 0);
+
+    Bpe bpe = Bpe::learn(counts, 100, 2, true);
+    CHECK(bpe.size() > 0);
+    CHECK(merges_with_digits(bpe) == 0);
+    CHECK(bpe.encode_word("the") == std::vector<std::string>{"the"});  // letters still merge
+    CHECK(bpe.encode_word("2015") == std::vector<std::string>{"2", "0", "1", "5"});
+    CHECK(bpe.apply_line("2015 , 2017") == "2@@ 0@@ 1@@ 5 , 2@@ 0@@ 1@@ 7");
+    CHECK(undo_bpe(bpe.apply_line("room101 a1b2 1,000")) == "room101 a1b2 1,000");
+    for (const std::string& piece : bpe.encode_word("room101"))
+        if (has_digit(piece)) CHECK(piece.size() == 1);
+}

@@ -137,3 +137,40 @@ TEST_CASE("detokenizer: display text from tokens") {
     CHECK(detokenize("über 10 , 5 ...", Lang::de, keep_case) == "über 10, 5...");
     CHECK(detokenize(std::vector<std::string>{"élan", "!"}, Lang::en) == "Élan!");
 }
+
+TEST_CASE("detokenizer: cased text as a person writes it") {
+    DetokenizeOptions keep_case;
+    keep_case.capitalize_first = false;
+    // German quotation marks and dashes
+    CHECK(detokenize("Ein Schild , auf dem &quot; Welcome Bikers &quot; steht .", Lang::de) ==
+          "Ein Schild, auf dem \u201EWelcome Bikers\u201C steht.");
+    CHECK(detokenize("unter einer &quot; Mongolian BBQ &quot; -Leuchtreklame", Lang::de, keep_case) ==
+          "unter einer \u201EMongolian BBQ\u201C-Leuchtreklame");
+    CHECK(detokenize("Vier Menschen - drei Mädchen und ein Junge - sind auf einem Boot .", Lang::de) ==
+          "Vier Menschen \u2013 drei Mädchen und ein Junge \u2013 sind auf einem Boot.");
+    CHECK(detokenize("ein T-Shirt", Lang::de) == "Ein T-Shirt");  // a hyphen inside a word stays
+    CHECK(detokenize("er sagt &quot; ja &quot; .", Lang::en) == "Er sagt \"ja\".");
+    // apostrophes: possessives, quotations in single quotes, English words with an apostrophe inside
+    CHECK(detokenize("in einem McDonald &apos; s-Restaurant bei McDonald &apos; s.", Lang::de) ==
+          "In einem McDonald's-Restaurant bei McDonald's.");
+    CHECK(detokenize("under a &apos; Grand Opening &apos; sign .", Lang::en) == "Under a 'Grand Opening' sign.");
+    CHECK(detokenize("the boys &apos; toys", Lang::en) == "The boys' toys");
+    CHECK(detokenize("hors d &apos;oeuvres from O &apos;Neil", Lang::en) == "Hors d'oeuvres from O'Neil");
+    // initials around &, slashes, times, degrees, repeated periods
+    CHECK(detokenize("a Texas A &amp; M player at a Q &amp; A , red &amp; black", Lang::en) ==
+          "A Texas A&M player at a Q&A, red & black");
+    CHECK(detokenize("Freund / in", Lang::de) == "Freund/in");
+    CHECK(detokenize("il reste 53 : 11 .", Lang::fr) == "Il reste 53:11.");
+    CHECK(detokenize("il dit : oui", Lang::fr) == "Il dit : oui");
+    CHECK(detokenize("un 360 ° sur le trottoir", Lang::fr) == "Un 360° sur le trottoir");
+    CHECK(detokenize("über den Sand ..", Lang::de) == "Über den Sand..");
+    // nothing escaped is left for a reader
+    for (const char* line : {"a &apos; b &quot; c &amp; d &lt; e &gt; f &#91; g &#93; h &#124; i"}) {
+        std::string text = detokenize(line, Lang::en);
+        CAPTURE(text);
+        CHECK(text.find("&apos;") == std::string::npos);
+        CHECK(text.find("&quot;") == std::string::npos);
+        CHECK(text.find("&amp;") == std::string::npos);
+        CHECK(text.find("&#") == std::string::npos);
+    }
+}
