@@ -6,6 +6,7 @@
 #include "text/bleu.h"
 #include "text/chrf.h"
 #include "text/tokenizer_13a.h"
+#include "text/translation_metrics.h"
 
 using namespace attend;
 
@@ -180,4 +181,30 @@ TEST_CASE("chrF2: characters are code points; empty and mismatched input") {
     CHECK(corpus_chrf({"abc"}, {""}).score == 0.0);
     CHECK_THROWS_AS(corpus_chrf({"a"}, {"a", "b"}), Error);
     CHECK_THROWS_AS(corpus_chrf({"\xff"}, {"a"}), Error);
+}
+
+TEST_CASE("translation scores: a lowercase model loses cased BLEU, not lowercased tokenized BLEU") {
+    const std::vector<std::string> tok_refs = {"zwei männer spielen fußball ."};
+    const std::vector<std::string> raw_refs = {"Zwei Männer spielen Fußball."};
+    // A cased model's output: its tokenized text is lowercased for the first score.
+    TranslationScores cased = score_translations({"Zwei Männer spielen Fußball ."}, {"Zwei Männer spielen Fußball."},
+                                                 tok_refs, raw_refs);
+    CHECK(cased.bleu.score == doctest::Approx(100.0));
+    CHECK(cased.cased_13a.score == doctest::Approx(100.0));
+    CHECK(cased.chrf.score == doctest::Approx(100.0));
+    // A lowercase model's output, first letter capitalized for display: 13a tokens "Zwei männer spielen fußball ."
+    // match 3 of 5 words and no longer n-gram.
+    TranslationScores lower = score_translations({"zwei männer spielen fußball ."}, {"Zwei männer spielen fußball."},
+                                                 tok_refs, raw_refs);
+    CHECK(lower.bleu.score == doctest::Approx(100.0));
+    CHECK(lower.cased_13a.correct == std::array<std::int64_t, 4>{3, 0, 0, 0});
+    const double expected = std::exp((std::log(60.0) + std::log(100.0 / 8) + std::log(100.0 / 12) + std::log(100.0 / 16)) / 4);
+    CHECK(lower.cased_13a.score == doctest::Approx(expected).epsilon(1e-12));
+    CHECK(lower.chrf.score == doctest::Approx(corpus_chrf({"Zwei männer spielen fußball."}, raw_refs).score));
+    CHECK(lower.chrf.score < 100.0);
+    char line[300];
+    std::snprintf(line, sizeof line, "%s | cased 13a BLEU = %.2f (BP = 1.000) | chrF2 = %.2f", lower.bleu.format().c_str(),
+                  expected, lower.chrf.score);
+    CHECK(lower.format() == line);
+    CHECK_THROWS_AS(score_translations({"a"}, {"a"}, {"a"}, {}), Error);
 }
