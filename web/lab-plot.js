@@ -48,7 +48,12 @@ export function drawPlot(canvas, series, { xLabel = '', yLabel = '', xRange, yRa
     ix += w;
   }
   const legendBottom = series.length ? iy + 8 : 0;
-  const L = { left: 50, right: width - 12, top: legendBottom + 8, bottom: height - 42 };
+  // The left margin fits the widest y tick label beside the y caption.
+  const ys = niceStep(y1 - y0, Math.floor((height - 50 - legendBottom) / 40));
+  const yTicks = [];
+  for (let t = Math.ceil(y0 / ys) * ys; t <= y1 + 1e-9; t += ys) yTicks.push([t, String(+t.toFixed(6))]);
+  const left = Math.max(50, Math.ceil(Math.max(0, ...yTicks.map(([, s]) => ctx.measureText(s).width))) + 30);
+  const L = { left, right: width - 12, top: legendBottom + 8, bottom: height - 42 };
   const px = (x) => L.left + ((x - x0) / (x1 - x0)) * (L.right - L.left);
   const py = (y) => L.bottom - ((y - y0) / (y1 - y0)) * (L.bottom - L.top);
 
@@ -65,12 +70,11 @@ export function drawPlot(canvas, series, { xLabel = '', yLabel = '', xRange, yRa
     ctx.beginPath(); ctx.moveTo(px(t), L.top); ctx.lineTo(px(t), L.bottom); ctx.stroke();
     ctx.fillText(String(+t.toFixed(6)), px(t), L.bottom + 4);
   }
-  const ys = niceStep(y1 - y0, Math.floor((L.bottom - L.top) / 40));
   ctx.textAlign = 'right';
   ctx.textBaseline = 'middle';
-  for (let t = Math.ceil(y0 / ys) * ys; t <= y1 + 1e-9; t += ys) {
+  for (const [t, label] of yTicks) {
     ctx.beginPath(); ctx.moveTo(L.left, py(t)); ctx.lineTo(L.right, py(t)); ctx.stroke();
-    ctx.fillText(String(+t.toFixed(6)), L.left - 5, py(t));
+    ctx.fillText(label, L.left - 5, py(t));
   }
   ctx.strokeStyle = '#59636e';
   ctx.strokeRect(L.left, L.top, L.right - L.left, L.bottom - L.top);
