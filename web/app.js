@@ -13,6 +13,7 @@ import { registerServiceWorker } from './register-sw.js';
 import { tokenLabel, wordsOf } from './tokens.js';
 import { attentionJson, heatmapSvg, heatmapPng } from './export.js';
 import { watchOverflow } from './overflow.js';
+import { HeadView, HEAD_COLOURS } from './headview.js';
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -44,6 +45,8 @@ const state = {
   layer: Infinity,
   head: 'mean',         // a head index, or 'mean'
   view: 'heatmap',
+  threshold: 0.1,       // the head view hides weights under this
+  headsShown: [],       // the head view's toggles, one per head
   word: null,           // the output word picked (clicked, tapped, Enter), or null: { index, tokens }
   autoTranslate: !!params.get('text'),
 };
@@ -318,6 +321,7 @@ function clearResult() {
   $('translate-status').textContent = '';
   heatmap.reset();
   alignment.reset();
+  headView.reset();
   setBody('translateState', 'idle');
 }
 
@@ -383,6 +387,7 @@ function showResult() {
   state.word = null;
   heatmap.reset();
   alignment.reset();
+  headView.reset();
   fillSelectors();
   renderViews();
 }
@@ -454,6 +459,36 @@ const heatmap = new Heatmap($('heatmap'), {
   },
 });
 const alignment = new Alignment($('alignment'), { readout: $('alignment-readout') });
+const headView = new HeadView($('headview'), { readout: $('headview-readout') });
+
+// One checkbox per head, in its colour; a model with another number of heads gets a new set, all on.
+function fillHeadToggles(heads) {
+  if (state.headsShown.length === heads) return;
+  state.headsShown = new Array(heads).fill(true);
+  const box = $('head-toggles');
+  box.replaceChildren(box.querySelector('legend'), ...state.headsShown.map((_, h) => {
+    const label = document.createElement('label');
+    const input = document.createElement('input');
+    input.type = 'checkbox';
+    input.checked = true;
+    input.id = `head-toggle-${h}`;
+    input.addEventListener('change', () => { state.headsShown[h] = input.checked; renderViews(); });
+    const swatch = document.createElement('span');
+    swatch.className = 'swatch';
+    swatch.style.background = HEAD_COLOURS[h % HEAD_COLOURS.length];
+    label.append(input, swatch, `head ${h + 1}`);
+    return label;
+  }));
+}
+
+function renderHeadView() {
+  const maps = state.result.attention[state.kind];
+  const [, heads, rows, cols] = maps.shape;
+  const labels = labelsFor(state.kind);
+  fillHeadToggles(heads);
+  headView.set({ heads: maps.layers[state.layer], rows, cols, rowLabels: labels.rows, colLabels: labels.cols,
+    threshold: state.threshold, shown: state.headsShown });
+}
 
 function labelsFor(kind) {
   const r = state.result;
@@ -532,6 +567,8 @@ function renderViews() {
     renderLegend($('heatmap-legend'), heatmap.max, `attention weight (${map.title})`);
   } else if (state.view === 'grid') {
     renderGrid();
+  } else if (state.view === 'heads') {
+    renderHeadView();
   } else {
     alignment.set(map);
   }
@@ -584,7 +621,7 @@ function renderGrid() {
 
 // ---------- sharing and keeping
 
-const overflowWatch = [watchOverflow($('heatmap-scroll')), watchOverflow($('alignment-scroll'))];
+const overflowWatch = [watchOverflow($('heatmap-scroll')), watchOverflow($('alignment-scroll')), watchOverflow($('heads-scroll'))];
 
 async function copy(text, what) {
   const status = $('share-status');
@@ -618,7 +655,7 @@ function download(blob, name) {
 
 // ---------- tabs (arrow keys move between them, as the ARIA tab pattern says)
 
-const TABS = ['heatmap', 'grid', 'alignment'];
+const TABS = ['heatmap', 'grid', 'alignment', 'heads'];
 
 function selectTab(view, focus = false) {
   state.view = view;
@@ -679,6 +716,11 @@ function wire() {
   window.addEventListener('resize', () => {
     cancelAnimationFrame(pending);
     pending = requestAnimationFrame(() => { if (state.view !== 'grid') renderViews(); });
+  });
+  $('head-threshold').addEventListener('input', (e) => {
+    state.threshold = Number(e.target.value);
+    $('head-threshold-value').textContent = state.threshold.toFixed(2);
+    renderViews();
   });
   if (params.get('text')) $('source-text').value = params.get('text');
   if (params.get('beam')) $('beam-size').value = params.get('beam');

@@ -312,6 +312,41 @@ test('a link restores a translation; the translation copies; the maps save as PN
       assert.ok(Math.abs(sum - 1) < 1e-3, `${kind} row ${r} sums to ${sum}`);
     }
   }
+
+  // The head view: every head of one layer, lines over the threshold only, for each kind of map. The number of
+  // lines drawn is the number of weights at or over the threshold in the saved maps (float32 values, exact).
+  await page.click('#tab-heads');
+  for (const [kind, key] of [['cross', 'cross'], ['encoderSelf', 'encoder_self'], ['decoderSelf', 'decoder_self']]) {
+    await page.selectOption('#map-kind', kind);
+    const m = s[key];
+    for (const layer of [0, m.layers - 1]) {
+      await page.selectOption('#layer-select', String(layer));
+      for (const threshold of ['0.1', '0.5']) {
+        await page.$eval('#head-threshold', (el, v) => { el.value = v; el.dispatchEvent(new Event('input')); }, threshold);
+        const seen = await page.evaluate(() => ({ ...document.getElementById('headview').dataset }));
+        let want = 0;
+        const size = m.rows * m.cols;
+        for (let h = 0; h < m.heads; h++) {
+          for (let k = 0; k < size; k++) {
+            const w = Math.fround(m.data[(layer * m.heads + h) * size + k]);
+            if (w >= Number(threshold) && w > 0) want++;
+          }
+        }
+        assert.equal(Number(seen.heads), m.heads);
+        assert.equal(Number(seen.lines), want, `${kind}, layer ${layer + 1}, threshold ${threshold}`);
+      }
+    }
+  }
+  // Heads can be hidden; a picked token keeps only its lines.
+  await page.selectOption('#map-kind', 'cross');
+  await page.uncheck('#head-toggle-0');
+  assert.doesNotMatch(await page.getAttribute('#headview', 'data-shown-heads'), /^0/);
+  const all = Number(await page.getAttribute('#headview', 'data-lines'));
+  await page.focus('#headview');
+  await page.keyboard.press('ArrowDown');
+  assert.match(await page.textContent('#headview-readout'), /→ head 2: /);
+  assert.ok(Number(await page.getAttribute('#headview', 'data-lines')) < all);
+  await page.locator('#attention-panel').screenshot({ path: path.join(artifacts, 'web-head-view.png') });
   assert.deepEqual(errors, []);
   await context.close();
 });
