@@ -395,6 +395,7 @@ function showResult() {
 function pickWord(index) {
   const w = state.targetWords?.[index];
   state.word = w && state.word?.index !== index ? { index, tokens: w.tokens } : null;
+  if (state.word) heatmap.reset();   // one pick at a time: a picked word replaces a picked cell
   showPickedWord();
 }
 
@@ -456,6 +457,13 @@ const heatmap = new Heatmap($('heatmap'), {
     const span = spans.find((s) => s.dataset.tokens.split(',').map(Number).includes(row)) ?? null;
     if (row >= 0) highlightFromTarget([row], span, true);
     else showPickedWord();
+  },
+  // One pick at a time: a picked cell replaces a picked output word.
+  onPick: (row) => {
+    if (row >= 0 && state.word) {
+      state.word = null;
+      for (const s of $('target-words').children) s.setAttribute('aria-pressed', 'false');
+    }
   },
 });
 const alignment = new Alignment($('alignment'), { readout: $('alignment-readout') });

@@ -36,7 +36,7 @@ const BOLD = 'bold 12px system-ui, -apple-system, "Segoe UI", sans-serif';
 const short = (s) => (s.length > 14 ? s.slice(0, 13) + '…' : s);
 
 export class Heatmap {
-  #canvas; #ctx; #tooltip; #readout; #onHover;
+  #canvas; #ctx; #tooltip; #readout; #onHover; #onPick;
   #data = null;        // { values, rows, cols, rowLabels, colLabels, max }
   #layout = null;      // { left, top, cell, width, height }
   #hover = { row: -1, col: -1 };   // shown now: under the pointer, or else the pick
@@ -44,12 +44,14 @@ export class Heatmap {
   #at = { x: 0, y: 0 };            // where the tooltip points
   #external = { rows: [], cols: [] };  // set by the page (hovering an output word)
 
-  constructor(canvas, { tooltip, readout, onHover } = {}) {
+  // onHover(row, col): what is shown changed; onPick(row, col): the pick changed (by pointer or keyboard).
+  constructor(canvas, { tooltip, readout, onHover, onPick } = {}) {
     this.#canvas = canvas;
     this.#ctx = canvas.getContext('2d');
     this.#tooltip = tooltip;
     this.#readout = readout;
     this.#onHover = onHover;
+    this.#onPick = onPick;
     // A tap has no hover: pointerdown picks (mouse, pen and touch alike), and the pick shows until the next one.
     canvas.addEventListener('pointermove', (e) => this.#pointer(e));
     canvas.addEventListener('pointerdown', (e) => this.#pointer(e, true));
@@ -187,6 +189,7 @@ export class Heatmap {
       // Picking the picked cell again lets it go.
       const again = at[0] === this.#pick.row && at[1] === this.#pick.col;
       this.#pick = again ? { row: -1, col: -1 } : { row: at[0], col: at[1] };
+      this.#onPick?.(this.#pick.row, this.#pick.col);
       if (again) { this.#showPick(); return; }
     }
     if (at[0] < 0 && at[1] < 0) this.#showPick();
@@ -206,7 +209,7 @@ export class Heatmap {
     let { row, col } = this.#hover;
     if (row < 0 || col < 0) { row = Math.max(0, row); col = Math.max(0, col); }
     const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
-    if (e.key === 'Escape') { this.#pick = { row: -1, col: -1 }; this.#setHover(-1, -1); return; }
+    if (e.key === 'Escape') { this.#pick = { row: -1, col: -1 }; this.#onPick?.(-1, -1); this.#setHover(-1, -1); return; }
     if (!moves[e.key] && !(this.#hover.row < 0 && (e.key === 'Enter' || e.key === ' '))) return;
     e.preventDefault();
     const [dr, dc] = moves[e.key] ?? [0, 0];
@@ -215,6 +218,7 @@ export class Heatmap {
       col = Math.min(d.cols - 1, Math.max(0, col + dc));
     }
     this.#pick = { row, col };
+    this.#onPick?.(row, col);
     this.#showPick();
   }
 

@@ -284,7 +284,7 @@ test('a link restores a translation; the translation copies; the maps save as PN
   assert.match(svgText, /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
   // One square per weight (each with its own <title>), plus the background and the colour bar.
   assert.equal(svgText.match(/<rect /g).length, Number(dims.rows) * Number(dims.cols) + 2);
-  for (const label of JSON.parse(dims.colLabels)) assert.ok(svgText.includes(`>${label.replace(/&/g, '&amp;').replace(/</g, '&lt;')}</text>`), label);
+  for (const label of JSON.parse(dims.colLabels)) assert.ok(svgText.includes(`>${label.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}</text>`), label);
 
   const json = await save('#download-json');
   assert.equal(json.name, 'attention.json');
