@@ -230,6 +230,16 @@ test('on a touch phone a tap shows what a hover shows, and a wide map says it sc
   const box = await page.locator('#alignment').boundingBox();
   await page.touchscreen.tap(box.x + 20, box.y + 30);
   assert.match(await page.textContent('#alignment-readout'), / → /);
+
+  // The head view: a tap on a token keeps only its lines.
+  await page.tap('#tab-heads');
+  const all = Number(await page.getAttribute('#headview', 'data-lines'));
+  await page.locator('#headview').scrollIntoViewIfNeeded();
+  const hv = await page.locator('#headview').boundingBox();
+  await page.touchscreen.tap(hv.x + 20, hv.y + 20);
+  assert.match(await page.textContent('#headview-readout'), / → head 1: /);
+  assert.ok(Number(await page.getAttribute('#headview', 'data-lines')) < all);
+  await shot(page, 'phone-head-view', false);
   assert.deepEqual(errors, []);
   await context.close();
 });
