@@ -51,6 +51,14 @@ const state = {
   autoTranslate: !!params.get('text'),
 };
 
+// What a model was trained on, from the data set its card names ("multi30k en-de train (tok), BPE 10000"), for
+// models.json entries that do not say (trained_on).
+const KNOWN_DATA = {
+  multi30k: '29,000 image captions (Multi30K)',
+  tatoeba: 'short English–French sentence pairs (Tatoeba)',
+};
+const trainedOnFromCard = (card) => KNOWN_DATA[String(card?.data ?? '').split(/\s/)[0].toLowerCase()] ?? '';
+
 // ---------- formatting
 
 function formatCount(n) {
@@ -238,7 +246,8 @@ async function loadModel(entry) {
     state.translator = translator;
     const info = translator.info();
     if (!Number.isFinite(entry.parameters)) entry.parameters = info.parameters;
-    if (!Number.isFinite(entry.size)) entry.size = info.file_bytes;
+    if (!Number.isFinite(entry.size)) entry.size = info.file_bytes ?? info.fileBytes;
+    if (!entry.trainedOn) entry.trainedOn = trainedOnFromCard(info.card);
     showDetails(entry);
     $('output-text').lang = info.target_language || 'de';
     showProgress(`${entry.pair} ready (${fromCache ? 'from the browser cache' : 'downloaded'}, ${formatBytes(size)}, ${info.dtype})`, 1, 1);
