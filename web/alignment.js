@@ -10,24 +10,41 @@ export class Alignment {
   #canvas; #ctx; #readout;
   #data = null;     // { values, rows, cols, rowLabels, colLabels }
   #layout = null;
-  #pick = null;     // { side: 'query' | 'key', index }
+  #pick = null;     // shown now: { side: 'query' | 'key', index }, under the pointer or else the kept pick
+  #kept = null;     // clicked, tapped or reached with the keyboard; stays when the pointer leaves
 
   constructor(canvas, { readout } = {}) {
     this.#canvas = canvas;
     this.#ctx = canvas.getContext('2d');
     this.#readout = readout;
+    // A tap has no hover: pointerdown keeps the token it lands on (a second tap on it lets it go).
     canvas.addEventListener('pointermove', (e) => this.#pointer(e));
-    canvas.addEventListener('pointerleave', () => this.#setPick(null));
-    canvas.addEventListener('blur', () => this.#setPick(null));
+    canvas.addEventListener('pointerdown', (e) => this.#pointer(e, true));
+    canvas.addEventListener('pointerleave', () => this.#setPick(this.#kept));
     canvas.addEventListener('keydown', (e) => this.#key(e));
+  }
+
+  get selected() { return this.#kept ? { ...this.#kept } : null; }
+
+  // Forgets the pick and clears the readout (a new sentence, another model).
+  reset() {
+    this.#pick = this.#kept = null;
+    if (this.#readout) this.#readout.textContent = '';
+    this.draw();
   }
 
   set(data) {
     this.#data = data;
     this.#canvas.dataset.rows = data.rows;
     this.#canvas.dataset.cols = data.cols;
-    if (this.#pick && this.#pick.index >= (this.#pick.side === 'query' ? data.rows : data.cols)) this.#pick = null;
+    this.#canvas.dataset.rowLabels = JSON.stringify(data.rowLabels);
+    this.#canvas.dataset.colLabels = JSON.stringify(data.colLabels);
+    const fits = (p) => p && p.index < (p.side === 'query' ? data.rows : data.cols);
+    if (!fits(this.#kept)) this.#kept = null;
+    // The kept pick holds across layers and heads, its readout worked out again from the new weights.
+    this.#pick = this.#kept;
     this.draw();
+    this.#describe();
   }
 
   draw() {
@@ -66,16 +83,22 @@ export class Alignment {
     // A picked token's lines are drawn over the others, darker by their share of its largest weight.
     let pickMax = 0;
     if (pick) for (let i = 0; i < d.rows; i++) for (let j = 0; j < d.cols; j++) if (shown(i, j)) pickMax = Math.max(pickMax, d.values[i * d.cols + j]);
+    // A long sentence on a narrow screen would be a thicket of lines: there only the strong links are drawn, thin,
+    // and a picked token's lines alone.
+    const crowded = d.rows * d.cols > 24 * 24 || (avail < 560 && d.rows * d.cols > 14 * 14);
+    const least = crowded && !pick ? 0.25 : 0.02;
+    let lines = 0;
     ctx.lineCap = 'round';
-    for (const pass of pick ? [false, true] : [true]) {
+    for (const pass of pick && !crowded ? [false, true] : [true]) {
       for (let i = 0; i < d.rows; i++) {
         for (let j = 0; j < d.cols; j++) {
           const w = d.values[i * d.cols + j];
           const on = shown(i, j);
-          if (w < 0.02 || on !== pass) continue;
+          if (w < least || on !== pass) continue;
+          lines++;
           const alpha = !pick ? 0.25 + 0.75 * w : on ? 0.3 + 0.7 * (w / pickMax) : 0.05;
           ctx.strokeStyle = `rgba(${lineRgb}, ${alpha})`;
-          ctx.lineWidth = 0.75 + 9 * w;
+          ctx.lineWidth = crowded ? 0.5 + 4 * w : 0.75 + 9 * w;
           ctx.beginPath();
           ctx.moveTo(x0, yq(i));
           ctx.lineTo(x1, yk(j));
@@ -83,6 +106,8 @@ export class Alignment {
         }
       }
     }
+
+    Object.assign(c.dataset, { crowded, lines });
 
     // Labels: a picked query marks the keys it attends to over half its largest weight, and vice versa.
     const marked = { query: new Set(), key: new Set() };
@@ -112,7 +137,7 @@ export class Alignment {
     }
   }
 
-  #pointer(e) {
+  #pointer(e, keep = false) {
     const L = this.#layout;
     const d = this.#data;
     if (!L || !d) return;
@@ -124,8 +149,9 @@ export class Alignment {
       for (let k = 0; k < n; k++) if (best < 0 || Math.abs(pos(k) - y) < Math.abs(pos(best) - y)) best = k;
       return best;
     };
-    if (x < (L.x0 + L.x1) / 2) this.#setPick({ side: 'query', index: nearest(d.rows, L.yq) });
-    else this.#setPick({ side: 'key', index: nearest(d.cols, L.yk) });
+    const at = x < (L.x0 + L.x1) / 2 ? { side: 'query', index: nearest(d.rows, L.yq) } : { side: 'key', index: nearest(d.cols, L.yk) };
+    if (keep) this.#kept = JSON.stringify(at) === JSON.stringify(this.#kept) ? null : at;
+    this.#setPick(keep ? this.#kept : at);
   }
 
   #key(e) {
@@ -139,8 +165,9 @@ export class Alignment {
     else if (e.key === 'ArrowLeft' || e.key === 'ArrowRight') {
       const side = e.key === 'ArrowLeft' ? 'query' : 'key';
       next = { side, index: Math.min(Math.max(0, pick.index), (side === 'query' ? d.rows : d.cols) - 1) };
-    } else if (e.key === 'Escape') { this.#setPick(null); return; } else return;
+    } else if (e.key === 'Escape') { this.#kept = null; this.#setPick(null); return; } else return;
     e.preventDefault();
+    this.#kept = next;
     this.#setPick(next);
   }
 
@@ -149,8 +176,14 @@ export class Alignment {
     this.#pick = pick;
     if (same) return;
     this.draw();
+    this.#describe();
+  }
+
+  #describe() {
     const d = this.#data;
-    if (!this.#readout || !d || !pick) return;
+    const pick = this.#pick;
+    if (!this.#readout || !d) return;
+    if (!pick) { this.#readout.textContent = ''; return; }
     if (pick.side === 'query') {
       const row = Array.from(d.values.subarray(pick.index * d.cols, (pick.index + 1) * d.cols));
       const top = row.map((w, j) => [w, j]).sort((a, b) => b[0] - a[0]).slice(0, 3);

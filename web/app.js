@@ -2,12 +2,18 @@
 // (heatmap, all heads, alignment lines). The page states what it is doing in data attributes on <body>
 // (data-model-state: loading-list | loading | ready | error; data-translate-state: idle | busy | done | error).
 //
-// Query parameters: ?models=URL (another models.json), ?model=ID (which entry to load first).
+// Query parameters: ?models=URL (another models.json), ?model=ID (which entry to load first), ?text=… and ?beam=N
+// (what to translate once the model is ready: the page writes them back after each translation, so that its
+// address is a link to that translation).
 import { AttendWorker } from '../wasm/attend-client.js';
 import { simdSupported } from '../wasm/attend.js';
 import { Heatmap, renderLegend, drawPanel, maxOf } from './heatmap.js';
 import { Alignment } from './alignment.js';
 import { registerServiceWorker } from './register-sw.js';
+import { tokenLabel, wordsOf } from './tokens.js';
+import { attentionJson, heatmapSvg, heatmapPng } from './export.js';
+import { watchOverflow } from './overflow.js';
+import { HeadView, HEAD_COLOURS } from './headview.js';
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -34,10 +40,24 @@ const state = {
   again: false,         // a translation was asked for while one ran
   result: null,         // the last translation (with attention)
   kind: 'cross',
-  layer: 0,
-  head: 0,              // a head index, or 'mean'
+  // The last layer, averaged over its heads, is where a trained model's cross attention reads most like an
+  // alignment (the first layers attend by position and to punctuation); Infinity is clamped to the last layer.
+  layer: Infinity,
+  head: 'mean',         // a head index, or 'mean'
   view: 'heatmap',
+  threshold: 0.1,       // the head view hides weights under this
+  headsShown: [],       // the head view's toggles, one per head
+  word: null,           // the output word picked (clicked, tapped, Enter), or null: { index, tokens }
+  autoTranslate: !!params.get('text'),
 };
+
+// What a model was trained on, from the data set its card names ("multi30k en-de train (tok), BPE 10000"), for
+// models.json entries that do not say (trained_on).
+const KNOWN_DATA = {
+  multi30k: '29,000 image captions (Multi30K)',
+  tatoeba: 'short English–French sentence pairs (Tatoeba)',
+};
+const trainedOnFromCard = (card) => KNOWN_DATA[String(card?.data ?? '').split(/\s/)[0].toLowerCase()] ?? '';
 
 // ---------- formatting
 
@@ -75,6 +95,7 @@ function entryFrom(raw, i) {
     size: numberOrNaN(raw.size ?? raw.bytes),
     url: new URL(raw.file, modelsUrl).href,
     file: raw.file,
+    trainedOn: raw.trained_on ?? raw.trainedOn ?? '',
   };
 }
 
@@ -109,17 +130,23 @@ function showDetails(m) {
   if (Number.isFinite(m.bleu)) parts.push(`BLEU ${m.bleu.toFixed(1)}${m.bleuSet ? ` (${m.bleuSet})` : ''}`);
   if (Number.isFinite(m.size)) parts.push(formatBytes(m.size));
   $('model-details').textContent = parts.join(' · ');
+  // What the model knows, beside the text box: a caption model asked about anything else answers in captions.
+  $('model-knows').hidden = !m.trainedOn;
+  $('model-knows').textContent = m.trainedOn
+    ? `${m.pair}: trained on ${m.trainedOn}. Short descriptions of a scene translate best.` : '';
   const option = [...$('model-select').options].find((o) => o.value === m.id);
   if (option) option.textContent = optionText(m);
 }
 
 // What the picker shows for each model: the pair, its name, and parameters, BLEU and size where known.
+// A name that already states the BLEU score ("… (39.4 BLEU)") loses it there, so that the score shows once.
 function optionText(m) {
   const facts = [];
+  const name = Number.isFinite(m.bleu) ? m.name.replace(/\s*\(\s*(?:BLEU\s*)?[\d.]+(?:\s*BLEU)?\s*\)/i, '').trim() : m.name;
   if (Number.isFinite(m.parameters)) facts.push(`${formatCount(m.parameters)} params`);
   if (Number.isFinite(m.bleu)) facts.push(`BLEU ${m.bleu.toFixed(1)}`);
   if (Number.isFinite(m.size)) facts.push(formatBytes(m.size));
-  return [m.name ? `${m.pair} — ${m.name}` : m.pair, ...facts].join(' · ');
+  return [name ? `${m.pair} — ${name}` : m.pair, ...facts].join(' · ');
 }
 
 // ---------- loading a model (Cache API first, then the network with a progress bar)
@@ -193,7 +220,10 @@ function showProgress(text, loaded = 0, total = 0) {
 
 async function loadModel(entry) {
   const seq = ++state.loadSeq;
+  const switching = state.model && state.model !== entry;
   state.model = entry;
+  // Another model's translation and maps must not stay under this one's name.
+  if (switching) { clearResult(); writeAddress(); }
   showDetails(entry);
   hideModelError();
   setBody('modelState', 'loading');
@@ -216,13 +246,15 @@ async function loadModel(entry) {
     state.translator = translator;
     const info = translator.info();
     if (!Number.isFinite(entry.parameters)) entry.parameters = info.parameters;
-    if (!Number.isFinite(entry.size)) entry.size = info.file_bytes;
+    if (!Number.isFinite(entry.size)) entry.size = info.file_bytes ?? info.fileBytes;
+    if (!entry.trainedOn) entry.trainedOn = trainedOnFromCard(info.card);
     showDetails(entry);
     $('output-text').lang = info.target_language || 'de';
     showProgress(`${entry.pair} ready (${fromCache ? 'from the browser cache' : 'downloaded'}, ${formatBytes(size)}, ${info.dtype})`, 1, 1);
     setBody('modelSource', fromCache ? 'cache' : 'network');
     setBody('modelState', 'ready');
     $('translate-button').disabled = false;
+    if (state.autoTranslate) { state.autoTranslate = false; translate(); }
   } catch (e) {
     if (seq !== state.loadSeq) return;
     $('model-progress').hidden = true;
@@ -256,7 +288,8 @@ async function translate() {
   const text = $('source-text').value.trim();
   const error = $('translate-error');
   if (!text) {
-    error.textContent = 'Type an English sentence first.';
+    clearResult();
+    error.textContent = 'Type a sentence to translate first.';
     error.hidden = false;
     return;
   }
@@ -271,9 +304,10 @@ async function translate() {
     const r = await state.translator.translate(text, { beam, attention: true });
     const ms = performance.now() - started;
     error.hidden = true;
-    state.result = { ...r, beam, ms };
+    state.result = { ...r, beam, ms, source: text };
     showResult();
     $('translate-status').textContent = `done in ${ms.toFixed(0)} ms`;
+    writeAddress();
     setBody('translateState', 'done');
   } catch (e) {
     error.textContent = `The translation failed: ${e.message}`;
@@ -286,20 +320,33 @@ async function translate() {
   }
 }
 
-// Words from BPE tokens: pieces ending in "@@" join the next one; <eos> is not a word.
-function wordsOf(tokens) {
-  const words = [];
-  let current = null;
-  tokens.forEach((t, i) => {
-    if (t === '<eos>') return;
-    const piece = t.endsWith('@@') ? t.slice(0, -2) : t;
-    current ??= { text: '', tokens: [] };
-    current.text += piece;
-    current.tokens.push(i);
-    if (!t.endsWith('@@')) { words.push(current); current = null; }
-  });
-  if (current) words.push(current);
-  return words;
+// No result on screen: the output, the maps, the status line and the selection go together.
+function clearResult() {
+  state.result = null;
+  state.word = null;
+  $('output').hidden = true;
+  $('attention-panel').hidden = true;
+  $('translate-error').hidden = true;
+  $('translate-status').textContent = '';
+  heatmap.reset();
+  alignment.reset();
+  headView.reset();
+  setBody('translateState', 'idle');
+}
+
+// The address names the model, the text and the beam of what is on screen, so that it can be shared or kept.
+function writeAddress() {
+  const url = new URL(location.href);
+  if (state.model) url.searchParams.set('model', state.model.id);
+  if (state.result) {
+    url.searchParams.set('text', state.result.source);
+    url.searchParams.set('beam', String(state.result.beam));
+  } else {
+    url.searchParams.delete('text');
+    url.searchParams.delete('beam');
+  }
+  history.replaceState(null, '', url);
+  $('share-link').href = url.href;
 }
 
 function showResult() {
@@ -318,18 +365,24 @@ function showResult() {
     span.dataset.index = i;
     return span;
   }));
-  $('target-words').replaceChildren(...target.map((w) => {
+  $('target-words').replaceChildren(...target.map((w, i) => {
     const span = document.createElement('span');
     span.className = 'word target';
     span.tabIndex = 0;
     span.textContent = w.text;
     span.dataset.tokens = w.tokens.join(',');
+    span.setAttribute('aria-pressed', 'false');
+    // Hover and focus show a word for as long as they last; a click, a tap or Enter picks it until the next pick.
     const on = () => highlightFromTarget(w.tokens, span);
-    const off = () => highlightFromTarget([], null);
     span.addEventListener('pointerenter', on);
     span.addEventListener('focus', on);
-    span.addEventListener('pointerleave', off);
-    span.addEventListener('blur', off);
+    span.addEventListener('pointerleave', showPickedWord);
+    span.addEventListener('blur', showPickedWord);
+    span.addEventListener('click', () => pickWord(i));
+    span.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); pickWord(i); }
+      if (e.key === 'Escape') { state.word = null; showPickedWord(); }
+    });
     return span;
   }));
   state.sourceWords = source;
@@ -339,8 +392,27 @@ function showResult() {
     return;
   }
   $('attention-panel').hidden = false;
+  // A new sentence: nothing from the last one (its picked cell, its readouts) stays on screen.
+  state.word = null;
+  heatmap.reset();
+  alignment.reset();
+  headView.reset();
   fillSelectors();
   renderViews();
+}
+
+function pickWord(index) {
+  const w = state.targetWords?.[index];
+  state.word = w && state.word?.index !== index ? { index, tokens: w.tokens } : null;
+  if (state.word) heatmap.reset();   // one pick at a time: a picked word replaces a picked cell
+  showPickedWord();
+}
+
+function showPickedWord() {
+  const spans = [...$('target-words').children];
+  spans.forEach((s, i) => s.setAttribute('aria-pressed', String(state.word?.index === i)));
+  if (state.word) highlightFromTarget(state.word.tokens, spans[state.word.index] ?? null);
+  else highlightFromTarget([], null);
 }
 
 // The cross attention of the selected layer/head (or the mean of the heads) as a rows x cols array.
@@ -392,18 +464,58 @@ const heatmap = new Heatmap($('heatmap'), {
     if (state.kind !== 'cross') return;
     const spans = [...$('target-words').children];
     const span = spans.find((s) => s.dataset.tokens.split(',').map(Number).includes(row)) ?? null;
-    highlightFromTarget(row >= 0 ? [row] : [], span, true);
+    if (row >= 0) highlightFromTarget([row], span, true);
+    else showPickedWord();
+  },
+  // One pick at a time: a picked cell replaces a picked output word.
+  onPick: (row) => {
+    if (row >= 0 && state.word) {
+      state.word = null;
+      for (const s of $('target-words').children) s.setAttribute('aria-pressed', 'false');
+    }
   },
 });
 const alignment = new Alignment($('alignment'), { readout: $('alignment-readout') });
+const headView = new HeadView($('headview'), { readout: $('headview-readout') });
+
+// One checkbox per head, in its colour; a model with another number of heads gets a new set, all on.
+function fillHeadToggles(heads) {
+  if (state.headsShown.length === heads) return;
+  state.headsShown = new Array(heads).fill(true);
+  const box = $('head-toggles');
+  box.replaceChildren(box.querySelector('legend'), ...state.headsShown.map((_, h) => {
+    const label = document.createElement('label');
+    const input = document.createElement('input');
+    input.type = 'checkbox';
+    input.checked = true;
+    input.id = `head-toggle-${h}`;
+    input.addEventListener('change', () => { state.headsShown[h] = input.checked; renderViews(); });
+    const swatch = document.createElement('span');
+    swatch.className = 'swatch';
+    swatch.style.background = HEAD_COLOURS[h % HEAD_COLOURS.length];
+    label.append(input, swatch, `head ${h + 1}`);
+    return label;
+  }));
+}
+
+function renderHeadView() {
+  const maps = state.result.attention[state.kind];
+  const [, heads, rows, cols] = maps.shape;
+  const labels = labelsFor(state.kind);
+  fillHeadToggles(heads);
+  headView.set({ heads: maps.layers[state.layer], rows, cols, rowLabels: labels.rows, colLabels: labels.cols,
+    threshold: state.threshold, shown: state.headsShown });
+}
 
 function labelsFor(kind) {
   const r = state.result;
   // Decoder self-attention: row i is the step that produced target token i; its keys are the decoder inputs so
   // far, <bos> then the tokens produced before.
-  if (kind === 'cross') return { rows: r.targetTokens, cols: r.sourceTokens };
-  if (kind === 'encoderSelf') return { rows: r.sourceTokens, cols: r.sourceTokens };
-  return { rows: r.targetTokens, cols: ['<bos>', ...r.targetTokens.slice(0, -1)] };
+  const source = r.sourceTokens.map(tokenLabel);
+  const target = r.targetTokens.map(tokenLabel);
+  if (kind === 'cross') return { rows: target, cols: source };
+  if (kind === 'encoderSelf') return { rows: source, cols: source };
+  return { rows: target, cols: ['<bos>', ...target.slice(0, -1)] };
 }
 
 const KIND_TITLES = { cross: 'cross attention', encoderSelf: 'encoder self-attention', decoderSelf: 'decoder self-attention' };
@@ -472,9 +584,14 @@ function renderViews() {
     renderLegend($('heatmap-legend'), heatmap.max, `attention weight (${map.title})`);
   } else if (state.view === 'grid') {
     renderGrid();
+  } else if (state.view === 'heads') {
+    renderHeadView();
   } else {
     alignment.set(map);
   }
+  // A picked output word is shown again on the new layer or head (the heatmap re-applies its own pick).
+  if (state.word && !(state.view === 'heatmap' && heatmap.selected.row >= 0)) showPickedWord();
+  overflowWatch.forEach((w) => w.update());
 }
 
 function renderGrid() {
@@ -519,9 +636,43 @@ function renderGrid() {
   renderLegend($('grid-legend'), max, `attention weight (${KIND_TITLES[state.kind]}, one scale for every panel)`);
 }
 
+// ---------- sharing and keeping
+
+const overflowWatch = [watchOverflow($('heatmap-scroll')), watchOverflow($('alignment-scroll')), watchOverflow($('heads-scroll'))];
+
+async function copy(text, what) {
+  const status = $('share-status');
+  try {
+    await navigator.clipboard.writeText(text);
+    status.textContent = `The ${what} is on the clipboard.`;
+  } catch {
+    // No clipboard here (an insecure page, or permission refused): select the text so that Ctrl+C copies it.
+    const field = $('copy-fallback');
+    field.hidden = false;
+    field.value = text;
+    field.select();
+    status.textContent = `Press Ctrl+C (⌘C) to copy the ${what}.`;
+  }
+}
+
+function fileStem() {
+  const head = state.head === 'mean' ? 'mean' : `head${state.head + 1}`;
+  return `attention-${state.kind}-layer${state.layer + 1}-${head}`;
+}
+
+function download(blob, name) {
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(blob);
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+}
+
 // ---------- tabs (arrow keys move between them, as the ARIA tab pattern says)
 
-const TABS = ['heatmap', 'grid', 'alignment'];
+const TABS = ['heatmap', 'grid', 'alignment', 'heads'];
 
 function selectTab(view, focus = false) {
   state.view = view;
@@ -582,6 +733,27 @@ function wire() {
   window.addEventListener('resize', () => {
     cancelAnimationFrame(pending);
     pending = requestAnimationFrame(() => { if (state.view !== 'grid') renderViews(); });
+  });
+  $('head-threshold').addEventListener('input', (e) => {
+    state.threshold = Number(e.target.value);
+    $('head-threshold-value').textContent = state.threshold.toFixed(2);
+    renderViews();
+  });
+  if (params.get('text')) $('source-text').value = params.get('text');
+  if (params.get('beam')) $('beam-size').value = params.get('beam');
+  $('copy-text').addEventListener('click', () => copy(state.result?.text ?? '', 'translation'));
+  $('copy-link').addEventListener('click', () => copy($('share-link').href, 'link'));
+  $('download-png').addEventListener('click', async () => {
+    const map = currentMap();
+    download(await heatmapPng(map), `${fileStem()}.png`);
+  });
+  $('download-svg').addEventListener('click', () => {
+    const map = currentMap();
+    download(new Blob([heatmapSvg(map)], { type: 'image/svg+xml' }), `${fileStem()}.svg`);
+  });
+  $('download-json').addEventListener('click', () => {
+    const json = JSON.stringify(attentionJson([state.result]));
+    download(new Blob([json + '\n'], { type: 'application/json' }), 'attention.json');
   });
   $('engine-info').textContent = `This browser runs the ${simdSupported() ? 'WebAssembly SIMD' : 'plain WebAssembly'} build.`;
 }

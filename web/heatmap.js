@@ -36,22 +36,39 @@ const BOLD = 'bold 12px system-ui, -apple-system, "Segoe UI", sans-serif';
 const short = (s) => (s.length > 14 ? s.slice(0, 13) + '…' : s);
 
 export class Heatmap {
-  #canvas; #ctx; #tooltip; #readout; #onHover;
+  #canvas; #ctx; #tooltip; #readout; #onHover; #onPick;
   #data = null;        // { values, rows, cols, rowLabels, colLabels, max }
   #layout = null;      // { left, top, cell, width, height }
-  #hover = { row: -1, col: -1 };   // from the pointer or the keyboard
+  #hover = { row: -1, col: -1 };   // shown now: under the pointer, or else the pick
+  #pick = { row: -1, col: -1 };    // clicked, tapped or reached with the keyboard; stays when the pointer leaves
+  #at = { x: 0, y: 0 };            // where the tooltip points
   #external = { rows: [], cols: [] };  // set by the page (hovering an output word)
 
-  constructor(canvas, { tooltip, readout, onHover } = {}) {
+  // onHover(row, col): what is shown changed; onPick(row, col): the pick changed (by pointer or keyboard).
+  constructor(canvas, { tooltip, readout, onHover, onPick } = {}) {
     this.#canvas = canvas;
     this.#ctx = canvas.getContext('2d');
     this.#tooltip = tooltip;
     this.#readout = readout;
     this.#onHover = onHover;
+    this.#onPick = onPick;
+    // A tap has no hover: pointerdown picks (mouse, pen and touch alike), and the pick shows until the next one.
     canvas.addEventListener('pointermove', (e) => this.#pointer(e));
-    canvas.addEventListener('pointerleave', () => this.#setHover(-1, -1));
+    canvas.addEventListener('pointerdown', (e) => this.#pointer(e, true));
+    canvas.addEventListener('pointerleave', () => this.#showPick());
     canvas.addEventListener('keydown', (e) => this.#key(e));
-    canvas.addEventListener('blur', () => this.#setHover(-1, -1));
+  }
+
+  // What is picked (row and/or column, -1 for none).
+  get selected() { return { ...this.#pick }; }
+
+  // Forgets the pick and clears the tooltip and the readout (a new sentence, another model).
+  reset() {
+    this.#pick = { row: -1, col: -1 };
+    this.#hover = { row: -1, col: -1 };
+    if (this.#tooltip) { this.#tooltip.hidden = true; this.#tooltip.textContent = ''; }
+    if (this.#readout) this.#readout.textContent = '';
+    this.draw();
   }
 
   // values: Float32Array rows x cols (row-major).
@@ -63,8 +80,12 @@ export class Heatmap {
     c.dataset.rowLabels = JSON.stringify(data.rowLabels);
     c.dataset.colLabels = JSON.stringify(data.colLabels);
     c.setAttribute('aria-label', `${data.title || 'attention'}: ${data.rows} query tokens (rows) by ${data.cols} key tokens (columns)`);
-    if (this.#hover.row >= data.rows || this.#hover.col >= data.cols) this.#hover = { row: -1, col: -1 };
+    if (this.#pick.row >= data.rows || this.#pick.col >= data.cols) this.#pick = { row: -1, col: -1 };
+    // The pick holds across layers and heads: its tooltip, readout and marks are worked out again from the new
+    // weights rather than left over from the old ones.
+    this.#hover = { ...this.#pick };
     this.draw();
+    this.#describe(true);
   }
 
   get max() { return this.#data?.max ?? 1; }
@@ -149,7 +170,7 @@ export class Heatmap {
     }
   }
 
-  #pointer(e) {
+  #pointer(e, pick = false) {
     const L = this.#layout;
     const d = this.#data;
     if (!L || !d) return;
@@ -160,10 +181,26 @@ export class Heatmap {
     const row = Math.floor((y - L.top) / L.cell);
     const inCols = col >= 0 && col < d.cols;
     const inRows = row >= 0 && row < d.rows;
-    if (inRows && inCols) this.#setHover(row, col, x, y);
-    else if (inRows && x < L.left) this.#setHover(row, -1, x, y);      // a row label: the whole row
-    else if (inCols && y < L.top) this.#setHover(-1, col, x, y);       // a column label: the whole column
-    else this.#setHover(-1, -1);
+    let at = [-1, -1];
+    if (inRows && inCols) at = [row, col];
+    else if (inRows && x < L.left) at = [row, -1];      // a row label: the whole row
+    else if (inCols && y < L.top) at = [-1, col];       // a column label: the whole column
+    if (pick) {
+      // Picking the picked cell again lets it go.
+      const again = at[0] === this.#pick.row && at[1] === this.#pick.col;
+      this.#pick = again ? { row: -1, col: -1 } : { row: at[0], col: at[1] };
+      this.#onPick?.(this.#pick.row, this.#pick.col);
+      if (again) { this.#showPick(); return; }
+    }
+    if (at[0] < 0 && at[1] < 0) this.#showPick();
+    else this.#setHover(at[0], at[1], x, y);
+  }
+
+  #showPick() {
+    const L = this.#layout;
+    const { row, col } = this.#pick;
+    if (!L || (row < 0 && col < 0)) { this.#setHover(-1, -1); return; }
+    this.#setHover(row, col, L.left + (Math.max(0, col) + 1) * L.cell, L.top + (Math.max(0, row) + 1) * L.cell);
   }
 
   #key(e) {
@@ -172,7 +209,7 @@ export class Heatmap {
     let { row, col } = this.#hover;
     if (row < 0 || col < 0) { row = Math.max(0, row); col = Math.max(0, col); }
     const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
-    if (e.key === 'Escape') { this.#setHover(-1, -1); return; }
+    if (e.key === 'Escape') { this.#pick = { row: -1, col: -1 }; this.#onPick?.(-1, -1); this.#setHover(-1, -1); return; }
     if (!moves[e.key] && !(this.#hover.row < 0 && (e.key === 'Enter' || e.key === ' '))) return;
     e.preventDefault();
     const [dr, dc] = moves[e.key] ?? [0, 0];
@@ -180,15 +217,24 @@ export class Heatmap {
       row = Math.min(d.rows - 1, Math.max(0, row + dr));
       col = Math.min(d.cols - 1, Math.max(0, col + dc));
     }
-    const L = this.#layout;
-    this.#setHover(row, col, L.left + (col + 1) * L.cell, L.top + (row + 1) * L.cell);
+    this.#pick = { row, col };
+    this.#onPick?.(row, col);
+    this.#showPick();
   }
 
   #setHover(row, col, x = 0, y = 0) {
-    const d = this.#data;
     const same = row === this.#hover.row && col === this.#hover.col;
     this.#hover = { row, col };
+    this.#at = { x, y };
     if (!same) this.draw();
+    this.#describe(!same);
+  }
+
+  // The tooltip and the readout for what is shown; notify: tell the page (onHover) too.
+  #describe(notify) {
+    const d = this.#data;
+    const { row, col } = this.#hover;
+    const { x, y } = this.#at;
     let text = '';
     if (d && row >= 0 && col >= 0) {
       text = `${d.rowLabels[row]} → ${d.colLabels[col]}: ${d.values[row * d.cols + col].toFixed(3)}`;
@@ -210,8 +256,8 @@ export class Heatmap {
         this.#tooltip.style.top = `${this.#canvas.offsetTop + y + 14}px`;
       }
     }
-    if (this.#readout && text) this.#readout.textContent = text;
-    if (!same) this.#onHover?.(row, col);
+    if (this.#readout) this.#readout.textContent = text;
+    if (notify) this.#onHover?.(row, col);
   }
 }
 

@@ -43,6 +43,11 @@ export function setupBahdanau(lab) {
     a.className = 'weight';
     const ah = document.createElement('td');
     ah.id = `bd-ah-${i}`;
+    // Column names for the narrow-screen layout (lab.css), where the table's head is not shown.
+    Object.assign(h.dataset, { label: 'encoder state h' });
+    Object.assign(e.dataset, { label: 'score e' });
+    Object.assign(a.dataset, { label: 'weight α' });
+    Object.assign(ah.dataset, { label: 'α h' });
     tr.append(th, h, e, a, ah);
     return tr;
   }));

@@ -41,9 +41,12 @@ export function fillTable(table, head, rows) {
   hr.append(...head.map((c) => cell(c, 'th')));
   thead.append(hr);
   const tbody = document.createElement('tbody');
+  const names = head.map((c) => (typeof c === 'object' && c !== null ? c.text : String(c)));
   for (const r of rows) {
     const tr = document.createElement('tr');
+    // Each cell carries its column's name: on a narrow screen (lab.css) a row is shown as name: value pairs.
     tr.append(...r.map((c) => cell(c, 'td')));
+    for (const [i, el] of [...tr.children].entries()) if (names[i]) el.dataset.label = names[i];
     tbody.append(tr);
   }
   table.replaceChildren(thead, tbody);

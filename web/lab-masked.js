@@ -1,7 +1,7 @@
 // The attention lab's masked softmax view (seed 000): masked_softmax(torch.rand(2, 2, 4), valid_lens) with the
 // valid lengths editable, one per sequence (1-D) or one per query (2-D).
 import { $, fmt, readNumber, showError, fillTable } from './lab-dom.js';
-import { MatrixView } from './lab-matrix.js';
+import { MatrixView, renderScale } from './lab-matrix.js';
 
 const B = 2, TQ = 2, TK = 4;
 const DEFAULTS = { batch: [2, 3], query: [1, 3, 2, 4] };
@@ -11,7 +11,7 @@ export function setupMaskedSoftmax(lab) {
   let seed = 7;
   let x = lab.uniform(B * TQ * TK, seed);
   const map = new MatrixView($('masked-map'), {
-    readout: $('masked-readout'), xLabel: 'keys', yLabel: 'queries', maxCell: 44,
+    readout: $('masked-readout'), xLabel: 'keys', yLabel: 'queries', maxCell: 44, firstTick: 1,
     rowName: (r) => `sequence ${Math.floor(r / TQ) + 1}, query ${(r % TQ) + 1}`,
     colName: (k) => `key ${k + 1}`, format: (v) => `weight ${v.toFixed(4)}`,
   });
@@ -69,6 +69,7 @@ export function setupMaskedSoftmax(lab) {
       ...Array.from({ length: TK }, (_, k) => `x, key ${k + 1}`),
       ...Array.from({ length: TK }, (_, k) => `weight, key ${k + 1}`), 'row sum'], rows);
     map.set({ values: out, rows: B * TQ, cols: TK, min: 0, max: 1, title: 'masked softmax weights' });
+    renderScale($('masked-legend'), 0, 1, 'attention weight');
     section.dataset.lens = JSON.stringify(lens);
     section.dataset.weights = JSON.stringify(Array.from(out, (v) => +v.toFixed(6)));
     section.dataset.ready = 'true';

@@ -11,14 +11,15 @@ export class MatrixView {
   #layout = null;
   #cursor = { row: -1, col: -1 };
 
-  // options: { readout (element), xLabel, yLabel, rowName(i), colName(j), format(v), maxCell, maxHeight }
+  // options: { readout (element), xLabel, yLabel, rowName(i), colName(j), format(v), maxCell, maxHeight,
+  // firstTick (the number of the first row and column: 0 like the seeds' plots, or 1 like a table beside it) }
   constructor(canvas, options = {}) {
     this.#canvas = canvas;
     this.#ctx = canvas.getContext('2d');
     this.#readout = options.readout;
     this.#opts = {
       rowName: (i) => `row ${i + 1}`, colName: (j) => `column ${j + 1}`, format: (v) => v.toFixed(3),
-      maxCell: 28, maxHeight: 420, ...options,
+      maxCell: 28, maxHeight: 420, firstTick: 0, ...options,
     };
     canvas.tabIndex = 0;
     canvas.setAttribute('role', 'img');
@@ -80,18 +81,23 @@ export class MatrixView {
       ctx.strokeStyle = '#c2255c';
       ctx.strokeRect(left + col * cellW - 1, top + row * cellH - 1, cellW + 2, cellH + 2);
     }
-    // Ticks: about eight per axis, numbered from 0 like the seeds' plots.
+    // Ticks at round steps (1, 2, 5, 10, 20, 50, …) far enough apart that the widest label fits between two.
     ctx.fillStyle = '#1f2328';
     ctx.font = FONT;
     ctx.textBaseline = 'middle';
     ctx.textAlign = 'right';
-    const every = (n, px) => Math.max(1, Math.ceil(n / Math.max(1, Math.floor(n * px / 22))));
-    const rStep = every(d.rows, cellH);
-    for (let r = 0; r < d.rows; r += rStep) ctx.fillText(String(r), left - 4, top + (r + 0.5) * cellH);
+    const base = o.firstTick;
+    const every = (px, room) => {
+      for (const m of [1, 10, 100, 1000, 10000]) for (const f of [1, 2, 5]) if (f * m * px >= room) return f * m;
+      return 100000;
+    };
+    const rStep = every(cellH, 16);
+    for (let r = 0; r < d.rows; r += rStep) ctx.fillText(String(r + base), left - 4, top + (r + 0.5) * cellH);
     ctx.textAlign = 'center';
     ctx.textBaseline = 'top';
-    const cStep = every(d.cols, cellW);
-    for (let k = 0; k < d.cols; k += cStep) ctx.fillText(String(k), left + (k + 0.5) * cellW, top + d.rows * cellH + 3);
+    const cStep = every(cellW, ctx.measureText(String(d.cols - 1 + base)).width + 10);
+    for (let k = 0; k < d.cols; k += cStep) ctx.fillText(String(k + base), left + (k + 0.5) * cellW, top + d.rows * cellH + 3);
+    Object.assign(c.dataset, { rowTickStep: rStep, colTickStep: cStep, firstTick: base });
     ctx.fillStyle = '#59636e';
     if (o.xLabel) ctx.fillText(o.xLabel, left + (d.cols * cellW) / 2, top + d.rows * cellH + 20);
     if (o.yLabel) {

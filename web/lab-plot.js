@@ -1,5 +1,5 @@
 // Small line and scatter plots on a canvas for the attention lab (the seeds' matplotlib figures): axes with
-// ticks, axis captions, a legend, and series drawn as lines, dashed lines or points.
+// ticks, axis captions, a legend above the plot, and series drawn as lines, dashed lines or points.
 
 const FONT = '12px system-ui, -apple-system, "Segoe UI", sans-serif';
 export const PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b'];
@@ -37,7 +37,23 @@ export function drawPlot(canvas, series, { xLabel = '', yLabel = '', xRange, yRa
 
   const [x0, x1] = xRange ?? extent(series.flatMap((s) => Array.from(s.x)), 0);
   const [y0, y1] = yRange ?? extent(series.flatMap((s) => Array.from(s.y)), 0.06);
-  const L = { left: 50, right: width - 12, top: 12, bottom: height - 42 };
+  // The legend gets a band of its own above the plot (laid out first), so that it never covers a curve.
+  ctx.font = FONT;
+  const items = [];
+  let ix = 50, iy = 10;
+  for (const [i, s] of series.entries()) {
+    const w = 28 + ctx.measureText(s.label).width + 14;
+    if (ix + w > width - 12 && ix > 50) { ix = 50; iy += 16; }
+    items.push({ s, i, x: ix, y: iy });
+    ix += w;
+  }
+  const legendBottom = series.length ? iy + 8 : 0;
+  // The left margin fits the widest y tick label beside the y caption.
+  const ys = niceStep(y1 - y0, Math.floor((height - 50 - legendBottom) / 40));
+  const yTicks = [];
+  for (let t = Math.ceil(y0 / ys) * ys; t <= y1 + 1e-9; t += ys) yTicks.push([t, String(+t.toFixed(6))]);
+  const left = Math.max(50, Math.ceil(Math.max(0, ...yTicks.map(([, s]) => ctx.measureText(s).width))) + 30);
+  const L = { left, right: width - 12, top: legendBottom + 8, bottom: height - 42 };
   const px = (x) => L.left + ((x - x0) / (x1 - x0)) * (L.right - L.left);
   const py = (y) => L.bottom - ((y - y0) / (y1 - y0)) * (L.bottom - L.top);
 
@@ -54,12 +70,11 @@ export function drawPlot(canvas, series, { xLabel = '', yLabel = '', xRange, yRa
     ctx.beginPath(); ctx.moveTo(px(t), L.top); ctx.lineTo(px(t), L.bottom); ctx.stroke();
     ctx.fillText(String(+t.toFixed(6)), px(t), L.bottom + 4);
   }
-  const ys = niceStep(y1 - y0, Math.floor((L.bottom - L.top) / 40));
   ctx.textAlign = 'right';
   ctx.textBaseline = 'middle';
-  for (let t = Math.ceil(y0 / ys) * ys; t <= y1 + 1e-9; t += ys) {
+  for (const [t, label] of yTicks) {
     ctx.beginPath(); ctx.moveTo(L.left, py(t)); ctx.lineTo(L.right, py(t)); ctx.stroke();
-    ctx.fillText(String(+t.toFixed(6)), L.left - 5, py(t));
+    ctx.fillText(label, L.left - 5, py(t));
   }
   ctx.strokeStyle = '#59636e';
   ctx.strokeRect(L.left, L.top, L.right - L.left, L.bottom - L.top);
@@ -105,19 +120,14 @@ export function drawPlot(canvas, series, { xLabel = '', yLabel = '', xRange, yRa
   });
   ctx.restore();
 
-  // Legend, top right.
-  ctx.font = FONT;
+  // Legend, in its band above the plot.
   ctx.textAlign = 'left';
   ctx.textBaseline = 'middle';
-  const widest = Math.max(0, ...series.map((s) => ctx.measureText(s.label).width));
-  const lx = L.right - widest - 38;
-  series.forEach((s, i) => {
-    const y = L.top + 12 + i * 16;
-    ctx.fillStyle = 'rgba(255,255,255,0.85)';
-    ctx.fillRect(lx - 4, y - 8, widest + 40, 16);
+  for (const { s, i, x: lx, y } of items) {
     const color = s.color ?? PALETTE[i % PALETTE.length];
     ctx.strokeStyle = color;
     ctx.fillStyle = color;
+    ctx.lineWidth = 2;
     if (s.style === 'points') {
       ctx.beginPath(); ctx.arc(lx + 10, y, 3, 0, 2 * Math.PI); ctx.fill();
     } else {
@@ -127,7 +137,8 @@ export function drawPlot(canvas, series, { xLabel = '', yLabel = '', xRange, yRa
     }
     ctx.fillStyle = '#1f2328';
     ctx.fillText(s.label, lx + 28, y);
-  });
+  }
+  Object.assign(canvas.dataset, { legendBottom, plotTop: L.top });
   canvas.dataset.series = series.length;
   canvas.setAttribute('aria-label', `${title}: ${series.map((s) => s.label).join(', ')}`);
 }

@@ -1,7 +1,7 @@
 // The attention lab's scoring-function view (seed 000, "attention scoring functions"): additive (Bahdanau) and
 // scaled dot-product attention on the same queries, keys, values and valid lengths, side by side.
 import { $, fmt, readNumber, showError, fillTable } from './lab-dom.js';
-import { MatrixView } from './lab-matrix.js';
+import { MatrixView, renderScale } from './lab-matrix.js';
 
 const B = 2, TQ = 1, TK = 10, D = 2, DV = 4, H = 8;
 
@@ -11,7 +11,7 @@ export function setupScoring(lab) {
   // values = arange(40).reshape(1, 10, 4).repeat(2, 1, 1), as in the seed.
   const values = Float32Array.from({ length: B * TK * DV }, (_, i) => i % (TK * DV));
   const maps = ['additive', 'dot'].map((kind) => new MatrixView($(`scoring-${kind}-map`), {
-    readout: $(`scoring-${kind}-readout`), xLabel: 'Keys', yLabel: 'Queries', maxCell: 34,
+    readout: $(`scoring-${kind}-readout`), xLabel: 'Keys', yLabel: 'Queries', maxCell: 34, firstTick: 1,
     rowName: (r) => `query of sequence ${r + 1}`, colName: (k) => `key ${k + 1}`, format: (v) => `weight ${v.toFixed(4)}`,
   }));
 
@@ -38,6 +38,7 @@ export function setupScoring(lab) {
     const results = { additive, dot };
     maps[0].set({ values: additive.weights, rows: B * TQ, cols: TK, min: 0, max: 1, title: 'additive attention weights' });
     maps[1].set({ values: dot.weights, rows: B * TQ, cols: TK, min: 0, max: 1, title: 'scaled dot-product attention weights' });
+    renderScale($('scoring-legend'), 0, 1, 'attention weight (both maps)');
 
     const rows = [];
     for (let b = 0; b < B; b++) {

@@ -9,6 +9,7 @@ const MODEL_CACHE = 'attend-models-v1';
 
 const PRECACHE = [
   './', './index.html', './app.js', './style.css', './heatmap.js', './alignment.js', './worker.js', './register-sw.js',
+  './tokens.js', './export.js', './overflow.js', './headview.js', './runs.html', './runs.js',
   './lab.html', './lab.css', './lab.js', './lab-dom.js', './lab-plot.js', './lab-matrix.js', './lab-nw.js',
   './lab-masked.js', './lab-scoring.js', './lab-positional.js', './lab-bahdanau.js', './embed-example.html',
   './models/models.json',

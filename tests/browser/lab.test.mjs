@@ -223,3 +223,34 @@ test('the lab fits a 390 px phone screen and links back to the translator', asyn
   assert.equal(await main.locator('a[href="lab.html"]').count(), 1);
   await main.close();
 });
+
+test('at 1280 and 390 px no lab table is cut off, maps number like their tables, and labels stay apart', async () => {
+  for (const width of [1280, 390]) {
+    const { page, errors } = await openLab({ width, height: 900 });
+    // Every table fits its box: nothing to scroll to, nothing hidden on the right.
+    const clipped = await page.$$eval('table.numbers', (tables) => tables.map((t) => {
+      const box = t.closest('.table-wrap') ?? t.parentElement;
+      return { id: t.id, over: Math.round(t.getBoundingClientRect().right - box.getBoundingClientRect().right), scroll: box.scrollWidth - box.clientWidth };
+    }).filter((t) => t.over > 0 || t.scroll > 0));
+    assert.deepEqual(clipped, [], `${width} px: tables cut off`);
+    // The masked-softmax and scoring maps count keys and queries from 1, as their tables do, and have a colour scale.
+    for (const id of ['masked-map', 'scoring-additive-map', 'scoring-dot-map']) assert.equal((await dataset(page, id)).firstTick, '1', id);
+    assert.equal(await page.locator('#masked-legend .legend-bar').count(), 1);
+    // 512 encoding dimensions: column labels at least a label's width apart.
+    await page.fill('#pe-dim', '512');
+    const pe = await dataset(page, 'pe-map');
+    assert.equal(pe.cols, '512');
+    const room = await page.evaluate(() => {
+      const ctx = document.createElement('canvas').getContext('2d');
+      ctx.font = '12px system-ui, -apple-system, "Segoe UI", sans-serif';
+      return ctx.measureText('511').width;
+    });
+    assert.ok(Number(pe.colTickStep) * Number(pe.cellW) >= room + 4, `${width} px: ticks every ${pe.colTickStep} columns of ${pe.cellW} px`);
+    // The Nadaraya-Watson legend sits above the plot, not over the curves.
+    const nw = await dataset(page, 'nw-plot');
+    assert.ok(Number(nw.legendBottom) <= Number(nw.plotTop), `legend to ${nw.legendBottom} px, plot from ${nw.plotTop} px`);
+    for (const id of ['masked', 'scoring', 'pe', 'nw']) await shot(page.locator(`#${id}`), `${id}-${width}`);
+    assert.deepEqual(errors, []);
+    await page.close();
+  }
+});

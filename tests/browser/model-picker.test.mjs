@@ -60,6 +60,8 @@ test('the picker shows parameters, BLEU and size of every model, and switching m
     `English → German — small test model · 61.7k params · BLEU 0.7 · ${(list.models[1].size / 1e3).toFixed(0)} kB`,
   ]);
   assert.equal(await page.textContent('#model-details'), `2.6M parameters · BLEU 31.4 (test2016) · ${mb(list.models[0].size)}`);
+  // This list does not say what the model knows: the model file's card does (its training data).
+  assert.match(await page.textContent('#model-knows'), /trained on 29,000 image captions/);
   const sentence = 'A man is riding a bicycle on a dirt road.';
   const big = await translate(page, sentence);
 

@@ -1,6 +1,6 @@
 // The demo page (web/index.html) in headless Chromium, with the small test model: the translation equals native
 // `attend translate`, the heatmap has target rows x source columns with the right labels and the colours of the
-// native weights, it changes with the layer and head, every view renders (screenshots in test-artifacts/), the
+// native weights, it opens on the last layer (mean of heads) and changes with the layer and head, every view renders (screenshots in test-artifacts/), the
 // model is cached for the next visit, it fits a 390 px phone, and a model that 404s shows the error and a retry.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -84,7 +84,14 @@ test('the demo translates like native attend and shows the attention maps', asyn
   assert.deepEqual(JSON.parse(h.colLabels), native.source_tokens);
   assert.ok(Number(h.cell) * Number(h.cols) < h.width && Number(h.cell) * Number(h.rows) < h.height);
 
-  // The cell colours are the native weights (layer 1, head 1) on the page's colour scale.
+  // The view opens on the last layer, mean of heads; the cell colours of layer 1, head 1 are the native weights
+  // on the page's colour scale.
+  assert.equal(h.layer, String(native.cross.layers - 1));
+  assert.equal(h.head, 'mean');
+  await page.selectOption('#layer-select', '0');
+  await page.selectOption('#head-select', '0');
+  await page.waitForFunction(() => document.getElementById('heatmap').dataset.head === '0');
+  h = await heatmapData(page);
   const { rows, cols, heads } = native.cross;
   const head0 = native.cross.data.slice(0, rows * cols);
   const worst = await page.evaluate(async ([values]) => {

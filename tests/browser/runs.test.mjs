@@ -1,0 +1,78 @@
+// web/runs.html plots a training run's train.jsonl (the line formats of native/train/trainer.cpp): from ?run=URL,
+// from the file picker and from a dropped file; loss, validation BLEU, learning rate and tokens/s against steps or
+// epochs; a malformed line is an error naming the line. Screenshots: test-artifacts/runs-*.png.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { root } from '../wasm/lib/paths.mjs';
+import { serve } from './lib/server.mjs';
+import { launch, watchErrors } from './lib/browser.mjs';
+
+const artifacts = path.join(root, 'test-artifacts');
+fs.mkdirSync(artifacts, { recursive: true });
+const server = await serve(root);
+const browser = await launch();
+after(async () => { await browser.close(); await server.close(); });
+
+// Three epochs of 100 steps, a step line every 10 steps, validation after each epoch.
+const lines = [];
+for (let epoch = 1; epoch <= 3; epoch++) {
+  for (let s = 10; s <= 100; s += 10) {
+    const step = (epoch - 1) * 100 + s;
+    lines.push({ event: 'step', step, epoch, loss: 9 / Math.sqrt(step), lr: 1e-3 * Math.min(1, step / 50),
+      target_tokens_per_s: 5000 + step, elapsed_s: step / 10 });
+  }
+  lines.push({ event: 'epoch', epoch, step: epoch * 100, train_loss: 3 - epoch / 2, val_loss: 3.2 - epoch / 2,
+    val_bleu: 10 * epoch, elapsed_s: epoch * 10 });
+}
+const jsonl = lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
+const state = (page, value) => page.waitForFunction((v) => document.body.dataset.runState === v, value);
+const points = (page) => page.$$eval('canvas', (cs) => Object.fromEntries(cs.map((c) => [c.id, Number(c.dataset.points)])));
+
+test('runs.html plots a train.jsonl from a link, the file picker and a drop', async () => {
+  for (const width of [1280, 390]) {
+    const page = await browser.newPage({ viewport: { width, height: 900 } });
+    const errors = watchErrors(page);
+    await page.route((url) => url.pathname === '/runs/test/train.jsonl', (route) => route.fulfill({ body: jsonl }));
+    await page.goto(`${server.url}/web/runs.html?run=/runs/test/train.jsonl`);
+    await state(page, 'ready');
+    // Loss: 30 step points, 3 epoch training losses, 3 validation losses; BLEU 3; rate and speed 30 each.
+    assert.deepEqual(await points(page), { 'chart-loss': 36, 'chart-bleu': 3, 'chart-lr': 30, 'chart-speed': 30 });
+    assert.match(await page.textContent('#run-summary'), /30 step lines, 3 epoch lines.*best validation BLEU 30\.00 \(epoch 3\)/);
+    assert.equal(await page.getAttribute('#chart-loss', 'data-series'), '3');
+    await page.screenshot({ path: path.join(artifacts, `runs-${width}.png`), fullPage: true });
+    await page.selectOption('#run-x', 'epoch');
+    assert.deepEqual(await points(page), { 'chart-loss': 36, 'chart-bleu': 3, 'chart-lr': 30, 'chart-speed': 30 });
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    assert.ok(overflow <= 0, `the page is ${overflow} px wider than ${width} px`);
+    assert.deepEqual(errors, []);
+    await page.close();
+  }
+
+  const page = await browser.newPage({ viewport: { width: 1000, height: 800 } });
+  const errors = watchErrors(page);
+  await page.goto(`${server.url}/web/runs.html`);
+  await page.setInputFiles('#run-file', { name: 'train.jsonl', mimeType: 'application/json', buffer: Buffer.from(jsonl) });
+  await state(page, 'ready');
+  assert.equal((await points(page))['chart-bleu'], 3);
+  // A dropped file with a broken line: the error names it, nothing else is plotted from it.
+  await page.evaluate((text) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([text], 'broken.jsonl'));
+    document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, jsonl.split('\n').slice(0, 5).join('\n') + '\n{"event": "step", oops\n');
+  await state(page, 'error');
+  assert.match(await page.textContent('#run-error'), /broken\.jsonl, line 6 is not JSON/);
+  // And a good dropped file plots.
+  await page.evaluate((text) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([text], 'good.jsonl'));
+    document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, jsonl);
+  await state(page, 'ready');
+  assert.match(await page.textContent('#run-summary'), /^good\.jsonl/);
+  assert.equal(await page.isVisible('#run-error'), false);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -1,0 +1,115 @@
+// Training curves from an `attend train` run's train.jsonl (native/train/trainer.cpp writes one JSON object a
+// line): {"event":"step", step, epoch, loss, lr, target_tokens_per_s, elapsed_s} every few steps, and
+// {"event":"epoch", epoch, step, train_loss, val_loss?, val_bleu?, elapsed_s} after each epoch. The page plots
+// them against steps or epochs. Sources: ?run=URL, a dropped file, or the file picker.
+import { drawPlot } from './lab-plot.js';
+
+const $ = (id) => document.getElementById(id);
+let run = null;
+
+// Parses the text of a train.jsonl; a line that is not a JSON object is an error naming the line.
+export function parseRun(text, name = 'train.jsonl') {
+  const steps = [];
+  const epochs = [];
+  text.split('\n').forEach((line, i) => {
+    if (!line.trim()) return;
+    let o;
+    try { o = JSON.parse(line); } catch (e) { throw new Error(`${name}, line ${i + 1} is not JSON: ${e.message}`); }
+    if (!o || typeof o !== 'object') throw new Error(`${name}, line ${i + 1} is not a JSON object`);
+    if (o.event === 'step') steps.push(o);
+    else if (o.event === 'epoch') epochs.push(o);
+  });
+  if (!steps.length && !epochs.length) throw new Error(`${name} has no step or epoch lines: is it an attend train.jsonl?`);
+  return { name, steps, epochs };
+}
+
+// A step's position in epochs: whole epochs end where the epoch lines say; inside one, steps count evenly (the
+// epoch still running takes the previous epoch's length).
+function epochOf(r, step, epoch) {
+  const ends = new Map(r.epochs.map((e) => [e.epoch, e.step]));
+  const start = ends.get(epoch - 1) ?? 0;
+  let end = ends.get(epoch);
+  if (end === undefined) end = start + (start - (ends.get(epoch - 2) ?? 0) || Math.max(1, step - start));
+  return epoch - 1 + Math.min(1, (step - start) / Math.max(1, end - start));
+}
+
+const finite = (v) => typeof v === 'number' && Number.isFinite(v);
+
+function series(r, along, key, from, label, style) {
+  const rows = (from === 'step' ? r.steps : r.epochs).filter((o) => finite(o[key]));
+  const x = rows.map((o) => (along === 'step' ? o.step : from === 'epoch' ? o.epoch : epochOf(r, o.step, o.epoch)));
+  return { label, x, y: rows.map((o) => o[key]), style, markers: from === 'epoch' && rows.length < 60 };
+}
+
+function render() {
+  if (!run) return;
+  const along = $('run-x').value;
+  const xLabel = along === 'step' ? 'step' : 'epoch';
+  const keep = (list) => list.filter((s) => s.x.length > 0);
+  const charts = {
+    'chart-loss': keep([series(run, along, 'loss', 'step', 'training loss (steps)', 'line'),
+      series(run, along, 'train_loss', 'epoch', 'training loss (epochs)', 'dashed'),
+      series(run, along, 'val_loss', 'epoch', 'validation loss', 'line')]),
+    'chart-bleu': keep([series(run, along, 'val_bleu', 'epoch', 'validation BLEU', 'line')]),
+    'chart-lr': keep([series(run, along, 'lr', 'step', 'learning rate', 'line')]),
+    'chart-speed': keep([series(run, along, 'target_tokens_per_s', 'step', 'target tokens / s', 'line')]),
+  };
+  $('run-charts').hidden = false;
+  for (const [id, list] of Object.entries(charts)) {
+    const canvas = $(id);
+    canvas.closest('figure').hidden = list.length === 0;
+    canvas.dataset.points = list.reduce((n, s) => n + s.x.length, 0);
+    if (list.length) drawPlot(canvas, list, { xLabel, yLabel: canvas.closest('figure').querySelector('figcaption').textContent, title: id });
+  }
+  const last = run.epochs.at(-1);
+  const best = run.epochs.filter((e) => finite(e.val_bleu)).reduce((b, e) => (!b || e.val_bleu > b.val_bleu ? e : b), null);
+  $('run-summary').textContent = [`${run.name}: ${run.steps.length} step lines, ${run.epochs.length} epoch lines`,
+    last ? `last epoch ${last.epoch} at step ${last.step}` : '',
+    best ? `best validation BLEU ${best.val_bleu.toFixed(2)} (epoch ${best.epoch})` : ''].filter(Boolean).join(' · ');
+  document.body.dataset.runState = 'ready';
+}
+
+function show(text, name) {
+  try {
+    run = parseRun(text, name);
+    $('run-error').hidden = true;
+    render();
+  } catch (e) {
+    fail(e.message);
+  }
+}
+
+function fail(message) {
+  $('run-error').textContent = message;
+  $('run-error').hidden = false;
+  document.body.dataset.runState = 'error';
+}
+
+async function openUrl(url) {
+  document.body.dataset.runState = 'loading';
+  try {
+    const response = await fetch(url);
+    if (!response.ok) throw new Error(`cannot download ${url}: HTTP ${response.status}`);
+    show(await response.text(), new URL(url, location.href).pathname.split('/').slice(-2).join('/'));
+  } catch (e) {
+    fail(e.message);
+  }
+}
+
+$('run-file').addEventListener('change', async (e) => {
+  const file = e.target.files?.[0];
+  if (file) show(await file.text(), file.name);
+});
+document.addEventListener('dragover', (e) => { e.preventDefault(); document.body.dataset.dragging = 'true'; });
+document.addEventListener('dragleave', () => { delete document.body.dataset.dragging; });
+document.addEventListener('drop', async (e) => {
+  e.preventDefault();
+  delete document.body.dataset.dragging;
+  const file = e.dataTransfer?.files?.[0];
+  if (file) show(await file.text(), file.name);
+});
+$('run-x').addEventListener('change', render);
+let pending = 0;
+window.addEventListener('resize', () => { cancelAnimationFrame(pending); pending = requestAnimationFrame(render); });
+const wanted = new URLSearchParams(location.search).get('run');
+if (wanted) openUrl(wanted);
