@@ -166,7 +166,9 @@ ResumePoint load_newest_checkpoint(const std::string& dir) {
             r.path = *it;
             return r;
         } catch (const std::exception& e) {  // bad_alloc from a corrupt size too: any reason to pass it over
-            r.skipped.emplace_back(*it, e.what());
+            std::string why = e.what();
+            if (why.rfind(*it + ": ", 0) == 0) why.erase(0, it->size() + 2);  // the path is said once, by the caller
+            r.skipped.emplace_back(*it, why);
         }
     }
     std::string reasons;
