@@ -377,7 +377,15 @@ TrainResult train_translator(const TrainOptions& requested, bool resume, const T
     bool from_checkpoint = false;
     if (resume) {
         ResumePoint point = load_newest_checkpoint(o.out_dir);
-        for (const auto& [path, why] : point.skipped) say("skipping " + path + ", which does not load: " + why);
+        for (const auto& [path, why] : point.skipped) {
+            // Set aside, so that it neither counts among the checkpoints kept (pruning could otherwise delete the one
+            // resumed from) nor is tried again; this run writes its step anew.
+            const std::string aside = path + ".unreadable";
+            std::error_code ec;
+            fs::rename(path, aside, ec);
+            if (ec) throw Error("--resume: " + path + " does not load (" + why + ") and cannot be set aside: " + ec.message());
+            say("skipping " + path + " (set aside as " + aside + "), which does not load: " + why);
+        }
         say("resuming from " + point.path);
         ckpt = std::move(point.checkpoint);
         from_checkpoint = true;

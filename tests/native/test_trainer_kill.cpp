@@ -233,7 +233,10 @@ TEST_CASE("attend train killed at any point and resumed ends exactly like an uni
     const std::vector<json> expected = log_without_timings(straight), got = log_without_timings(killed);
     CHECK(got.size() == expected.size());
     for (size_t i = 0; i < std::min(got.size(), expected.size()); i++) CHECK(got[i] == expected[i]);
-    for (const auto& entry : fs::directory_iterator(killed)) CHECK(entry.path().extension() != ".tmp");
+    for (const auto& entry : fs::directory_iterator(killed)) {
+        CHECK(entry.path().extension() != ".tmp");
+        CHECK(entry.path().extension() != ".unreadable");  // no kill left a checkpoint that does not load
+    }
 }
 
 TEST_CASE("a resume passes over checkpoints that do not load, says which and why, and fails when none loads") {
@@ -255,9 +258,10 @@ TEST_CASE("a resume passes over checkpoints that do not load, says which and why
     TrainResult r = train_translator(o, /*resume=*/true, hooks);
     CHECK(r.state.step == 6);
     REQUIRE(said.size() >= 2);
-    const std::string skipping = "skipping " + written[2] + ", which does not load: ";
+    const std::string skipping = "skipping " + written[2] + " (set aside as " + written[2] + ".unreadable), which does not load: ";
     CHECK(said[0].rfind(skipping, 0) == 0);
     CHECK(said[0].size() > skipping.size());  // and why
+    CHECK(fs::exists(written[2] + ".unreadable"));  // kept for a look, out of the checkpoints pruning counts
     CHECK(said[1] == "resuming from " + written[1]);
     check_same_weights(list_checkpoints(straight.out_dir).back(), list_checkpoints(o.out_dir).back());
     const std::vector<json> expected = log_without_timings(straight.out_dir), got = log_without_timings(o.out_dir);
