@@ -15,8 +15,10 @@ namespace {
 
 std::atomic<bool> g_stop{false};
 
-extern "C" void on_sigint(int) {
-    if (g_stop.exchange(true)) std::_Exit(130);  // a second Ctrl-C stops at once
+// Ctrl-C, and SIGTERM (what batch schedulers and `kill` send before they give up waiting): finish the step, save a
+// checkpoint and stop. A second signal stops at once.
+extern "C" void on_stop_signal(int signal) {
+    if (g_stop.exchange(true)) std::_Exit(128 + signal);
 }
 
 struct TrainFlags {
@@ -79,9 +81,11 @@ void run_train(const TrainFlags& f) {
         if (tty) std::fprintf(stderr, "\r\033[K%s", line.c_str());
         else if (++calls % 50 == 0) std::fprintf(stderr, "%s\n", line.c_str());
     };
-    std::signal(SIGINT, on_sigint);
+    std::signal(SIGINT, on_stop_signal);
+    std::signal(SIGTERM, on_stop_signal);
     TrainResult r = train_translator_on(device, o, f.resume, hooks);
     std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
     if (tty) std::fprintf(stderr, "\n");
     std::printf("steps %lld, epochs %d, last loss %.4f, val loss %.4f, val BLEU %.2f, %.0f s%s\n",
                 static_cast<long long>(r.state.step), r.state.epoch, r.last_loss, r.val_loss, r.val_bleu,

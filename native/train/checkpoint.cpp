@@ -2,12 +2,18 @@
 
 #include "error.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 namespace attend {
 
@@ -15,7 +21,9 @@ namespace fs = std::filesystem;
 
 void to_json(nlohmann::json& j, const TrainingState& s) {
     j = {{"step", s.step}, {"epoch", s.epoch}, {"batch_in_epoch", s.batch_in_epoch},
-         {"elapsed_seconds", s.elapsed_seconds}, {"target_tokens", s.target_tokens}, {"best_val_bleu", s.best_val_bleu}};
+         {"elapsed_seconds", s.elapsed_seconds}, {"target_tokens", s.target_tokens}, {"best_val_bleu", s.best_val_bleu},
+         {"log_loss_sum", s.log_loss_sum}, {"log_steps", s.log_steps}, {"epoch_loss_sum", s.epoch_loss_sum},
+         {"epoch_tokens", s.epoch_tokens}};
 }
 
 void from_json(const nlohmann::json& j, TrainingState& s) {
@@ -25,20 +33,88 @@ void from_json(const nlohmann::json& j, TrainingState& s) {
     s.elapsed_seconds = j.value("elapsed_seconds", 0.0);
     s.target_tokens = j.value("target_tokens", int64_t{0});
     s.best_val_bleu = j.value("best_val_bleu", -1.0);
+    s.log_loss_sum = j.value("log_loss_sum", 0.0);
+    s.log_steps = j.value("log_steps", 0);
+    s.epoch_loss_sum = j.value("epoch_loss_sum", 0.0);
+    s.epoch_tokens = j.value("epoch_tokens", int64_t{0});
 }
+
+namespace {
+
+std::string system_error(int error) { return std::strerror(error); }
+
+// ATTEND_TEST_KILL_IN_WRITE (checkpoint.h): the byte count after which writing `path` kills the process, or -1.
+int64_t kill_after_bytes(const std::string& path) {
+    const char* hook = std::getenv("ATTEND_TEST_KILL_IN_WRITE");
+    if (!hook) return -1;
+    const std::string spec = hook;
+    const size_t colon = spec.rfind(':');
+    if (colon == std::string::npos || spec.substr(0, colon) != fs::path(path).filename().string()) return -1;
+    return std::strtoll(spec.c_str() + colon + 1, nullptr, 10);
+}
+
+// Writes all of bytes to fd, retrying short writes and interrupted calls; false with errno set on failure.
+bool write_all(int fd, const uint8_t* data, size_t size) {
+    while (size > 0) {
+        const ssize_t n = ::write(fd, data, size);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            if (n == 0) errno = EIO;
+            return false;
+        }
+        data += n;
+        size -= static_cast<size_t>(n);
+    }
+    return true;
+}
+
+// Makes a rename in `dir` durable. File systems that cannot sync a folder say so with EINVAL or ENOTSUP (and a
+// folder we may not open for reading cannot be synced by us either): the rename then stands without that guarantee.
+void sync_folder(const std::string& dir, const std::string& renamed) {
+    const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == EACCES || errno == EPERM) return;
+        throw Error("renamed " + renamed + " but cannot open its folder " + dir + " to sync it: " + system_error(errno));
+    }
+    int error = 0;
+    if (::fsync(fd) != 0 && errno != EINVAL && errno != ENOTSUP) error = errno;
+    ::close(fd);
+    if (error)
+        throw Error("renamed " + renamed + " but syncing its folder " + dir + " failed: " + system_error(error));
+}
+
+}  // namespace
 
 void write_file_atomically(const std::string& path, const std::vector<uint8_t>& bytes) {
     const std::string tmp = path + ".tmp";
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) throw Error("cannot write " + tmp + ": " + std::strerror(errno));
-        out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-        out.flush();
-        if (!out) throw Error("writing " + tmp + " failed (disk full?)");
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) throw Error("cannot write " + tmp + ": " + system_error(errno));
+    auto fail = [&](const std::string& what) {
+        const int error = errno;
+        ::close(fd);
+        ::unlink(tmp.c_str());
+        throw Error(what + " " + tmp + " failed: " + system_error(error));
+    };
+    const int64_t kill_at = kill_after_bytes(path);
+    if (kill_at >= 0 && static_cast<uint64_t>(kill_at) < bytes.size()) {
+        if (!write_all(fd, bytes.data(), static_cast<size_t>(kill_at))) fail("writing");
+        std::raise(SIGKILL);
     }
-    std::error_code ec;
-    fs::rename(tmp, path, ec);
-    if (ec) throw Error("cannot rename " + tmp + " to " + path + ": " + ec.message());
+    if (!write_all(fd, bytes.data(), bytes.size())) fail("writing " + std::to_string(bytes.size()) + " bytes to");
+    if (::fsync(fd) != 0) fail("syncing");
+    if (::close(fd) != 0) {
+        const int error = errno;
+        ::unlink(tmp.c_str());
+        throw Error("closing " + tmp + " failed: " + system_error(error));
+    }
+    if (kill_at >= 0) std::raise(SIGKILL);
+    if (::rename(tmp.c_str(), path.c_str()) != 0) {
+        const int error = errno;
+        ::unlink(tmp.c_str());
+        throw Error("cannot rename " + tmp + " to " + path + ": " + system_error(error));
+    }
+    const fs::path dir = fs::path(path).parent_path();
+    sync_folder(dir.empty() ? std::string(".") : dir.string(), path);
 }
 
 void save_checkpoint(const std::string& path, const TranslatorModel& model, const std::vector<float>& adam_m,
@@ -78,6 +154,57 @@ Checkpoint load_checkpoint(const std::string& path) {
         c.adam_v = file.floats("optimizer.adam_v", {n});
     }
     return c;
+}
+
+ResumePoint load_newest_checkpoint(const std::string& dir) {
+    const std::vector<std::string> found = list_checkpoints(dir);
+    if (found.empty()) throw Error("--resume: no checkpoint-*.safetensors in " + dir);
+    ResumePoint r;
+    for (auto it = found.rbegin(); it != found.rend(); ++it) {
+        try {
+            r.checkpoint = load_checkpoint(*it);
+            r.path = *it;
+            return r;
+        } catch (const std::exception& e) {  // bad_alloc from a corrupt size too: any reason to pass it over
+            std::string why = e.what();
+            if (why.rfind(*it + ": ", 0) == 0) why.erase(0, it->size() + 2);  // the path is said once, by the caller
+            r.skipped.emplace_back(*it, why);
+        }
+    }
+    std::string reasons;
+    for (const auto& [path, why] : r.skipped) reasons += "\n  " + path + ": " + why;
+    throw Error("--resume: none of the " + std::to_string(found.size()) + " checkpoints in " + dir + " loads:" + reasons);
+}
+
+int drop_log_lines_after(const std::string& log_path, const TrainingState& state) {
+    std::ifstream in(log_path, std::ios::binary);
+    if (!in) return 0;
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    const std::string text = buffer.str();
+    std::string kept;
+    int dropped = 0;
+    for (size_t start = 0; start < text.size();) {
+        const size_t newline = text.find('\n', start);
+        if (newline == std::string::npos) {  // a line cut short by a killed process
+            dropped++;
+            break;
+        }
+        const std::string line = text.substr(start, newline + 1 - start);
+        start = newline + 1;
+        bool keep = true;
+        const nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+        if (j.is_object() && j.contains("event")) {
+            // A "step" line holds the step just taken; an "epoch" line the 1-based epoch just finished, which a
+            // checkpoint counts as finished once its 0-based current epoch has moved past it.
+            if (j["event"] == "step" && j.value("step", int64_t{0}) > state.step) keep = false;
+            if (j["event"] == "epoch" && j.value("epoch", 0) > state.epoch) keep = false;
+        }
+        if (keep) kept += line;
+        else dropped++;
+    }
+    if (dropped > 0) write_file_atomically(log_path, std::vector<uint8_t>(kept.begin(), kept.end()));
+    return dropped;
 }
 
 std::string checkpoint_path(const std::string& dir, int64_t step) {

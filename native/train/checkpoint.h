@@ -1,6 +1,7 @@
 // Training checkpoints: a translator model file (so any checkpoint exports or translates as it is) plus the
 // Adam moments under "optimizer.*" and the training position in metadata "attend.training_state". Written to
-// a temporary file and renamed, so an interrupted write never leaves a broken checkpoint behind.
+// a temporary file, synced and renamed, so neither a killed process nor a power cut leaves a broken checkpoint
+// under a checkpoint's name; a resume still falls back past one that does not load (a disk can fail too).
 #pragma once
 #include "translate/model_file.h"
 
@@ -18,6 +19,12 @@ struct TrainingState {
     double elapsed_seconds = 0;  // training time so far, across resumes
     int64_t target_tokens = 0;   // target tokens trained on so far
     double best_val_bleu = -1;
+    // Sums the log reports when its next line is due, so that a resumed run logs what an uninterrupted one does:
+    // per-step losses since the last "step" line, and the epoch's loss sum and valid target tokens so far.
+    double log_loss_sum = 0;
+    int log_steps = 0;
+    double epoch_loss_sum = 0;
+    int64_t epoch_tokens = 0;
 };
 void to_json(nlohmann::json& j, const TrainingState& s);
 void from_json(const nlohmann::json& j, TrainingState& s);
@@ -33,6 +40,21 @@ void save_checkpoint(const std::string& path, const TranslatorModel& model, cons
                      const std::vector<float>& adam_v, const TrainingState& state, const nlohmann::json& options);
 Checkpoint load_checkpoint(const std::string& path);
 
+// The newest checkpoint of a run folder that loads. Newer ones that do not (truncated, corrupt) are passed over and
+// listed in `skipped` with the reason; throws when the folder has none, or when none loads (naming each and why).
+struct ResumePoint {
+    Checkpoint checkpoint;
+    std::string path;
+    std::vector<std::pair<std::string, std::string>> skipped;  // path, why it did not load
+};
+ResumePoint load_newest_checkpoint(const std::string& dir);
+
+// Makes a run's train.jsonl describe the run up to `state` only: drops the "step" lines after state.step and the
+// "epoch" lines of epochs not finished in `state` (what a killed process logged after its last checkpoint, which the
+// resumed run logs again), and a final line cut short. Rewrites the file atomically when anything is dropped;
+// returns the number of lines dropped (0 also when there is no log).
+int drop_log_lines_after(const std::string& log_path, const TrainingState& state);
+
 // checkpoint-<step>.safetensors files of a run folder, oldest first.
 std::vector<std::string> list_checkpoints(const std::string& dir);
 std::string checkpoint_path(const std::string& dir, int64_t step);
@@ -43,7 +65,13 @@ void prune_checkpoints(const std::string& dir, int keep);
 // come from the first.
 TranslatorModel average_checkpoints(const std::vector<std::string>& paths);
 
-// Writes bytes to path atomically (temporary file + rename).
+// Writes bytes to path atomically and durably: a temporary file (path + ".tmp"), fsync, rename, then fsync of the
+// folder so the rename itself survives a power cut (skipped where the file system cannot sync a folder). Every
+// failure throws naming the file and the system's reason; the temporary file is removed then.
+//
+// Test hook: with ATTEND_TEST_KILL_IN_WRITE=<file name>:<bytes> in the environment, the write whose target's file
+// name is <file name> raises SIGKILL once <bytes> bytes of its temporary file are written (bytes >= the file's size:
+// after the sync, just before the rename), so tests can kill a process inside a checkpoint write deterministically.
 void write_file_atomically(const std::string& path, const std::vector<uint8_t>& bytes);
 
 }  // namespace attend

@@ -376,10 +376,18 @@ TrainResult train_translator(const TrainOptions& requested, bool resume, const T
     Checkpoint ckpt;
     bool from_checkpoint = false;
     if (resume) {
-        std::vector<std::string> found = list_checkpoints(o.out_dir);
-        if (found.empty()) throw Error("--resume: no checkpoint-*.safetensors in " + o.out_dir);
-        say("resuming from " + found.back());
-        ckpt = load_checkpoint(found.back());
+        ResumePoint point = load_newest_checkpoint(o.out_dir);
+        for (const auto& [path, why] : point.skipped) {
+            // Set aside, so that it neither counts among the checkpoints kept (pruning could otherwise delete the one
+            // resumed from) nor is tried again; this run writes its step anew.
+            const std::string aside = path + ".unreadable";
+            std::error_code ec;
+            fs::rename(path, aside, ec);
+            if (ec) throw Error("--resume: " + path + " does not load (" + why + ") and cannot be set aside: " + ec.message());
+            say("skipping " + path + " (set aside as " + aside + "), which does not load: " + why);
+        }
+        say("resuming from " + point.path);
+        ckpt = std::move(point.checkpoint);
         from_checkpoint = true;
         // The run's own options decide everything that shapes the model and the data order.
         TrainOptions saved = train_options_from_json(ckpt.options);
@@ -391,7 +399,7 @@ TrainResult train_translator(const TrainOptions& requested, bool resume, const T
         saved.device = o.device;  // same checkpoint layout on every device: a run may switch
         o = saved;
         if (ckpt.model.architecture() != o.architecture)
-            throw Error("--resume: " + found.back() + " holds a " + ckpt.model.architecture() + " model, the run's options say " +
+            throw Error("--resume: " + point.path + " holds a " + ckpt.model.architecture() + " model, the run's options say " +
                         o.architecture);
         require_device_supports(device, o);
     }
@@ -530,21 +538,27 @@ TrainResult train_translator(const TrainOptions& requested, bool resume, const T
         prune_checkpoints(o.out_dir, o.keep_checkpoints);
     };
 
-    JsonLog log((fs::path(o.out_dir) / "train.jsonl").string());
+    const std::string log_path = (fs::path(o.out_dir) / "train.jsonl").string();
+    // What a killed process logged after its last checkpoint is trained and logged again below: once is enough.
+    if (from_checkpoint)
+        if (const int dropped = drop_log_lines_after(log_path, state))
+            say("train.jsonl: dropped " + std::to_string(dropped) + " line(s) logged after step " +
+                std::to_string(state.step) + ", which this run repeats");
+    JsonLog log(log_path);
     std::vector<float> probs, dlogits;
     auto run_start = std::chrono::steady_clock::now();
     const double elapsed_before = state.elapsed_seconds;
     auto window_start = std::chrono::steady_clock::now();
     int64_t window_tokens = 0;
-    double window_loss = 0;
-    int window_steps = 0;
     const int V = static_cast<int>(corpus.target_vocab.size());
     double done0 = -1;  // fraction of the run done when this process started (for the ETA)
 
     for (; state.epoch < o.epochs; state.epoch++, state.batch_in_epoch = 0) {
         const std::vector<std::vector<size_t>> batches = epoch_batches(state.epoch);
-        double epoch_loss_sum = 0;  // what the seeds accumulate: l.sum() (or the summed CE) and valid tokens
-        int64_t epoch_tokens = 0;
+        if (state.batch_in_epoch == 0) {  // what the seeds accumulate: l.sum() (or the summed CE) and valid tokens
+            state.epoch_loss_sum = 0;
+            state.epoch_tokens = 0;
+        }
         for (int bi = state.batch_in_epoch; bi < static_cast<int>(batches.size()); bi++) {
             const TrainBatch b = make_train_batch(corpus.train_source, corpus.train_target, batches[bi], layout);
             const int N = b.B * b.T;
@@ -603,11 +617,11 @@ TrainResult train_translator(const TrainOptions& requested, bool resume, const T
             state.target_tokens += b.target_tokens;
             state.elapsed_seconds = elapsed_before + seconds_since(run_start);
             result.last_loss = loss;
-            epoch_loss_sum += loss_sum;
-            epoch_tokens += count;
+            state.epoch_loss_sum += loss_sum;
+            state.epoch_tokens += count;
             window_tokens += b.target_tokens;
-            window_loss += loss;
-            window_steps++;
+            state.log_loss_sum += loss;
+            state.log_steps++;
 
             const double window_s = seconds_since(window_start);
             const double tokens_per_s = window_tokens / std::max(1e-9, window_s);
@@ -623,12 +637,12 @@ TrainResult train_translator(const TrainOptions& requested, bool resume, const T
                 hooks.progress(line);
             }
             if (o.log_every > 0 && state.step % o.log_every == 0) {
-                log.write({{"event", "step"}, {"step", state.step}, {"epoch", state.epoch + 1}, {"loss", window_loss / window_steps},
+                log.write({{"event", "step"}, {"step", state.step}, {"epoch", state.epoch + 1}, {"loss", state.log_loss_sum / state.log_steps},
                            {"lr", lr}, {"target_tokens_per_s", tokens_per_s}, {"elapsed_s", state.elapsed_seconds}});
                 window_start = std::chrono::steady_clock::now();
                 window_tokens = 0;
-                window_loss = 0;
-                window_steps = 0;
+                state.log_loss_sum = 0;
+                state.log_steps = 0;
             }
             const bool stop = hooks.stop && hooks.stop->load();
             const bool last = o.max_steps > 0 && state.step >= o.max_steps;
@@ -643,7 +657,7 @@ TrainResult train_translator(const TrainOptions& requested, bool resume, const T
         }
         // End of epoch: validation (every validate_every epochs and the last), best model, checkpoint (the saved
         // position is the next epoch's start).
-        result.epoch_loss_d2l = epoch_tokens ? epoch_loss_sum / epoch_tokens : 0.0;
+        result.epoch_loss_d2l = state.epoch_tokens ? state.epoch_loss_sum / state.epoch_tokens : 0.0;
         const bool validate = (state.epoch + 1) % std::max(1, o.validate_every) == 0 || state.epoch + 1 == o.epochs;
         if (validate) {
             sync_host();  // validation and the best model read the host parameters

@@ -3,8 +3,8 @@
 // the seeds' fixed num_steps batches of batch_size sentences (Tatoeba); two losses: label-smoothed cross entropy
 // averaged per target token, or the seeds' MaskedSoftmaxCELoss summed over the batch. Adam with warmup +
 // inverse-square-root decay (or a constant rate), gradient-norm clipping, atomic checkpoints every N steps (last
-// K kept), exact resume (same batches, same dropout masks: both derive from the seed and the step), Ctrl-C saves
-// and stops, a loss that turns NaN/inf stops the run naming the step, validation loss and BLEU with the best
+// K kept), exact resume (same batches, same dropout masks: both derive from the seed and the step; from the newest
+// checkpoint that loads, with the log cut back to it so that each step is logged once), Ctrl-C saves and stops, a loss that turns NaN/inf stops the run naming the step, validation loss and BLEU with the best
 // model kept, a JSON-lines log.
 //
 // Presets: transformer-tiny (Multi30K), transformer-d2l and bahdanau-d2l (the seeds' Tatoeba runs),
