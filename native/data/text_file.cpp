@@ -29,7 +29,8 @@ std::string read_file_bytes(const std::string& path) {
             int code = 0;
             std::string message = gzerror(file, &code);
             gzclose(file);
-            throw Error(path + ": read failed (" + message + "; a corrupt gzip file?)");
+            if (code == Z_DATA_ERROR) throw Error(path + ": the gzip data is corrupt (" + message + ")");
+            throw Error(path + ": read failed (" + message + ")");
         }
         if (got == 0) break;
         bytes.append(buffer, static_cast<std::size_t>(got));
@@ -37,16 +38,11 @@ std::string read_file_bytes(const std::string& path) {
     // gzread reports a gzip stream that ends early as a plain end of file; only gzerror tells (Z_BUF_ERROR).
     int code = Z_OK;
     std::string message = gzerror(file, &code);
-    const bool direct = gzdirect(file) != 0;
     gzclose(file);
     if (code == Z_BUF_ERROR)
         throw Error(path + ": the gzip data ends early after " + std::to_string(bytes.size()) +
                     " bytes of text (" + message + "): the file is truncated");
     if (code != Z_OK) throw Error(path + ": read failed (" + message + ")");
-    // A file that starts with the gzip magic bytes but was read as plain text has a damaged gzip header.
-    if (direct && bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
-        static_cast<unsigned char>(bytes[1]) == 0x8b)
-        throw Error(path + ": starts like gzip data but its gzip header is damaged");
     return bytes;
 }
 
