@@ -42,8 +42,8 @@ const std::string kTmp = std::string(P_tmpdir) + "/";
 }  // namespace
 
 TEST_CASE("attend train: every numeric option is range-checked before any work") {
-    check_refused("train --max-steps -5 --epochs -1", "--max-steps: must be at least 0, got -5");
-    check_refused("train --epochs -1", "--epochs: must be at least 1, got -1");
+    check_refused("train --max-steps -5 --epochs -1", "--epochs: must be at least 1, got -1");
+    check_refused("train --max-steps -5", "--max-steps: must be at least 0, got -5");
     check_refused("train --epochs 0", "--epochs: must be at least 1, got 0");
     check_refused("train --dim -8", "--dim: must be at least 1, got -8");
     check_refused("train --dim 100000", "--dim: must be at most 16384, got 100000");
