@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <string>
@@ -37,7 +38,8 @@ void check_refused(const std::string& args, const std::string& message) {
     CHECK(r.output.find("1.79769") == std::string::npos);
 }
 
-const std::string kTmp = std::string(P_tmpdir) + "/";
+// Named after the process: test runs of other checkouts may share the folder.
+const std::string kTmp = std::string(P_tmpdir) + "/attend_test_" + std::to_string(getpid()) + "_";
 
 }  // namespace
 
@@ -63,7 +65,7 @@ TEST_CASE("attend train: every numeric option is range-checked before any work")
     check_refused("train --warmup -1", "--warmup: must be at least 0, got -1");
     check_refused("train --seed -3", "--seed: must be at least 1, got -3");
     // The combination is the model's rule, checked before the data is read.
-    const std::string out = kTmp + "attend_test_cli_run";
+    const std::string out = kTmp + "cli_run";
     check_refused("train --out '" + out + "' --dim 30 --heads 4", "model_dim 30 is not a multiple of heads 4");
     check_refused("train --preset bahdanau-d2l --out '" + out + "' --dropout 0.5 --embed 20000",
                   "--embed: must be at most 16384, got 20000");
@@ -93,7 +95,7 @@ TEST_CASE("attend bench: sizes and probabilities are range-checked with readable
 }
 
 TEST_CASE("attend bleu and translate: a truncated .gz input is an error naming the file, not a shorter text") {
-    const std::string whole = kTmp + "attend_test_cli_whole.gz", cut = kTmp + "attend_test_cli_cut.gz";
+    const std::string whole = kTmp + "cli_whole.gz", cut = kTmp + "cli_cut.gz";
     std::string text;
     for (int i = 0; i < 4000; i++) text += "a man rides a horse number " + std::to_string(i * 7919 % 4001) + " .\n";
     {
@@ -117,7 +119,7 @@ TEST_CASE("attend bleu and translate: a truncated .gz input is an error naming t
     const Run whole_bleu = attend("bleu --ref '" + whole + "' --hyp '" + whole + "'");
     CAPTURE(whole_bleu.output);
     CHECK(whole_bleu.status == 0);
-    check_refused("bleu --ref '" + whole + "' --hyp '" + cut + "'", "attend_test_cli_cut.gz: the gzip data ends early");
+    check_refused("bleu --ref '" + whole + "' --hyp '" + cut + "'", cut + ": the gzip data ends early");
     check_refused("bleu --ref '" + cut + "' --hyp '" + whole + "'", "the file is truncated");
     std::remove(whole.c_str());
     std::remove(cut.c_str());
