@@ -2,8 +2,10 @@
 
 #include <set>
 #include <string>
+#include <type_traits>
 
 #include "error.h"
+#include "model/config_checks.h"
 
 namespace attend {
 namespace {
@@ -16,16 +18,14 @@ Seq2SeqConfig side(const BahdanauConfig& c, int vocab) {
 }  // namespace
 
 void BahdanauConfig::validate() const {
-    auto positive = [](const char* name, int v) {
-        if (v <= 0) throw Error(std::string("bahdanau config: ") + name + " is " + std::to_string(v) + ", expected > 0");
-    };
-    positive("src_vocab", src_vocab);
-    positive("tgt_vocab", tgt_vocab);
-    positive("embed_size", embed_size);
-    positive("num_hiddens", num_hiddens);
-    positive("num_layers", num_layers);
-    positive("max_len", max_len);
-    if (num_steps < 0) throw Error("bahdanau config: num_steps is " + std::to_string(num_steps) + ", expected >= 0");
+    const char* what = "bahdanau config";
+    check_config_range(what, "src_vocab", src_vocab, 1, kMaxVocab);
+    check_config_range(what, "tgt_vocab", tgt_vocab, 1, kMaxVocab);
+    check_config_range(what, "embed_size", embed_size, 1, kMaxModelWidth);
+    check_config_range(what, "num_hiddens", num_hiddens, 1, kMaxModelWidth);
+    check_config_range(what, "num_layers", num_layers, 1, kMaxLayers);
+    check_config_range(what, "max_len", max_len, 1, kMaxSequence);
+    check_config_range(what, "num_steps", num_steps, 0, kMaxSequence);
     if (num_steps == 1) throw Error("bahdanau config: num_steps is 1, expected 0 (no padding) or >= 2");
     if (!(dropout >= 0.0f && dropout < 1.0f))
         throw Error("bahdanau config: dropout is " + std::to_string(dropout) + ", expected in [0, 1)");
@@ -53,10 +53,14 @@ BahdanauConfig bahdanau_config_from_json(const nlohmann::json& j) {
     auto get = [&](const char* key, auto& field) {
         auto it = j.find(key);
         if (it == j.end()) return;
-        if (!it->is_number())
-            throw Error(std::string("bahdanau config: field '") + key + "' has the wrong type (" + it->type_name() +
-                        ", expected a number)");
-        it->get_to(field);
+        if constexpr (std::is_same_v<std::decay_t<decltype(field)>, int>) {
+            field = config_int("bahdanau config", key, *it);
+        } else {
+            if (!it->is_number())
+                throw Error(std::string("bahdanau config: field '") + key + "' has the wrong type (" +
+                            it->type_name() + ", expected a number)");
+            it->get_to(field);
+        }
     };
     get("src_vocab", c.src_vocab);
     get("tgt_vocab", c.tgt_vocab);
@@ -74,6 +78,13 @@ BahdanauConfig bahdanau_config_from_json(const nlohmann::json& j) {
 BahdanauSeq2Seq::BahdanauSeq2Seq(const BahdanauConfig& c, bool with_grads)
     : config(c), encoder(side(c, c.src_vocab), &params, "encoder."), decoder(side(c, c.tgt_vocab), &params, "decoder.") {
     params.allocate(with_grads);
+}
+
+ParameterStore bahdanau_parameter_layout(const BahdanauConfig& c) {
+    ParameterStore params;
+    Seq2SeqEncoder encoder(side(c, c.src_vocab), &params, "encoder.");
+    Seq2SeqAttentionDecoder decoder(side(c, c.tgt_vocab), &params, "decoder.");
+    return params;
 }
 
 }  // namespace attend

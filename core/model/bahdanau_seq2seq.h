@@ -45,6 +45,10 @@ struct BahdanauConfig {
 nlohmann::json bahdanau_config_to_json(const BahdanauConfig& config);
 BahdanauConfig bahdanau_config_from_json(const nlohmann::json& json);
 
+// The parameters a config implies, declared but not allocated (names, shapes, file order): what a model file must
+// hold, known before anything of its size is allocated. Throws attend::Error on an invalid config.
+ParameterStore bahdanau_parameter_layout(const BahdanauConfig& config);
+
 struct BahdanauSeq2Seq {
     // Declares and allocates every parameter (zeros; initialise or load afterwards).
     explicit BahdanauSeq2Seq(const BahdanauConfig& config, bool with_grads = true);

@@ -3,6 +3,9 @@
 #include "error.h"
 
 #include <algorithm>
+#include <limits>
+#include <new>
+#include <stdexcept>
 
 namespace attend {
 
@@ -19,13 +22,21 @@ size_t ParameterStore::declare(const std::string& name, const std::vector<int>& 
     if (allocated_) throw Error("parameter store: tensor '" + name + "' declared after allocate()");
     if (name.empty()) throw Error("parameter store: tensor name is empty, expected a dotted path");
     if (index_.count(name)) throw Error("parameter store: tensor '" + name + "' declared twice");
+    // Counted in size_t, which is 32 bits in WebAssembly: a product or total past it must not wrap.
+    const size_t limit = std::numeric_limits<size_t>::max() / 2 / sizeof(float);
     size_t size = 1;
     for (int d : shape) {
         if (d <= 0)
             throw Error("parameter store: tensor '" + name + "' has shape " + shape_to_string(shape) +
                         ", expected positive dimensions");
+        if (size > limit / size_t(d))
+            throw Error("parameter store: tensor '" + name + "' of shape " + shape_to_string(shape) +
+                        " is too large to address");
         size *= size_t(d);
     }
+    if (size > limit - total_)
+        throw Error("parameter store: tensor '" + name + "' of shape " + shape_to_string(shape) +
+                    " takes the parameters past what can be addressed");
     TensorSpec spec{name, shape, total_, size};
     index_[name] = specs_.size();
     specs_.push_back(spec);
@@ -35,8 +46,17 @@ size_t ParameterStore::declare(const std::string& name, const std::vector<int>& 
 
 void ParameterStore::allocate(bool with_grads) {
     if (allocated_) throw Error("parameter store: allocate() called twice");
-    values_.assign(total_, 0.0f);
-    if (with_grads) grads_.assign(total_, 0.0f);
+    try {
+        values_.assign(total_, 0.0f);
+        if (with_grads) grads_.assign(total_, 0.0f);
+    } catch (const std::bad_alloc&) {
+        values_ = {};
+        grads_ = {};
+        throw Error("parameter store: out of memory allocating " + std::to_string(total_) + " parameters (" +
+                    std::to_string((with_grads ? 2 : 1) * total_ * sizeof(float) >> 20) + " MiB)");
+    } catch (const std::length_error&) {
+        throw Error("parameter store: " + std::to_string(total_) + " parameters are more than can be allocated");
+    }
     with_grads_ = with_grads;
     allocated_ = true;
 }

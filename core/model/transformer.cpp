@@ -16,23 +16,36 @@
 
 namespace attend {
 
-Transformer::Transformer(const TransformerConfig& c, bool with_grads) : config(c) {
-    config.validate();
+namespace {
+
+// Declares every parameter of a Transformer with config c into t.params, in file order, and records the offsets
+// in t; nothing is allocated.
+void declare_transformer(Transformer& t, const TransformerConfig& c) {
+    c.validate();
+    ParameterStore& params = t.params;
     const int C = c.model_dim;
     if (c.tie_embeddings) {
-        src_embedding = tgt_embedding = output_weight = params.declare("embedding.weight", {c.src_vocab, C});
+        t.src_embedding = t.tgt_embedding = t.output_weight = params.declare("embedding.weight", {c.src_vocab, C});
     } else {
-        src_embedding = params.declare("src_embedding.weight", {c.src_vocab, C});
-        tgt_embedding = params.declare("tgt_embedding.weight", {c.tgt_vocab, C});
+        t.src_embedding = params.declare("src_embedding.weight", {c.src_vocab, C});
+        t.tgt_embedding = params.declare("tgt_embedding.weight", {c.tgt_vocab, C});
     }
     for (int i = 0; i < c.encoder_layers; ++i)
-        encoder.push_back(declare_encoder_block(params, "encoder.layers." + std::to_string(i) + ".", c));
-    if (c.final_norm) encoder_norm = declare_add_norm(params, "encoder.norm", C);
+        t.encoder.push_back(declare_encoder_block(params, "encoder.layers." + std::to_string(i) + ".", c));
+    if (c.final_norm) t.encoder_norm = declare_add_norm(params, "encoder.norm", C);
     for (int i = 0; i < c.decoder_layers; ++i)
-        decoder.push_back(declare_decoder_block(params, "decoder.layers." + std::to_string(i) + ".", c));
-    if (c.final_norm) decoder_norm = declare_add_norm(params, "decoder.norm", C);
-    if (!c.tie_embeddings) output_weight = params.declare("output.weight", {c.tgt_vocab, C});
-    output_bias = params.declare("output.bias", {c.tgt_vocab});
+        t.decoder.push_back(declare_decoder_block(params, "decoder.layers." + std::to_string(i) + ".", c));
+    if (c.final_norm) t.decoder_norm = declare_add_norm(params, "decoder.norm", C);
+    if (!c.tie_embeddings) t.output_weight = params.declare("output.weight", {c.tgt_vocab, C});
+    t.output_bias = params.declare("output.bias", {c.tgt_vocab});
+}
+
+}  // namespace
+
+Transformer::Transformer(const TransformerConfig& c, bool with_grads, bool allocate) : config(c) {
+    declare_transformer(*this, config);
+    if (!allocate) return;
+    const int C = c.model_dim;
     params.allocate(with_grads);
     for (auto& e : encoder) {
         set_layernorm_identity(params, e.norm1, C);
@@ -47,6 +60,10 @@ Transformer::Transformer(const TransformerConfig& c, bool with_grads) : config(c
         set_layernorm_identity(params, encoder_norm, C);
         set_layernorm_identity(params, decoder_norm, C);
     }
+}
+
+ParameterStore transformer_parameter_layout(const TransformerConfig& config) {
+    return Transformer(config, false, /*allocate=*/false).params;
 }
 
 AttnMask TransformerActivations::source_mask() const {

@@ -19,7 +19,8 @@ namespace attend {
 
 struct Transformer {
     // Declares and allocates every parameter: zeros, LayerNorm weights 1 (initialise or load afterwards).
-    explicit Transformer(const TransformerConfig& config, bool with_grads = true);
+    // allocate false: only declared (params.specs() hold every name and shape; no values).
+    explicit Transformer(const TransformerConfig& config, bool with_grads = true, bool allocate = true);
 
     TransformerConfig config;
     ParameterStore params;
@@ -31,6 +32,10 @@ struct Transformer {
     // they have in params, made by transformer_prepare_decoding; empty: decoding reads the float weights.
     std::vector<uint16_t> decode_f16;
 };
+
+// The parameters a config implies, declared but not allocated (names, shapes, file order): what a model file must
+// hold, known before anything of its size is allocated. Throws attend::Error on an invalid config.
+ParameterStore transformer_parameter_layout(const TransformerConfig& config);
 
 // Decoding is bound by reading weights. When half floats convert cheaply (linear_rows_f16_fast) and every matrix a step
 // reads is exactly a half float (an F16 model file), keeps the half-float copy that halves those reads; the

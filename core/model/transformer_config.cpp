@@ -1,21 +1,23 @@
 #include "model/transformer_config.h"
 
 #include "error.h"
+#include "model/config_checks.h"
+
+#include <algorithm>
+#include <type_traits>
 
 namespace attend {
 
 void TransformerConfig::validate() const {
-    auto positive = [](const char* name, int v) {
-        if (v <= 0)
-            throw Error(std::string("transformer config: ") + name + " is " + std::to_string(v) + ", expected > 0");
-    };
-    positive("model_dim", model_dim);
-    positive("heads", heads);
-    positive("ffn_dim", ffn_dim);
-    positive("src_vocab", src_vocab);
-    positive("tgt_vocab", tgt_vocab);
-    positive("max_len", max_len);
-    if (encoder_layers < 0 || decoder_layers < 0) throw Error("transformer config: layer counts must be >= 0");
+    const char* what = "transformer config";
+    check_config_range(what, "model_dim", model_dim, 1, kMaxModelWidth);
+    check_config_range(what, "heads", heads, 1, kMaxHeads);
+    check_config_range(what, "encoder_layers", encoder_layers, 0, kMaxLayers);
+    check_config_range(what, "decoder_layers", decoder_layers, 0, kMaxLayers);
+    check_config_range(what, "ffn_dim", ffn_dim, 1, kMaxFfnDim);
+    check_config_range(what, "src_vocab", src_vocab, 1, kMaxVocab);
+    check_config_range(what, "tgt_vocab", tgt_vocab, 1, kMaxVocab);
+    check_config_range(what, "max_len", max_len, 1, kMaxSequence);
     if (model_dim % heads != 0)
         throw Error("transformer config: model_dim " + std::to_string(model_dim) + " is not a multiple of heads " +
                     std::to_string(heads));
@@ -24,9 +26,10 @@ void TransformerConfig::validate() const {
     if (tie_embeddings && src_vocab != tgt_vocab)
         throw Error("transformer config: tie_embeddings needs one joint vocabulary, got src_vocab " +
                     std::to_string(src_vocab) + " and tgt_vocab " + std::to_string(tgt_vocab));
-    if (pad_id >= std::min(src_vocab, tgt_vocab))
+    if (pad_id < -1 || pad_id >= std::min(src_vocab, tgt_vocab))
         throw Error("transformer config: pad_id " + std::to_string(pad_id) + " is outside the vocabularies");
-    if (!(layernorm_eps > 0.0f)) throw Error("transformer config: layernorm_eps must be > 0");
+    if (!(layernorm_eps > 0.0f && layernorm_eps <= 1.0f))
+        throw Error("transformer config: layernorm_eps is " + std::to_string(layernorm_eps) + ", expected in (0, 1]");
 }
 
 nlohmann::json transformer_config_to_json(const TransformerConfig& c) {
@@ -55,6 +58,10 @@ TransformerConfig transformer_config_from_json(const nlohmann::json& j) {
     auto get = [&](const char* key, auto& field) {
         auto it = j.find(key);
         if (it == j.end()) return;
+        if constexpr (std::is_same_v<std::decay_t<decltype(field)>, int>) {
+            field = config_int("transformer config", key, *it);
+            return;
+        }
         try {
             it->get_to(field);
         } catch (const nlohmann::json::exception&) {

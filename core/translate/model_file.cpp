@@ -51,15 +51,43 @@ int special_id(const Vocab& vocab, const json& specials, const char* role, const
 
 bool is_matrix(const TensorSpec& spec) { return spec.shape.size() == 2; }
 
-void read_parameters(ParameterStore& params, const SafeTensors& file, const std::string& ignored_prefix) {
+// A config number and the name it goes by, to say which field a wrong tensor shape contradicts.
+struct ConfigDim {
+    std::string field;
+    long long value;
+};
+
+std::string shape_mismatch(const std::string& src, const TensorSpec& spec, const TensorInfo& info,
+                           const std::vector<ConfigDim>& dims) {
+    std::set<std::string> named;
+    std::string fields;
+    if (info.shape.size() == spec.shape.size()) {
+        for (size_t d = 0; d < spec.shape.size(); d++) {
+            if (info.shape[d] == spec.shape[d]) continue;
+            for (const ConfigDim& c : dims)
+                if (c.value == spec.shape[d] && named.insert(c.field).second)
+                    fields += (fields.empty() ? "" : ", ") + c.field + " " + std::to_string(c.value);
+        }
+    }
+    return src + ": attend.config" + (fields.empty() ? "" : " (" + fields + ")") + " does not match tensor '" +
+           spec.name + "': the file has shape " + info.shape_string() + ", the config implies " +
+           shape_to_string(spec.shape);
+}
+
+// Everything about the tensors that can be known from the header alone, checked before the model is allocated:
+// each parameter the config implies is there with that shape and a supported dtype, I8 matrices have their F32
+// per-row scales, and nothing else is in the file. The header's offsets were checked when the file was parsed
+// (contiguous, inside the file), so after this the model is no larger than its file says.
+void check_tensors(const ParameterStore& layout, const SafeTensors& file, const std::string& ignored_prefix,
+                   const std::vector<ConfigDim>& dims) {
     const std::string& src = file.source();
     std::set<std::string> expected;
-    for (const TensorSpec& spec : params.specs()) {
+    for (const TensorSpec& spec : layout.specs()) {
         expected.insert(spec.name);
         if (!file.contains(spec.name)) throw Error(src + ": tensor '" + spec.name + "' is missing");
         const TensorInfo& info = file.info(spec.name);
-        std::vector<int64_t> shape(spec.shape.begin(), spec.shape.end());
-        float* dst = params.value_at(spec.offset);
+        const std::vector<int64_t> shape(spec.shape.begin(), spec.shape.end());
+        if (info.shape != shape) throw Error(shape_mismatch(src, spec, info, dims));
         if (info.dtype == DType::I8) {
             if (!is_matrix(spec))
                 throw Error(src + ": tensor '" + spec.name + "' is I8 but only matrices may be quantized");
@@ -67,17 +95,12 @@ void read_parameters(ParameterStore& params, const SafeTensors& file, const std:
             expected.insert(scale_name);
             if (!file.contains(scale_name))
                 throw Error(src + ": I8 tensor '" + spec.name + "' has no per-row scale '" + scale_name + "'");
-            if (info.shape != shape)
-                throw Error(src + ": tensor '" + spec.name + "' has shape " + info.shape_string() + ", expected " +
-                            shape_to_string(spec.shape));
-            std::vector<float> scales = file.floats(scale_name, {shape[0]});
-            const int8_t* q = reinterpret_cast<const int8_t*>(file.raw(spec.name));
-            const int64_t cols = shape[1];
-            for (int64_t r = 0; r < shape[0]; r++)
-                for (int64_t c = 0; c < cols; c++) dst[r * cols + c] = q[r * cols + c] * scales[r];
-        } else if (info.dtype == DType::F32 || info.dtype == DType::F16 || info.dtype == DType::BF16) {
-            file.read_floats(spec.name, dst, shape);
-        } else {
+            const TensorInfo& scale = file.info(scale_name);
+            if (scale.dtype != DType::F32 || scale.shape != std::vector<int64_t>{shape[0]})
+                throw Error(src + ": tensor '" + scale_name + "' is " + dtype_name(scale.dtype) + " " +
+                            scale.shape_string() + ", expected F32 [" + std::to_string(shape[0]) +
+                            "] (one scale per row of '" + spec.name + "')");
+        } else if (info.dtype != DType::F32 && info.dtype != DType::F16 && info.dtype != DType::BF16) {
             throw Error(src + ": tensor '" + spec.name + "' has dtype " + dtype_name(info.dtype) +
                         ", expected F32, F16, BF16 or I8");
         }
@@ -85,6 +108,43 @@ void read_parameters(ParameterStore& params, const SafeTensors& file, const std:
     for (const std::string& name : file.names())
         if (!expected.count(name) && (ignored_prefix.empty() || name.rfind(ignored_prefix, 0) != 0))
             throw Error(src + ": unexpected tensor '" + name + "' (not a parameter of this configuration)");
+}
+
+// Reads the values of tensors check_tensors accepted. A weight that is not a finite number would make every
+// translation NaN or garbage, so it is refused, naming the tensor.
+void read_parameters(ParameterStore& params, const SafeTensors& file) {
+    const std::string& src = file.source();
+    for (const TensorSpec& spec : params.specs()) {
+        const TensorInfo& info = file.info(spec.name);
+        float* dst = params.value_at(spec.offset);
+        if (info.dtype == DType::I8) {
+            const std::string scale_name = spec.name + ".scale";
+            const std::vector<float> scales = file.floats(scale_name);
+            for (size_t r = 0; r < scales.size(); r++)
+                if (!std::isfinite(scales[r]))
+                    throw Error(src + ": tensor '" + scale_name + "' holds " + std::to_string(scales[r]) + " at row " +
+                                std::to_string(r) + " (expected finite scales)");
+            const int8_t* q = reinterpret_cast<const int8_t*>(file.raw(spec.name));
+            const size_t cols = size_t(spec.shape[1]);
+            for (size_t r = 0; r < scales.size(); r++)
+                for (size_t c = 0; c < cols; c++) dst[r * cols + c] = q[r * cols + c] * scales[r];
+        } else {
+            file.read_floats(spec.name, dst, info.shape);
+        }
+        for (size_t i = 0; i < spec.size; i++)
+            if (!std::isfinite(dst[i]))
+                throw Error(src + ": tensor '" + spec.name + "' holds " + std::to_string(dst[i]) + " at element " +
+                            std::to_string(i) + " (expected finite weights)");
+    }
+}
+
+template <class MakeLayout>
+ParameterStore layout_of(const std::string& src, MakeLayout make) {
+    try {
+        return make();
+    } catch (const Error& e) {
+        throw Error(src + ": attend.config: " + e.what());
+    }
 }
 
 void check_vocab_size(const std::string& src, const char* side, const Vocab& vocab, int config_size) {
@@ -172,11 +232,22 @@ TranslatorModel load_translator_model(const SafeTensors& file, const std::string
     auto card = file.metadata().find("attend.card");
     if (card != file.metadata().end()) m.card = meta_json(file, "attend.card");
 
-    if (is_transformer)
-        m.transformer = std::make_unique<Transformer>(transformer_config, /*with_grads=*/false);
-    else
-        m.bahdanau = std::make_unique<BahdanauSeq2Seq>(bahdanau_config, /*with_grads=*/false);
-    read_parameters(m.parameters(), file, ignored_prefix);
+    if (is_transformer) {
+        const TransformerConfig& c = transformer_config;
+        check_tensors(layout_of(src, [&] { return transformer_parameter_layout(c); }), file, ignored_prefix,
+                      {{"model_dim", c.model_dim}, {"ffn_dim", c.ffn_dim}, {"src_vocab", c.src_vocab},
+                       {"tgt_vocab", c.tgt_vocab}});
+        m.transformer = std::make_unique<Transformer>(c, /*with_grads=*/false);
+    } else {
+        const BahdanauConfig& c = bahdanau_config;
+        check_tensors(layout_of(src, [&] { return bahdanau_parameter_layout(c); }), file, ignored_prefix,
+                      {{"embed_size", c.embed_size}, {"num_hiddens", c.num_hiddens},
+                       {"3 x num_hiddens", 3LL * c.num_hiddens},
+                       {"num_hiddens + embed_size", (long long)c.num_hiddens + c.embed_size},
+                       {"src_vocab", c.src_vocab}, {"tgt_vocab", c.tgt_vocab}});
+        m.bahdanau = std::make_unique<BahdanauSeq2Seq>(c, /*with_grads=*/false);
+    }
+    read_parameters(m.parameters(), file);
     return m;
 }
 

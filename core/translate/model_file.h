@@ -55,8 +55,10 @@ struct TranslatorModel {
     nlohmann::json config_json() const;
 };
 
-// Checks everything: format and version, config, vocabularies against the config, every tensor present with
-// its shape and a supported dtype, no unexpected tensor. Errors name the file and the problem.
+// Checks everything: format and version, config (each number within the bounds of model/config_checks.h),
+// vocabularies against the config, every tensor present with its shape and a supported dtype, no unexpected
+// tensor, all before the model is allocated, so a file cannot claim more memory than its own size implies; then
+// that every weight is a finite number. Errors name the file and the problem (the config field, the tensor).
 // Tensors whose names start with `ignored_prefix` (when not empty) are skipped: training checkpoints keep their
 // optimizer state beside the model under "optimizer.".
 TranslatorModel load_translator_model(const SafeTensors& file, const std::string& ignored_prefix = "");

@@ -4,6 +4,7 @@
 #include "kernels/simd.h"  // first: it silences GCC 12's false AVX-512 warnings for the Eigen GEMMs below
 
 #include "cli/command.h"
+#include "cli/option_checks.h"
 #include "cli/torch_peer.h"
 #include "error.h"
 #include "kernels/attention.h"
@@ -252,7 +253,7 @@ CommandRegistrar registrar([](CLI::App& app) {
     auto min_time = std::make_shared<double>(1.0);
     auto no_torch = std::make_shared<bool>(false);
     cmd->add_option("--min-time", *min_time, "Seconds spent timing each figure (the best run counts)")
-        ->check(CLI::PositiveNumber);
+        ->check(positive());
     cmd->add_flag("--no-torch", *no_torch, "Do not run bench/torch_kernels.py");
     cmd->callback([min_time, no_torch] { run_bench_kernels(*min_time, !*no_torch); });
 });

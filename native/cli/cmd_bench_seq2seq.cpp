@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/option_checks.h"
 #include "cli/torch_peer.h"
 #include "error.h"
 #include "model/dropout.h"
@@ -127,14 +128,14 @@ CommandRegistrar registrar([](CLI::App& app) {
     CLI::App* cmd = bench_command(app)->add_subcommand(
         "seq2seq", "The seeds' GRU + Bahdanau seq2seq training tokens/s (forward + backward + clip + Adam) beside PyTorch");
     auto o = std::make_shared<BenchSeq2SeqOptions>();
-    cmd->add_option("--steps", o->steps, "Timed steps after one warm-up (the best counts)")->check(CLI::PositiveNumber);
-    cmd->add_option("--embed", o->embed, "Embedding size")->check(CLI::PositiveNumber);
-    cmd->add_option("--hiddens", o->hiddens, "GRU hidden size")->check(CLI::PositiveNumber);
-    cmd->add_option("--layers", o->layers, "GRU layers (encoder and decoder)")->check(CLI::PositiveNumber);
-    cmd->add_option("--vocab", o->vocab, "Source and target vocabulary size")->check(CLI::PositiveNumber);
-    cmd->add_option("--batch", o->batch, "Sentences per batch")->check(CLI::PositiveNumber);
-    cmd->add_option("--length", o->length, "num_steps (source and target)")->check(CLI::Range(3, 100000));
-    cmd->add_option("--dropout", o->dropout, "Dropout probability")->check(CLI::Range(0.0, 0.99));
+    cmd->add_option("--steps", o->steps, "Timed steps after one warm-up (the best counts)")->check(at_least(1));
+    cmd->add_option("--embed", o->embed, "Embedding size")->check(at_least(1));
+    cmd->add_option("--hiddens", o->hiddens, "GRU hidden size")->check(at_least(1));
+    cmd->add_option("--layers", o->layers, "GRU layers (encoder and decoder)")->check(at_least(1));
+    cmd->add_option("--vocab", o->vocab, "Source and target vocabulary size")->check(at_least(1));
+    cmd->add_option("--batch", o->batch, "Sentences per batch")->check(at_least(1));
+    cmd->add_option("--length", o->length, "num_steps (source and target)")->check(at_least(3, 100000));
+    cmd->add_option("--dropout", o->dropout, "Dropout probability")->check(fraction());
     cmd->add_flag("--no-torch", [o](int64_t) { o->with_torch = false; }, "Do not run bench/torch_seq2seq.py");
     cmd->callback([o] { run_bench_seq2seq(*o); });
 });

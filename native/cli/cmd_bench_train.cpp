@@ -4,6 +4,7 @@
 // Tokens are TARGET tokens (batch * target length) per second, for both sides; the best step counts (the
 // machine is shared, other processes only ever add time).
 #include "cli/command.h"
+#include "cli/option_checks.h"
 #include "cli/torch_peer.h"
 #include "error.h"
 #include "model/transformer.h"
@@ -121,15 +122,15 @@ CommandRegistrar registrar([](CLI::App& app) {
     CLI::App* cmd = bench_command(app)->add_subcommand(
         "train", "Transformer training tokens/s (forward + backward + Adam) beside PyTorch nn.Transformer");
     auto o = std::make_shared<BenchTrainOptions>();
-    cmd->add_option("--steps", o->steps, "Timed steps after one warm-up (the best counts)")->check(CLI::PositiveNumber);
-    cmd->add_option("--model-dim", o->model_dim, "C")->check(CLI::PositiveNumber);
-    cmd->add_option("--heads", o->heads, "H")->check(CLI::PositiveNumber);
-    cmd->add_option("--layers", o->layers, "Encoder and decoder layers each")->check(CLI::PositiveNumber);
-    cmd->add_option("--ffn", o->ffn, "FFN hidden size")->check(CLI::PositiveNumber);
-    cmd->add_option("--vocab", o->vocab, "Source and target vocabulary size")->check(CLI::PositiveNumber);
-    cmd->add_option("--batch", o->batch, "Sentences per batch")->check(CLI::PositiveNumber);
-    cmd->add_option("--length", o->length, "Source and target length")->check(CLI::PositiveNumber);
-    cmd->add_option("--dropout", o->dropout, "Dropout probability (both sides)")->check(CLI::Range(0.0, 0.99));
+    cmd->add_option("--steps", o->steps, "Timed steps after one warm-up (the best counts)")->check(at_least(1));
+    cmd->add_option("--model-dim", o->model_dim, "C")->check(at_least(1));
+    cmd->add_option("--heads", o->heads, "H")->check(at_least(1));
+    cmd->add_option("--layers", o->layers, "Encoder and decoder layers each")->check(at_least(1));
+    cmd->add_option("--ffn", o->ffn, "FFN hidden size")->check(at_least(1));
+    cmd->add_option("--vocab", o->vocab, "Source and target vocabulary size")->check(at_least(1));
+    cmd->add_option("--batch", o->batch, "Sentences per batch")->check(at_least(1));
+    cmd->add_option("--length", o->length, "Source and target length")->check(at_least(1));
+    cmd->add_option("--dropout", o->dropout, "Dropout probability (both sides)")->check(fraction());
     cmd->add_flag(
         "--no-torch", [o](int64_t) { o->with_torch = false; }, "Do not run bench/torch_train.py");
     cmd->callback([o] { run_bench_train(*o); });

@@ -22,8 +22,9 @@
 #include <vector>
 
 #include "cli/command.h"
-#include "cli/torch_peer.h"
 #include "cli/model_loading.h"
+#include "cli/option_checks.h"
+#include "cli/torch_peer.h"
 #include "data/data_dir.h"
 #include "data/text_file.h"
 #include "error.h"
@@ -266,11 +267,11 @@ CommandRegistrar registrar([](CLI::App& app) {
     auto o = std::make_shared<BenchTranslateOptions>();
     cmd->add_option("--model", o->model,
                     "Model file or checkpoint (default: web/models/multi30k-en-de.safetensors when it exists)");
-    cmd->add_option("--sentences", o->sentences, "The first N test2016 sentences")->check(CLI::PositiveNumber);
-    cmd->add_option("--threads", o->threads, "OpenMP threads (and torch threads)")->check(CLI::PositiveNumber);
-    cmd->add_option("--beam", o->beam, "Beam size of the second search (1: greedy only)")->check(CLI::PositiveNumber);
+    cmd->add_option("--sentences", o->sentences, "The first N test2016 sentences")->check(at_least(1));
+    cmd->add_option("--threads", o->threads, "OpenMP threads (and torch threads)")->check(at_least(1));
+    cmd->add_option("--beam", o->beam, "Beam size of the second search (1: greedy only)")->check(at_least(1));
     cmd->add_option("--batch", o->batch, "Sentences per batch of the batched greedy search")
-        ->check(CLI::PositiveNumber)->capture_default_str();
+        ->check(at_least(1))->capture_default_str();
     cmd->add_option("--ids-file", o->ids_file,
                     "Write the source ids for tools/torch_translator.py here and keep them (default: a temp file)");
     cmd->add_flag("--no-torch", [o](int64_t) { o->with_torch = false; }, "Do not run tools/torch_translator.py");

@@ -7,6 +7,7 @@
 // instead: "go . => va !,  bleu 1.000" per line (greedy, bleu with k = 2), then the mean.
 #include "cli/command.h"
 #include "cli/model_loading.h"
+#include "cli/option_checks.h"
 #include "data/data_dir.h"
 #include "data/multi30k.h"
 #include "data/text_file.h"
@@ -129,12 +130,16 @@ CommandRegistrar registrar([](CLI::App& app) {
         ->delimiter(',')
         ->capture_default_str();
     cmd->add_option("--data", f->data_dir, "Data folder (default ../shared/data or $ATTEND_DATA)");
-    cmd->add_option("-b,--beam", f->beam, "Beam size (default 5; 1 for the d2l table)")->capture_default_str();
-    cmd->add_option("--length-penalty", f->length_penalty, "alpha in log P / L^alpha")->capture_default_str();
-    cmd->add_option("--limit", f->limit, "Only the first N sentences");
+    cmd->add_option("-b,--beam", f->beam, "Beam size (default 5; 1 for the d2l table)")
+        ->capture_default_str()
+        ->check(at_least(1));
+    cmd->add_option("--length-penalty", f->length_penalty, "alpha in log P / L^alpha")
+        ->capture_default_str()
+        ->check(finite());
+    cmd->add_option("--limit", f->limit, "Only the first N sentences")->check(at_least(0));
     cmd->add_option("--output", f->output, "Write the tokenized translations here (several splits: FILE.<split>.ext)");
     cmd->add_option("--output-text", f->output_text, "Write the detokenized translations here (as --output)");
-    cmd->add_option("--threads", f->threads, "CPU threads");
+    cmd->add_option("--threads", f->threads, "CPU threads")->check(at_least(1));
     cmd->callback([f, cmd] { run_eval(*f, cmd->count("--beam") > 0, cmd->count("--split") > 0); });
 });
 

@@ -2,6 +2,7 @@
 // `attend info`: what a model file holds.
 #include "cli/command.h"
 #include "cli/model_loading.h"
+#include "cli/option_checks.h"
 #include "error.h"
 #include "train/checkpoint.h"
 
@@ -92,7 +93,7 @@ CommandRegistrar registrar([](CLI::App& app) {
     cmd->add_option("input", f->input, "Checkpoint, model file, or run folder (newest checkpoint)")->required();
     cmd->add_option("-o,--out", f->out, "Model file to write")->required();
     cmd->add_option("--dtype", f->dtype, "f32, f16 or i8")->capture_default_str();
-    cmd->add_option("--average", f->average, "Average the last N checkpoints of the run folder");
+    cmd->add_option("--average", f->average, "Average the last N checkpoints of the run folder")->check(at_least(0));
     cmd->add_option("--card", f->card, "JSON file merged into the model card (metadata attend.card)");
     cmd->callback([f] { run_export(*f); });
 

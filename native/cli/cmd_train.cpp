@@ -1,12 +1,15 @@
 // `attend train`: train a translator (Transformer or GRU + Bahdanau) from a preset, with flags overriding the preset.
 #include "cli/command.h"
+#include "cli/option_checks.h"
 #include "error.h"
+#include "model/config_checks.h"
 #include "train/trainer.h"
 #include "train_device.h"
 
 #include <unistd.h>
 
 #include <atomic>
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 
@@ -33,6 +36,25 @@ struct TrainFlags {
     double lr = 0, dropout = -1, label_smoothing = -1, clip = -1;
     uint64_t seed = 0;
 };
+
+// The flags only bound each number by itself; the model's own rules (heads dividing the dimension, ...) are
+// checked here, before any data is read, so a bad combination fails at once. The vocabulary sizes come from the
+// corpus later: stand-ins keep them out of the way.
+void validate_model_options(const TrainOptions& o) {
+    try {
+        if (o.architecture == "transformer") {
+            TransformerConfig c = o.model;
+            c.src_vocab = c.tgt_vocab = std::max(c.pad_id + 1, 8);
+            c.validate();
+        } else {
+            BahdanauConfig c = o.rnn;
+            c.src_vocab = c.tgt_vocab = std::max(c.pad_id + 1, 8);
+            c.validate();
+        }
+    } catch (const Error& e) {
+        throw Error(std::string("train: ") + e.what());
+    }
+}
 
 void run_train(const TrainFlags& f) {
     const TrainDevice device = parse_train_device(f.device);
@@ -68,6 +90,7 @@ void run_train(const TrainFlags& f) {
     if (f.label_smoothing >= 0) o.label_smoothing = static_cast<float>(f.label_smoothing);
     if (f.clip >= 0) o.clip_norm = static_cast<float>(f.clip);
     if (f.seed > 0) o.seed = f.seed;
+    validate_model_options(o);
 
     const bool tty = isatty(STDERR_FILENO);
     TrainHooks hooks;
@@ -103,33 +126,40 @@ CommandRegistrar registrar([](CLI::App& app) {
     cmd->add_option("--out", flags->out_dir, "Run folder: checkpoints, train.jsonl, best.safetensors");
     cmd->add_option("--data", flags->data_dir, "Data folder (default ../shared/data or $ATTEND_DATA)");
     cmd->add_flag("--resume", flags->resume, "Continue the newest checkpoint in the run folder");
-    cmd->add_option("--epochs", flags->epochs, "Epochs");
-    cmd->add_option("--max-steps", flags->max_steps, "Stop after this many steps (0: no limit)");
-    cmd->add_option("--max-tokens", flags->max_tokens, "Tokens per batch, padding included");
-    cmd->add_option("--lr", flags->lr, "Peak learning rate");
-    cmd->add_option("--warmup", flags->warmup, "Warmup steps");
+    cmd->add_option("--epochs", flags->epochs, "Epochs")->check(at_least(1));
+    cmd->add_option("--max-steps", flags->max_steps, "Stop after this many steps (0: no limit)")->check(at_least(0));
+    cmd->add_option("--max-tokens", flags->max_tokens, "Tokens per batch, padding included")->check(at_least(1));
+    cmd->add_option("--lr", flags->lr, "Peak learning rate")->check(positive());
+    cmd->add_option("--warmup", flags->warmup, "Warmup steps")->check(at_least(0));
     cmd->add_option("--cooldown-epochs", flags->cooldown_epochs,
                     "Scale the learning rate linearly down to 0 over the last N epochs (0: none; with --resume: "
-                    "default the run's own)");
-    cmd->add_option("--dropout", flags->dropout, "Dropout");
-    cmd->add_option("--label-smoothing", flags->label_smoothing, "Label smoothing");
-    cmd->add_option("--clip", flags->clip, "Global gradient-norm clipping (0: none)");
-    cmd->add_option("--seed", flags->seed, "Random seed (data order, initialisation, dropout)");
-    cmd->add_option("--bpe", flags->bpe, "Joint BPE merges (0: word vocabulary)");
-    cmd->add_option("--layers", flags->layers, "Encoder and decoder layers (GRU layers for bahdanau presets)");
-    cmd->add_option("--dim", flags->dim, "Model dimension C (GRU hidden size for bahdanau presets)");
-    cmd->add_option("--embed", flags->embed, "Embedding size (bahdanau presets)");
-    cmd->add_option("--batch-size", flags->batch_size, "Sentences per batch (presets with num_steps: the d2l ones)");
-    cmd->add_option("--heads", flags->heads, "Attention heads");
-    cmd->add_option("--ffn", flags->ffn, "Feed-forward dimension");
-    cmd->add_option("--max-sentences", flags->max_sentences, "Use only the first N training pairs (0: all)");
-    cmd->add_option("--checkpoint-every", flags->checkpoint_every, "Steps between checkpoints");
-    cmd->add_option("--keep", flags->keep, "Checkpoints to keep");
-    cmd->add_option("--average-last", flags->average_last, "At the end, average the last N checkpoints");
-    cmd->add_option("--val-bleu-sentences", flags->val_bleu_sentences, "Validation sentences for BLEU (0: all)");
-    cmd->add_option("--validate-every", flags->validate_every, "Epochs between validations (the last epoch always)");
-    cmd->add_option("--log-every", flags->log_every, "Steps between train.jsonl lines");
-    cmd->add_option("--threads", flags->threads, "CPU threads (default: all)");
+                    "default the run's own)")->check(at_least(0));
+    cmd->add_option("--dropout", flags->dropout, "Dropout")->check(fraction());
+    cmd->add_option("--label-smoothing", flags->label_smoothing, "Label smoothing")->check(fraction());
+    cmd->add_option("--clip", flags->clip, "Global gradient-norm clipping (0: none)")->check(at_least(0));
+    cmd->add_option("--seed", flags->seed, "Random seed (data order, initialisation, dropout)")->check(at_least(1));
+    cmd->add_option("--bpe", flags->bpe, "Joint BPE merges (0: word vocabulary)")->check(at_least(0));
+    cmd->add_option("--layers", flags->layers, "Encoder and decoder layers (GRU layers for bahdanau presets)")
+        ->check(at_least(1, kMaxLayers));
+    cmd->add_option("--dim", flags->dim, "Model dimension C (GRU hidden size for bahdanau presets)")
+        ->check(at_least(1, kMaxModelWidth));
+    cmd->add_option("--embed", flags->embed, "Embedding size (bahdanau presets)")->check(at_least(1, kMaxModelWidth));
+    cmd->add_option("--batch-size", flags->batch_size, "Sentences per batch (presets with num_steps: the d2l ones)")
+        ->check(at_least(1));
+    cmd->add_option("--heads", flags->heads, "Attention heads")->check(at_least(1, kMaxHeads));
+    cmd->add_option("--ffn", flags->ffn, "Feed-forward dimension")->check(at_least(1, kMaxFfnDim));
+    cmd->add_option("--max-sentences", flags->max_sentences, "Use only the first N training pairs (0: all)")
+        ->check(at_least(0));
+    cmd->add_option("--checkpoint-every", flags->checkpoint_every, "Steps between checkpoints")->check(at_least(1));
+    cmd->add_option("--keep", flags->keep, "Checkpoints to keep")->check(at_least(1));
+    cmd->add_option("--average-last", flags->average_last, "At the end, average the last N checkpoints")
+        ->check(at_least(0));
+    cmd->add_option("--val-bleu-sentences", flags->val_bleu_sentences, "Validation sentences for BLEU (0: all)")
+        ->check(at_least(0));
+    cmd->add_option("--validate-every", flags->validate_every, "Epochs between validations (the last epoch always)")
+        ->check(at_least(1));
+    cmd->add_option("--log-every", flags->log_every, "Steps between train.jsonl lines")->check(at_least(1));
+    cmd->add_option("--threads", flags->threads, "CPU threads (default: all)")->check(at_least(1));
     cmd->add_option("--device", flags->device, "cpu or cuda (an NVIDIA GPU; `attend devices` lists them)")
         ->capture_default_str();
     cmd->callback([flags] { run_train(*flags); });

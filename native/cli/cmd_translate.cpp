@@ -2,6 +2,7 @@
 #include "cli/command.h"
 #include "cli/line_io.h"
 #include "cli/model_loading.h"
+#include "cli/option_checks.h"
 #include "data/text_file.h"
 #include "error.h"
 #include "translate/translator.h"
@@ -96,7 +97,7 @@ CommandRegistrar registrar([](CLI::App& app) {
     cmd->add_option("--max-length", f->max_length, "Most tokens to generate (0: 2 x source + 10)");
     cmd->add_option("--batch", f->batch,
                     "Greedy search (-b 1) without --attention: sentences decoded together (1: one at a time)")
-        ->capture_default_str()->check(CLI::PositiveNumber);
+        ->capture_default_str()->check(at_least(1));
     cmd->add_option("--attention", f->attention_file, "Write every attention map (layer x head) to this JSON file");
     cmd->add_flag("--tokenized", f->tokenized, "Print tokenized lowercase output (what BLEU is computed on)");
     cmd->add_option("--threads", f->threads, "CPU threads (sentences are translated in parallel)");

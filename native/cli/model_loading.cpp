@@ -9,6 +9,9 @@
 namespace attend::cli {
 
 TranslatorModel load_model_or_checkpoint(const std::string& path) {
+    std::error_code error;
+    if (std::filesystem::is_directory(path, error))
+        throw Error(path + ": is a directory, expected a model file (.safetensors) or a checkpoint");
     if (!file_exists(path)) throw Error(path + ": no such model file");
     TranslatorModel m = load_translator_model(SafeTensors::from_file(path), "optimizer.");
     m.file_bytes = std::filesystem::file_size(path);

@@ -16,6 +16,17 @@ bool file_exists(const std::string& path) {
     return ::stat(path.c_str(), &info) == 0 && !S_ISDIR(info.st_mode);  // pipes such as /dev/fd/63 count
 }
 
+namespace {
+
+// gzerror's message without the path it starts with (the errors here name the path themselves).
+std::string gz_message(gzFile file, const std::string& path, int& code) {
+    std::string message = gzerror(file, &code);
+    if (message.rfind(path + ": ", 0) == 0) message.erase(0, path.size() + 2);
+    return message;
+}
+
+}  // namespace
+
 std::string read_file_bytes(const std::string& path) {
     if (!file_exists(path)) throw Error(path + ": cannot open (no such file)");
     gzFile file = gzopen(path.c_str(), "rb");
@@ -27,14 +38,22 @@ std::string read_file_bytes(const std::string& path) {
         int got = gzread(file, buffer, sizeof buffer);
         if (got < 0) {
             int code = 0;
-            std::string message = gzerror(file, &code);
+            const std::string message = gz_message(file, path, code);
             gzclose(file);
+            if (code == Z_DATA_ERROR) throw Error(path + ": the gzip data is corrupt (" + message + ")");
             throw Error(path + ": read failed (" + message + ")");
         }
         if (got == 0) break;
         bytes.append(buffer, static_cast<std::size_t>(got));
     }
+    // gzread reports a gzip stream that ends early as a plain end of file; only gzerror tells (Z_BUF_ERROR).
+    int code = Z_OK;
+    const std::string message = gz_message(file, path, code);
     gzclose(file);
+    if (code == Z_BUF_ERROR)
+        throw Error(path + ": the gzip data ends early after " + std::to_string(bytes.size()) +
+                    " bytes of text (" + message + "): the file is truncated");
+    if (code != Z_OK) throw Error(path + ": read failed (" + message + ")");
     return bytes;
 }
 

@@ -6,7 +6,8 @@
 
 namespace attend {
 
-// The whole file as bytes. Throws attend::Error("PATH: cannot open ...") when it is missing or unreadable.
+// The whole file as bytes. Throws attend::Error naming the path when it is missing or unreadable, and when gzip
+// data is corrupt or ends early (a truncated download or copy is never read as if it were the whole file).
 std::string read_file_bytes(const std::string& path);
 
 // The file's lines without their '\n' (a final newline does not start an empty line; a '\r' before the '\n'

@@ -3,6 +3,8 @@
 
 #include <doctest/doctest.h>
 
+#include <limits>
+
 using namespace attend;
 
 TEST_CASE("parameter store: offsets are contiguous in declaration order and views name the right floats") {
@@ -52,4 +54,12 @@ TEST_CASE("parameter store: bad declarations and look-ups throw attend::Error na
         CHECK(std::string(e.what()).find("[2, 3]") != std::string::npos);
     }
     CHECK_NOTHROW(store.check_shape("w", {2, 2}));
+}
+
+TEST_CASE("parameter store: a shape or a total too large to count in size_t is refused, not wrapped") {
+    ParameterStore store;
+    const int big = std::numeric_limits<int>::max();
+    CHECK_THROWS_WITH_AS(store.declare("huge", {big, big, big}), doctest::Contains("'huge' of shape"), Error);
+    CHECK(store.size() == 0);
+    CHECK(store.specs().empty());
 }

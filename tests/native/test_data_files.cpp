@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <functional>
 #include <string>
@@ -68,4 +70,57 @@ TEST_CASE("Multi30K paths and split names") {
     CHECK_THROWS_AS(load_multi30k("D", "val", Lang::en, Lang::en, TextForm::raw), Error);
     std::string missing = error_of([] { load_multi30k("/nonexistent", "val", Lang::en, Lang::de, TextForm::raw); });
     CHECK(missing.find("/nonexistent/multi30k/val.en.gz") != std::string::npos);
+}
+
+TEST_CASE("text files: a truncated or corrupt gzip file is an error naming it, never a shorter text") {
+    // Named after the process: test runs of other checkouts may share the folder.
+    const std::string dir = std::string(P_tmpdir) + "/attend_test_" + std::to_string(getpid()) + "_";
+    const std::string whole = dir + "whole.gz";
+    std::vector<std::string> lines;
+    for (int i = 0; i < 3000; i++) lines.push_back("line " + std::to_string(i * 7919 % 3001) + " of a text that is long enough");
+    write_lines(whole, lines);
+    REQUIRE(read_file_bytes(whole).size() > 50000);
+    std::string gz;
+    {
+        std::FILE* f = std::fopen(whole.c_str(), "rb");
+        REQUIRE(f);
+        char buffer[4096];
+        for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, f)) > 0;) gz.append(buffer, n);
+        std::fclose(f);
+    }
+    REQUIRE(gz.size() > 200);
+    auto write_raw = [&](const std::string& name, const std::string& content) {
+        const std::string path = dir + name;
+        std::FILE* f = std::fopen(path.c_str(), "wb");
+        REQUIRE(f);
+        REQUIRE(std::fwrite(content.data(), 1, content.size(), f) == content.size());
+        std::fclose(f);
+        return path;
+    };
+
+    // Cut in the middle of the deflate data, and just before the 8-byte trailer (CRC and length).
+    for (size_t keep : {gz.size() / 2, gz.size() - 9}) {
+        CAPTURE(keep);
+        const std::string path = write_raw("truncated.gz", gz.substr(0, keep));
+        const std::string e = error_of([&] { read_lines(path); });
+        CHECK(e.find(path + ": ") != std::string::npos);
+        CHECK(e.find("truncated") != std::string::npos);
+        // Training reads its data through the same reader.
+        CHECK(error_of([&] { load_parallel_text(path, path); }).find("truncated") != std::string::npos);
+        std::remove(path.c_str());
+    }
+    // A flipped bit in the CRC, bytes overwritten inside the deflate data, and a damaged header (method 9).
+    std::string bad_crc = gz, bad_data = gz, bad_header = gz;
+    bad_crc[gz.size() - 8] = static_cast<char>(bad_crc[gz.size() - 8] ^ 1);
+    for (size_t i = gz.size() / 2; i < gz.size() / 2 + 16; i++) bad_data[i] = static_cast<char>(0xff);
+    bad_header[2] = 9;
+    for (const std::string* corrupt : {&bad_crc, &bad_data, &bad_header}) {
+        const std::string path = write_raw("corrupt.gz", *corrupt);
+        const std::string e = error_of([&] { read_lines(path); });
+        CAPTURE(e);
+        CHECK(e.find(path + ": ") != std::string::npos);
+        CHECK(e.find("corrupt") != std::string::npos);
+        std::remove(path.c_str());
+    }
+    std::remove(whole.c_str());
 }

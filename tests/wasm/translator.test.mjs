@@ -106,6 +106,21 @@ test('malformed model files are rejected with the problem named, never a crash o
   notModel.__metadata__ = {};
   cases.push(['no Attend metadata', build(notModel, data), /not an Attend translator model/]);
   cases.push(['not a model file at all', new TextEncoder().encode('<!doctype html><p>404</p>'), /header|JSON|bytes/i]);
+  const withConfig = (field, value) => {
+    const h = structuredClone(header);
+    const config = JSON.parse(h.__metadata__['attend.config']);
+    config[field] = value;
+    h.__metadata__['attend.config'] = JSON.stringify(config);
+    return build(h, data);
+  };
+  cases.push(['ffn_dim 2e9', withConfig('ffn_dim', 2000000000), /ffn_dim is 2000000000, expected 1\.\.65536/]);
+  cases.push(['max_len 2e9', withConfig('max_len', 2000000000), /max_len is 2000000000, expected 1\.\.65536/]);
+  cases.push(['ffn_dim in bounds but not the tensors\' size', withConfig('ffn_dim', 60000),
+    /attend\.config \(ffn_dim 60000\) does not match tensor 'encoder\.layers\.0\.linear1\.weight'/]);
+  const nanData = data.slice();
+  const [nanBegin] = header[first].data_offsets;
+  new DataView(nanData.buffer, nanData.byteOffset).setFloat32(nanBegin + 4, NaN, true);
+  cases.push(['a NaN weight', build(header, nanData), new RegExp(`tensor '${first.replaceAll('.', '\\.')}' holds nan at element 1`)]);
 
   for (const [label, bytes, pattern] of cases) {
     await assert.rejects(Attend.load(bytes, { name: 'bad.safetensors' }), (e) => {
@@ -117,6 +132,23 @@ test('malformed model files are rejected with the problem named, never a crash o
   // After all those failures the module still works.
   const t = await Attend.load(modelBytes);
   assert.ok((await t.translate('A dog.', { beam: 1 })).text.length > 0);
+});
+
+test('a small file whose config claims ffn_dim 20,000,000 fails at once, naming the field and its bound', async () => {
+  const { header, data } = parse(modelBytes);
+  const config = JSON.parse(header.__metadata__['attend.config']);
+  config.ffn_dim = 20000000;
+  header.__metadata__['attend.config'] = JSON.stringify(config);
+  const bomb = build(header, data);
+  const start = performance.now();
+  await assert.rejects(Attend.load(bomb, { name: 'bomb.safetensors' }), (e) => {
+    assert.ok(e instanceof Error);
+    assert.match(e.message, /bomb\.safetensors: attend\.config: transformer config: ffn_dim is 20000000, expected 1\.\.65536/);
+    return true;
+  });
+  // Checked before anything of that size is allocated: milliseconds, where allocating it took most of a minute.
+  const seconds = (performance.now() - start) / 1000;
+  assert.ok(seconds < 10, `took ${seconds.toFixed(1)} s`);
 });
 
 test('SIMD detection, and the plain build where the engine rejects SIMD', async () => {

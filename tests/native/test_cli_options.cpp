@@ -1,0 +1,126 @@
+// The attend program refuses an option value outside its range with one readable line naming the option, the
+// rule and the value, before doing any work; defaults that mean "the preset's" stay untouched.
+#include <doctest/doctest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+
+namespace {
+
+struct Run {
+    int status = -1;  // exit status
+    std::string output;  // standard output and standard error
+};
+
+Run attend(const std::string& args) {
+    const std::string command = std::string("'") + ATTEND_CLI_PATH + "' " + args + " 2>&1 < /dev/null";
+    Run r;
+    std::FILE* pipe = popen(command.c_str(), "r");
+    REQUIRE(pipe);
+    char buffer[4096];
+    for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) r.output.append(buffer, n);
+    const int status = pclose(pipe);
+    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return r;
+}
+
+// Fails with `message` in the output and a non-zero exit status; never CLI11's numeric range dump.
+void check_refused(const std::string& args, const std::string& message) {
+    CAPTURE(args);
+    const Run r = attend(args);
+    CAPTURE(r.output);
+    CHECK(r.status != 0);
+    CHECK(r.status != -1);
+    CHECK(r.output.find(message) != std::string::npos);
+    CHECK(r.output.find("1.79769") == std::string::npos);
+}
+
+// Named after the process: test runs of other checkouts may share the folder.
+const std::string kTmp = std::string(P_tmpdir) + "/attend_test_" + std::to_string(getpid()) + "_";
+
+}  // namespace
+
+TEST_CASE("attend train: every numeric option is range-checked before any work") {
+    check_refused("train --max-steps -5 --epochs -1", "--epochs: must be at least 1, got -1");
+    check_refused("train --max-steps -5", "--max-steps: must be at least 0, got -5");
+    check_refused("train --epochs 0", "--epochs: must be at least 1, got 0");
+    check_refused("train --dim -8", "--dim: must be at least 1, got -8");
+    check_refused("train --dim 100000", "--dim: must be at most 16384, got 100000");
+    check_refused("train --threads -2", "--threads: must be at least 1, got -2");
+    check_refused("train --lr nan", "--lr: must be a finite number, got nan");
+    check_refused("train --lr 0", "--lr: must be greater than 0, got 0");
+    check_refused("train --dropout 1", "--dropout: must be in [0, 1), got 1");
+    check_refused("train --label-smoothing -0.1", "--label-smoothing: must be in [0, 1), got -0.1");
+    check_refused("train --clip -1", "--clip: must be at least 0, got -1");
+    check_refused("train --heads 0", "--heads: must be at least 1, got 0");
+    check_refused("train --ffn 1000000", "--ffn: must be at most 65536, got 1000000");
+    check_refused("train --layers 0", "--layers: must be at least 1, got 0");
+    check_refused("train --max-tokens 0", "--max-tokens: must be at least 1, got 0");
+    check_refused("train --batch-size 0", "--batch-size: must be at least 1, got 0");
+    check_refused("train --keep 0", "--keep: must be at least 1, got 0");
+    check_refused("train --log-every 0", "--log-every: must be at least 1, got 0");
+    check_refused("train --warmup -1", "--warmup: must be at least 0, got -1");
+    check_refused("train --seed -3", "--seed: must be at least 1, got -3");
+    // The combination is the model's rule, checked before the data is read.
+    const std::string out = kTmp + "cli_run";
+    check_refused("train --out '" + out + "' --dim 30 --heads 4", "model_dim 30 is not a multiple of heads 4");
+    check_refused("train --preset bahdanau-d2l --out '" + out + "' --dropout 0.5 --embed 20000",
+                  "--embed: must be at most 16384, got 20000");
+}
+
+TEST_CASE("attend eval, export, info, translate: a folder as the model says so; numbers are range-checked") {
+    const std::string dir = std::string(P_tmpdir);
+    check_refused("eval -m '" + dir + "'", "is a directory, expected a model file");
+    check_refused("info '" + dir + "'", "is a directory, expected a model file");
+    check_refused("translate -m '" + dir + "' -t 'a dog'", "is a directory, expected a model file");
+    check_refused("eval -m model.safetensors --threads 0", "--threads: must be at least 1, got 0");
+    check_refused("eval -m model.safetensors -b 0", "--beam: must be at least 1, got 0");
+    check_refused("eval -m model.safetensors --length-penalty inf", "--length-penalty: must be a finite number, got inf");
+    check_refused("eval -m model.safetensors --limit -1", "--limit: must be at least 0, got -1");
+    check_refused("export run -o x.safetensors --average -2", "--average: must be at least 0, got -2");
+    check_refused("translate -m model.safetensors -t 'a dog' --batch 0", "--batch: must be at least 1, got 0");
+}
+
+TEST_CASE("attend bench: sizes and probabilities are range-checked with readable messages") {
+    check_refused("bench translate --batch 0", "--batch: must be at least 1, got 0");
+    check_refused("bench translate --threads -1", "--threads: must be at least 1, got -1");
+    check_refused("bench train --dropout 1.5", "--dropout: must be in [0, 1), got 1.5");
+    check_refused("bench train --model-dim 0", "--model-dim: must be at least 1, got 0");
+    check_refused("bench seq2seq --length 2", "--length: must be at least 3, got 2");
+    check_refused("bench kernels --min-time 0", "--min-time: must be greater than 0, got 0");
+    check_refused("bench kernels --min-time nan", "--min-time: must be a finite number, got nan");
+}
+
+TEST_CASE("attend bleu and translate: a truncated .gz input is an error naming the file, not a shorter text") {
+    const std::string whole = kTmp + "cli_whole.gz", cut = kTmp + "cli_cut.gz";
+    std::string text;
+    for (int i = 0; i < 4000; i++) text += "a man rides a horse number " + std::to_string(i * 7919 % 4001) + " .\n";
+    {
+        std::FILE* f = popen(("gzip -c > '" + whole + "'").c_str(), "w");
+        REQUIRE(f);
+        std::fwrite(text.data(), 1, text.size(), f);
+        REQUIRE(pclose(f) == 0);
+    }
+    std::string gz;
+    {
+        std::FILE* f = std::fopen(whole.c_str(), "rb");
+        REQUIRE(f);
+        char buffer[4096];
+        for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, f)) > 0;) gz.append(buffer, n);
+        std::fclose(f);
+        f = std::fopen(cut.c_str(), "wb");
+        REQUIRE(f);
+        std::fwrite(gz.data(), 1, gz.size() / 2, f);
+        std::fclose(f);
+    }
+    const Run whole_bleu = attend("bleu --ref '" + whole + "' --hyp '" + whole + "'");
+    CAPTURE(whole_bleu.output);
+    CHECK(whole_bleu.status == 0);
+    check_refused("bleu --ref '" + whole + "' --hyp '" + cut + "'", cut + ": the gzip data ends early");
+    check_refused("bleu --ref '" + cut + "' --hyp '" + whole + "'", "the file is truncated");
+    std::remove(whole.c_str());
+    std::remove(cut.c_str());
+}
