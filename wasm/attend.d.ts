@@ -9,13 +9,20 @@ export interface LoadOptions {
   name?: string;
 }
 
+/** Each option is checked: a value of the wrong type or out of its range is an Error naming it (null: default). */
 export interface TranslateOptions {
-  /** Beam size; 1 is greedy search. Default 5. */
+  /** Beam size, 1 to 64; 1 is greedy search. Default 5. */
   beam?: number;
-  /** Most tokens to generate, <eos> included; 0 picks 2 x source tokens + 10. */
+  /** Most tokens to generate, <eos> included, 0 to 4096; 0: the model's limit. Default 0. */
   maxLength?: number;
+  /** At most ceil(ratio x source tokens) + 10 tokens are generated; 0: no limit relative to the source. Default 2. */
+  maxLengthRatio?: number;
   /** alpha in log P / L^alpha. Default 0.6. */
   lengthPenalty?: number;
+  /** Never generate an n-gram of this size twice (0: off), 0 to 64. Default: the core's. */
+  noRepeatNgramSize?: number;
+  /** Logits of tokens generated before are divided by this (> 1 discourages repeats; 1: off). Default: the core's. */
+  repetitionPenalty?: number;
   /** Return every attention map. Default true. */
   attention?: boolean;
 }
@@ -37,7 +44,10 @@ export interface Translation {
   targetIds: number[];
   score: number;
   logProb: number;
+  /** false: cut by the length limit before the model ended it (a warning says so). */
   finished: boolean;
+  /** What happened to this translation: the source cut to the model's limit, the output cut by the length limit. */
+  warnings: string[];
   /** cross: target x source; encoderSelf: source x source; decoderSelf: target x target (causal). */
   attention?: { cross: AttentionMaps; encoderSelf: AttentionMaps; decoderSelf: AttentionMaps };
   timings: { preprocessMs: number; searchMs: number; attentionMs: number; totalMs: number };

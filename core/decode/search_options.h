@@ -11,6 +11,13 @@ struct SearchOptions {
     int max_length = 256;         // generated tokens, <eos> included
     int bos_id = 2;
     int eos_id = 3;
+    // Repetition controls, as in CTranslate2 (both act on the logits before the softmax, so a hypothesis' log_prob
+    // is summed over the distributions they leave):
+    // a token that would complete an n-gram already generated is forbidden (0: off; 1 forbids every repeated token);
+    int no_repeat_ngram_size = 0;
+    // the logit of every token generated before is divided by this (multiplied when negative; CTRL's penalty,
+    // https://arxiv.org/abs/1909.05858); 1: off, > 1 discourages repeats.
+    float repetition_penalty = 1.0f;
 };
 
 struct Hypothesis {

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <numeric>
 
 namespace attend {
@@ -37,7 +38,38 @@ void collect(AttentionMaps& maps, const Layers& layers, Get weights_of, int head
     }
 }
 
+std::string number_text(double value) {
+    if (std::isnan(value)) return "NaN";
+    if (std::isinf(value)) return value > 0 ? "Infinity" : "-Infinity";
+    if (value == std::floor(value) && std::fabs(value) < 1e15) return std::to_string(static_cast<long long>(value));
+    return nlohmann::json(value).dump();
+}
+
+void check_range(const char* name, double value, double low, double high) {
+    if (!(value >= low && value <= high))  // NaN fails too
+        throw Error(std::string(name) + " must be between " + number_text(low) + " and " + number_text(high) +
+                    ", got " + number_text(value));
+}
+
+void add_cut_warning(TranslationResult& r) {
+    if (!r.finished)
+        r.warnings.push_back("the translation was cut at " + std::to_string(r.target_ids.size()) +
+                             " tokens (the length limit) before the model ended it");
+}
+
 }  // namespace
+
+void validate_options(const TranslationOptions& o) {
+    check_range("beam size", o.beam_size, 1, kMaxBeamSize);
+    if (!std::isfinite(o.length_penalty))
+        throw Error("length penalty must be a finite number, got " + number_text(o.length_penalty));
+    check_range("max length", o.max_length, 0, kMaxDecodingLength);
+    check_range("max length ratio", o.max_length_ratio, 0, 1000);
+    check_range("no_repeat_ngram_size", o.no_repeat_ngram_size, 0, kMaxNoRepeatNgramSize);
+    if (!(std::isfinite(o.repetition_penalty) && o.repetition_penalty > 0))
+        throw Error("repetition penalty must be a finite number above 0, got " + number_text(o.repetition_penalty));
+    check_range("max batch size", o.max_batch_size, 1, kMaxBatchSize);
+}
 
 Translator::Translator(TranslatorModel model) : model_(std::move(model)) {
     model_.architecture();  // throws when the model holds no network
@@ -62,26 +94,54 @@ std::vector<std::string> Translator::source_tokens(std::string_view text) const 
     return tokens;
 }
 
+std::vector<std::string> Translator::source_tokens_truncated(std::string_view text,
+                                                             std::vector<std::string>& warnings) const {
+    if (text.empty() || only_whitespace(text)) throw Error("the text to translate is empty");
+    std::vector<std::string> tokens = preprocess_for_model(text, model_.source_pipeline);
+    if (tokens.empty()) throw Error("the text to translate is empty after tokenization");
+    const int limit = max_source_tokens();
+    if (static_cast<int>(tokens.size()) + 1 > limit) {
+        warnings.push_back("the text is " + std::to_string(tokens.size() + 1) +
+                           " tokens long (with <eos>); this model accepts at most " + std::to_string(limit) +
+                           ": only the first " + std::to_string(limit - 1) + " were translated");
+        tokens.resize(static_cast<size_t>(limit - 1));
+    }
+    tokens.push_back(model_.target_vocab.token(model_.eos_id));
+    return tokens;
+}
+
+SearchOptions Translator::search_options(const TranslationOptions& options, int S) const {
+    SearchOptions search;
+    search.beam_size = options.beam_size;
+    search.length_penalty = options.length_penalty;
+    int limit = model_.max_target_tokens();
+    if (options.max_length > 0) limit = std::min(limit, options.max_length);
+    if (options.max_length_ratio > 0) {
+        // The model's own default (2 S + 10, or a d2l model's num_steps) when the ratio is the default 2.
+        const double relative = std::ceil(static_cast<double>(options.max_length_ratio) * S) + 10.0;
+        limit = std::min(limit, static_cast<int>(std::min(relative, 1e9)));
+    }
+    search.max_length = std::max(1, limit);
+    search.bos_id = model_.bos_id;
+    search.eos_id = model_.eos_id;
+    search.no_repeat_ngram_size = options.no_repeat_ngram_size;
+    search.repetition_penalty = options.repetition_penalty;
+    return search;
+}
+
 TranslationResult Translator::translate(std::string_view text, const TranslationOptions& options) const {
-    if (options.beam_size < 1) throw Error("beam size must be at least 1, got " + std::to_string(options.beam_size));
-    if (options.max_length < 0) throw Error("max length must not be negative, got " + std::to_string(options.max_length));
+    validate_options(options);
     TranslationResult r;
 
     auto start = std::chrono::steady_clock::now();
-    r.source_tokens = source_tokens(text);
+    r.source_tokens = source_tokens_truncated(text, r.warnings);
     std::vector<int> src = model_.source_vocab.ids(r.source_tokens);
     const int S = static_cast<int>(src.size());
     r.preprocess_ms = ms_since(start);
 
     start = std::chrono::steady_clock::now();
-    SearchOptions search;
-    search.beam_size = options.beam_size;
-    search.length_penalty = options.length_penalty;
-    search.max_length = options.max_length > 0 ? std::min(options.max_length, model_.max_target_tokens())
-                                               : default_max_length(model_, S);
-    search.bos_id = model_.bos_id;
-    search.eos_id = model_.eos_id;
-    fill_translation(r, search_translation(model_, src, search));
+    fill_translation(r, search_translation(model_, src, search_options(options, S)));
+    add_cut_warning(r);
     r.search_ms = ms_since(start);
 
     if (options.return_attention && !r.target_ids.empty()) {
@@ -117,9 +177,7 @@ TranslationResult Translator::translate(std::string_view text, const Translation
 
 std::vector<TranslationResult> Translator::translate_batch(const std::vector<std::string>& texts,
                                                            const TranslationOptions& options) const {
-    if (options.max_batch_size < 1)
-        throw Error("max batch size must be at least 1, got " + std::to_string(options.max_batch_size));
-    if (options.max_length < 0) throw Error("max length must not be negative, got " + std::to_string(options.max_length));
+    validate_options(options);
     std::vector<size_t> order(texts.size());
     std::iota(order.begin(), order.end(), size_t{0});
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return texts[a].size() < texts[b].size(); });
@@ -143,7 +201,7 @@ std::vector<TranslationResult> Translator::translate_batch(const std::vector<std
     for (size_t i = 0; i < texts.size(); i++) {
         const auto start = std::chrono::steady_clock::now();
         try {
-            results[i].source_tokens = source_tokens(texts[i]);
+            results[i].source_tokens = source_tokens_truncated(texts[i], results[i].warnings);
         } catch (const Error& e) {
             throw Error("sentence " + std::to_string(i + 1) + ": " + e.what());
         }
@@ -151,10 +209,7 @@ std::vector<TranslationResult> Translator::translate_batch(const std::vector<std
         results[i].preprocess_ms = ms_since(start);
     }
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return sources[a].size() < sources[b].size(); });
-    SearchOptions search;
-    search.length_penalty = options.length_penalty;
-    search.bos_id = model_.bos_id;
-    search.eos_id = model_.eos_id;
+    const SearchOptions search = search_options(options, 1);  // everything but max_length, which is per sentence
     const long batches = static_cast<long>((order.size() + options.max_batch_size - 1) / options.max_batch_size);
     std::vector<std::string> errors(batches);
     // Batches are independent: with several OpenMP threads they run side by side (the matrix products inside
@@ -171,8 +226,7 @@ std::vector<TranslationResult> Translator::translate_batch(const std::vector<std
             const int len = static_cast<int>(sources[order[first + k]].size());
             valid[k] = len;
             S = std::max(S, len);
-            max_lengths[k] = options.max_length > 0 ? std::min(options.max_length, model_.max_target_tokens())
-                                                    : default_max_length(model_, len);
+            max_lengths[k] = search_options(options, len).max_length;
             capacity = std::max(capacity, max_lengths[k]);
         }
         std::vector<int> src(static_cast<size_t>(B) * S, model_.pad_id);
@@ -184,6 +238,7 @@ std::vector<TranslationResult> Translator::translate_batch(const std::vector<std
         for (size_t k = 0; k < count; k++) {
             TranslationResult& r = results[order[first + k]];
             fill_translation(r, hyps[k]);
+            add_cut_warning(r);
             r.search_ms = per_sentence_ms;
         }
     } catch (const std::exception& e) {

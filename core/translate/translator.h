@@ -11,15 +11,32 @@
 
 namespace attend {
 
+// validate_options() accepts each field within these bounds (and translate() calls it).
+constexpr int kMaxBeamSize = 64;
+constexpr int kMaxDecodingLength = 4096;
+constexpr int kMaxBatchSize = 1024;
+constexpr int kMaxNoRepeatNgramSize = 64;
+
 struct TranslationOptions {
-    int beam_size = 5;             // 1: greedy
-    float length_penalty = 0.6f;   // alpha in log P / L^alpha
-    int max_length = 0;            // generated tokens incl. <eos>; 0: min(model max_len, 2 * source tokens + 10)
+    int beam_size = 5;             // 1: greedy; 1..kMaxBeamSize
+    float length_penalty = 0.6f;   // alpha in log P / L^alpha; finite
+    // The most tokens to generate, <eos> included (CTranslate2's max_decoding_length), 0..kMaxDecodingLength;
+    // 0: the model's limit. Never more than the model's limit, nor than max_length_ratio allows.
+    int max_length = 0;
+    // At most ceil(max_length_ratio * source tokens) + 10 tokens are generated (source tokens with <eos>), so that a
+    // model caught in a loop stops soon; 0: no limit relative to the source. Finite, >= 0.
+    float max_length_ratio = 2.0f;
+    // Repetition controls (SearchOptions; CTranslate2's semantics): 0..kMaxNoRepeatNgramSize, and finite > 0.
+    int no_repeat_ngram_size = 0;
+    float repetition_penalty = 1.0f;
     bool return_attention = false;
     // translate_batch: sentences of similar length decoded together (greedy search of a Transformer without
-    // attention maps; anything else goes one sentence at a time). 1: one at a time.
+    // attention maps; anything else goes one sentence at a time). 1: one at a time; 1..kMaxBatchSize.
     int max_batch_size = 32;
 };
+
+// Throws attend::Error naming the first option out of its range (and the range).
+void validate_options(const TranslationOptions& options);
 
 // Attention weights of one kind for every layer and head: data [layers, heads, rows, cols].
 struct AttentionMaps {
@@ -35,6 +52,9 @@ struct TranslationResult {
     std::vector<int> target_ids;
     float log_prob = 0.0f, score = 0.0f;
     bool finished = true;                      // false: cut by max_length
+    // What the caller should know about this translation (the source was truncated to the model's limit, the
+    // output was cut by the length limit), one sentence each.
+    std::vector<std::string> warnings;
     // Rows and columns: cross = target x source, encoder_self = source x source, decoder_self = target x target.
     // A Bahdanau model has cross only (1 layer x 1 head: the additive attention weights of each decoder step);
     // its encoder_self and decoder_self stay empty (0 layers).
@@ -48,7 +68,8 @@ public:
     explicit Translator(TranslatorModel model);
     static Translator from_bytes(std::vector<uint8_t> bytes, const std::string& source_name = "<memory>");
 
-    // Throws attend::Error for empty text, invalid UTF-8, or text longer than the model accepts (with the limit).
+    // Throws attend::Error for empty text, invalid UTF-8 or options out of range. A text longer than the model
+    // accepts is cut to its first max_source_tokens() - 1 tokens, with a warning in the result.
     TranslationResult translate(std::string_view text, const TranslationOptions& options = {}) const;
     // Translates in order of source length, similar lengths together (in batches of options.max_batch_size where
     // the search allows: the same tokens as translate(), and far less time per sentence), and returns results in
@@ -56,7 +77,8 @@ public:
     std::vector<TranslationResult> translate_batch(const std::vector<std::string>& texts,
                                                    const TranslationOptions& options = {}) const;
 
-    // Source tokens (model pieces) of a raw sentence, <eos> appended; throws like translate().
+    // Source tokens (model pieces) of a raw sentence, <eos> appended; throws like translate(), and also when the
+    // text is longer than the model accepts (naming the limit).
     std::vector<std::string> source_tokens(std::string_view text) const;
     // Languages, config, parameters, dtype, size, card.
     nlohmann::json info() const;
@@ -64,6 +86,10 @@ public:
     int max_source_tokens() const;  // including <eos>
 
 private:
+    // Source tokens for translation: cut to the model's limit (keeping <eos>) with a warning into `warnings`.
+    std::vector<std::string> source_tokens_truncated(std::string_view text, std::vector<std::string>& warnings) const;
+    // Search options for a source of S tokens (the length limits applied).
+    SearchOptions search_options(const TranslationOptions& options, int S) const;
     // The result fields that come from the chosen hypothesis: ids, tokens, text, scores.
     void fill_translation(TranslationResult& r, const Hypothesis& best) const;
     TranslatorModel model_;

@@ -6,6 +6,7 @@
 
 #include <emscripten/emscripten.h>
 
+#include <cmath>
 #include <map>
 #include <memory>
 #include <string>
@@ -43,6 +44,23 @@ Translator& translator(int handle) {
     return *it->second;
 }
 
+// options[key] as a number, or `fallback` when absent; anything else names the option.
+double number_option(const nlohmann::json& options, const char* key, double fallback) {
+    auto it = options.find(key);
+    if (it == options.end() || it->is_null()) return fallback;
+    if (!it->is_number()) throw Error(std::string("option ") + key + " must be a number, got " + it->dump());
+    return it->get<double>();
+}
+
+// Whole numbers only, and within int before the cast (the core then checks the option's own range).
+int int_option(const nlohmann::json& options, const char* key, int fallback) {
+    const double v = number_option(options, key, fallback);
+    if (!(v == std::floor(v) && std::fabs(v) <= 1e9))
+        throw Error(std::string("option ") + key + " must be a whole number of reasonable size, got " +
+                    nlohmann::json(v).dump());
+    return static_cast<int>(v);
+}
+
 nlohmann::json append_maps(std::vector<float>& floats, const AttentionMaps& a) {
     nlohmann::json j = {{"layers", a.layers}, {"heads", a.heads}, {"rows", a.rows}, {"cols", a.cols},
                         {"offset", floats.size()}, {"length", a.data.size()}};
@@ -74,21 +92,30 @@ EMSCRIPTEN_KEEPALIVE const char* attend_translator_info(int handle) {
     }, static_cast<const char*>(nullptr));
 }
 
-// options_json: {"beam": 5, "lengthPenalty": 0.6, "maxLength": 0, "attention": true}
+// options_json: {"beam": 5, "lengthPenalty": 0.6, "maxLength": 0, "maxLengthRatio": 2, "noRepeatNgramSize": ..,
+// "repetitionPenalty": .., "attention": true}; absent keys take TranslationOptions' defaults.
 EMSCRIPTEN_KEEPALIVE int attend_translate(int handle, const char* text, const char* options_json) {
     return guarded([&] {
         Translator& t = translator(handle);
-        nlohmann::json o = nlohmann::json::parse(options_json ? options_json : "{}");
+        nlohmann::json o = nlohmann::json::parse(options_json ? options_json : "{}", nullptr, /*allow_exceptions=*/false);
+        if (!o.is_object()) throw Error("the options must be a JSON object");
         TranslationOptions opt;
-        opt.beam_size = o.value("beam", opt.beam_size);
-        opt.length_penalty = o.value("lengthPenalty", opt.length_penalty);
-        opt.max_length = o.value("maxLength", opt.max_length);
-        opt.return_attention = o.value("attention", true);
+        opt.beam_size = int_option(o, "beam", opt.beam_size);
+        opt.length_penalty = static_cast<float>(number_option(o, "lengthPenalty", opt.length_penalty));
+        opt.max_length = int_option(o, "maxLength", opt.max_length);
+        opt.max_length_ratio = static_cast<float>(number_option(o, "maxLengthRatio", opt.max_length_ratio));
+        opt.no_repeat_ngram_size = int_option(o, "noRepeatNgramSize", opt.no_repeat_ngram_size);
+        opt.repetition_penalty = static_cast<float>(number_option(o, "repetitionPenalty", opt.repetition_penalty));
+        auto attention = o.find("attention");
+        if (attention != o.end() && !attention->is_boolean())
+            throw Error("option attention must be true or false, got " + attention->dump());
+        opt.return_attention = attention == o.end() || attention->get<bool>();
+        validate_options(opt);
         TranslationResult r = t.translate(text, opt);
         Result out;
         nlohmann::json j = {{"text", r.text}, {"tokenized", r.tokenized}, {"sourceTokens", r.source_tokens},
                             {"targetTokens", r.target_tokens}, {"targetIds", r.target_ids}, {"score", r.score},
-                            {"logProb", r.log_prob}, {"finished", r.finished},
+                            {"logProb", r.log_prob}, {"finished", r.finished}, {"warnings", r.warnings},
                             {"timings", {{"preprocessMs", r.preprocess_ms}, {"searchMs", r.search_ms},
                                          {"attentionMs", r.attention_ms}}}};
         if (opt.return_attention)
