@@ -19,9 +19,9 @@ export interface TranslateOptions {
   maxLengthRatio?: number;
   /** alpha in log P / L^alpha. Default 0.6. */
   lengthPenalty?: number;
-  /** Never generate an n-gram of this size twice (0: off), 0 to 64. Default: the core's. */
+  /** Never generate an n-gram of this size twice (0: off), 0 to 64. Default 3. */
   noRepeatNgramSize?: number;
-  /** Logits of tokens generated before are divided by this (> 1 discourages repeats; 1: off). Default: the core's. */
+  /** Logits of tokens generated before are divided by this (> 1 discourages repeats; 1: off). Default 1. */
   repetitionPenalty?: number;
   /** Return every attention map. Default true. */
   attention?: boolean;
@@ -67,10 +67,30 @@ export interface ModelInfo {
   card: Record<string, unknown>;
 }
 
+/** One sentence of a document: its place in the input and its translation. */
+export interface DocumentSentence extends Translation {
+  /** The sentence is input.slice(begin, end) (UTF-16 indices, as JavaScript strings count). */
+  begin: number;
+  end: number;
+  /** 0-based input line. */
+  line: number;
+}
+
+export interface DocumentTranslation {
+  /** The translations: a line's sentences joined with spaces, the input's lines and empty lines kept. */
+  text: string;
+  /** Every sentence's warnings, each starting with where it is ("line 2, sentence 1: ..."). */
+  warnings: string[];
+  sentences: DocumentSentence[];
+}
+
 export declare class AttendTranslator {
   readonly simd: boolean;
   info(): ModelInfo;
-  translate(text: string, options?: TranslateOptions): Promise<Translation>;
+  /** Throws for empty text, a lone surrogate, or an option out of range; over-long text is cut, with a warning. */
+  translate(text: string, options?: TranslateOptions | null): Promise<Translation>;
+  /** Any text: split into sentences (Moses' rules), each translated; a sentence that fails leaves a warning. */
+  translateDocument(text: string, options?: TranslateOptions | null): Promise<DocumentTranslation>;
   dispose(): void;
 }
 
@@ -86,7 +106,8 @@ export default Attend;
 export declare class AttendWorker {
   static load(source: string | URL | ArrayBuffer | Uint8Array, options?: LoadOptions & { workerUrl?: URL }): Promise<AttendWorker>;
   info(): ModelInfo;
-  translate(text: string, options?: TranslateOptions): Promise<Translation>;
+  translate(text: string, options?: TranslateOptions | null): Promise<Translation>;
+  translateDocument(text: string, options?: TranslateOptions | null): Promise<DocumentTranslation>;
   dispose(): Promise<void>;
 }
 

@@ -177,14 +177,41 @@ export class AttendTranslator {
   // { text, tokenized, sourceTokens, targetTokens, score, finished, warnings,
   //   attention: { cross, encoderSelf, decoderSelf }, timings }
   // options (each optional; null or undefined: the default): beam (5), maxLength (0), maxLengthRatio (2),
-  // lengthPenalty (0.6), noRepeatNgramSize, repetitionPenalty (the core's defaults), attention (true).
+  // lengthPenalty (0.6), noRepeatNgramSize (3), repetitionPenalty (1), attention (true).
   async translate(text, options) {
+    const started = performance.now();
+    const json = this.#run('_attend_translate', 'translate', text, options, (json, floats) => {
+      json.attention = json.attention && this.#maps(json.attention, floats);
+      return json;
+    });
+    json.timings.totalMs = performance.now() - started;
+    return json;
+  }
+
+  // A text of any length, translated sentence by sentence with its lines and empty lines kept:
+  // { text, warnings, sentences: [{ begin, end (indices into text), line, ...what translate() returns }] }.
+  async translateDocument(text, options) {
+    return this.#run('_attend_translate_document', 'translateDocument', text, options, (json, floats) => {
+      for (const s of json.sentences) s.attention = s.attention && this.#maps(s.attention, floats);
+      return json;
+    });
+  }
+
+  #maps(attention, floats) {
+    const core = this.#core;
+    return {
+      cross: shapeMaps(core, attention.cross, floats),
+      encoderSelf: shapeMaps(core, attention.encoderSelf, floats),
+      decoderSelf: shapeMaps(core, attention.decoderSelf, floats),
+    };
+  }
+
+  #run(entry, name, text, options, finish) {
     this.#check();
-    if (typeof text !== 'string') throw new TypeError('translate(text): text must be a string');
+    if (typeof text !== 'string') throw new TypeError(`${name}(text): text must be a string`);
     checkWellFormed(text);
     options = optionsJson(options);
     const core = this.#core;
-    const started = performance.now();
     const textBytes = core.lengthBytesUTF8(text) + 1;
     const optionBytes = core.lengthBytesUTF8(options) + 1;
     const textPtr = core._malloc(textBytes);
@@ -193,19 +220,10 @@ export class AttendTranslator {
     try {
       core.stringToUTF8(text, textPtr, textBytes);
       core.stringToUTF8(options, optionsPtr, optionBytes);
-      result = core._attend_translate(this.#handle, textPtr, optionsPtr);
+      result = core[entry](this.#handle, textPtr, optionsPtr);
       if (!result) throw this.#error('translation failed');
       const json = JSON.parse(core.UTF8ToString(core._attend_result_json(result)));
-      if (json.attention) {
-        const floats = core._attend_result_floats(result);
-        json.attention = {
-          cross: shapeMaps(core, json.attention.cross, floats),
-          encoderSelf: shapeMaps(core, json.attention.encoderSelf, floats),
-          decoderSelf: shapeMaps(core, json.attention.decoderSelf, floats),
-        };
-      }
-      json.timings.totalMs = performance.now() - started;
-      return json;
+      return finish(json, core._attend_result_floats(result));
     } finally {
       core._free(textPtr);
       core._free(optionsPtr);

@@ -5,6 +5,8 @@
 #include "translate/bahdanau_search_model.h"
 #include "translate/model_search.h"
 #include "translate/transformer_search_model.h"
+#include "text/sentence_splitter.h"
+#include "text/utf8.h"
 
 #include <algorithm>
 #include <chrono>
@@ -51,6 +53,19 @@ void check_range(const char* name, double value, double low, double high) {
                     ", got " + number_text(value));
 }
 
+// The characters that `text` repeats more than max_run times in a row.
+std::u32string long_runs(std::string_view text, int max_run) {
+    std::u32string out;
+    if (max_run <= 0 || utf8_find_invalid(text) != std::string_view::npos) return out;
+    const std::u32string cps = utf8_decode(text);
+    int run = 0;
+    for (size_t i = 0; i < cps.size(); i++) {
+        run = i > 0 && cps[i] == cps[i - 1] ? run + 1 : 1;
+        if (run > max_run && out.find(cps[i]) == std::u32string::npos) out.push_back(cps[i]);
+    }
+    return out;
+}
+
 void add_cut_warning(TranslationResult& r) {
     if (!r.finished)
         r.warnings.push_back("the translation was cut at " + std::to_string(r.target_ids.size()) +
@@ -69,11 +84,15 @@ void validate_options(const TranslationOptions& o) {
     if (!(std::isfinite(o.repetition_penalty) && o.repetition_penalty > 0))
         throw Error("repetition penalty must be a finite number above 0, got " + number_text(o.repetition_penalty));
     check_range("max batch size", o.max_batch_size, 1, kMaxBatchSize);
+    check_range("max char run", o.max_char_run, 0, 1000);
 }
 
 Translator::Translator(TranslatorModel model) : model_(std::move(model)) {
     model_.architecture();  // throws when the model holds no network
     if (model_.transformer) transformer_prepare_decoding(*model_.transformer);  // half-float weights for decoding
+    target_shapes_.reserve(model_.target_vocab.size());
+    for (int id = 0; id < static_cast<int>(model_.target_vocab.size()); id++)
+        target_shapes_.push_back(token_shape(model_.target_vocab.token(id)));
 }
 
 Translator Translator::from_bytes(std::vector<uint8_t> bytes, const std::string& source_name) {
@@ -110,7 +129,7 @@ std::vector<std::string> Translator::source_tokens_truncated(std::string_view te
     return tokens;
 }
 
-SearchOptions Translator::search_options(const TranslationOptions& options, int S) const {
+SearchOptions Translator::search_options(const TranslationOptions& options, int S, std::string_view text) const {
     SearchOptions search;
     search.beam_size = options.beam_size;
     search.length_penalty = options.length_penalty;
@@ -126,6 +145,9 @@ SearchOptions Translator::search_options(const TranslationOptions& options, int 
     search.eos_id = model_.eos_id;
     search.no_repeat_ngram_size = options.no_repeat_ngram_size;
     search.repetition_penalty = options.repetition_penalty;
+    search.max_char_run = options.max_char_run;
+    search.token_shapes = &target_shapes_;
+    search.char_run_exempt = long_runs(text, options.max_char_run);
     return search;
 }
 
@@ -140,7 +162,7 @@ TranslationResult Translator::translate(std::string_view text, const Translation
     r.preprocess_ms = ms_since(start);
 
     start = std::chrono::steady_clock::now();
-    fill_translation(r, search_translation(model_, src, search_options(options, S)));
+    fill_translation(r, search_translation(model_, src, search_options(options, S, text)));
     add_cut_warning(r);
     r.search_ms = ms_since(start);
 
@@ -209,7 +231,16 @@ std::vector<TranslationResult> Translator::translate_batch(const std::vector<std
         results[i].preprocess_ms = ms_since(start);
     }
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return sources[a].size() < sources[b].size(); });
-    const SearchOptions search = search_options(options, 1);  // everything but max_length, which is per sentence
+    // A source with a long run of one character exempts it from the run limit: such a sentence (rare) goes alone,
+    // as the rest of the batch must not share its exemption.
+    std::vector<size_t> alone;
+    order.erase(std::remove_if(order.begin(), order.end(), [&](size_t i) {
+                    const bool exempt = !long_runs(texts[i], options.max_char_run).empty();
+                    if (exempt) alone.push_back(i);
+                    return exempt;
+                }), order.end());
+    for (size_t i : alone) results[i] = translate(texts[i], options);
+    const SearchOptions search = search_options(options, 1, {});  // everything but max_length, which is per sentence
     const long batches = static_cast<long>((order.size() + options.max_batch_size - 1) / options.max_batch_size);
     std::vector<std::string> errors(batches);
     // Batches are independent: with several OpenMP threads they run side by side (the matrix products inside
@@ -226,7 +257,7 @@ std::vector<TranslationResult> Translator::translate_batch(const std::vector<std
             const int len = static_cast<int>(sources[order[first + k]].size());
             valid[k] = len;
             S = std::max(S, len);
-            max_lengths[k] = search_options(options, len).max_length;
+            max_lengths[k] = search_options(options, len, {}).max_length;
             capacity = std::max(capacity, max_lengths[k]);
         }
         std::vector<int> src(static_cast<size_t>(B) * S, model_.pad_id);
@@ -247,6 +278,62 @@ std::vector<TranslationResult> Translator::translate_batch(const std::vector<std
     for (const std::string& e : errors)
         if (!e.empty()) throw Error(e);
     return results;
+}
+
+DocumentTranslation Translator::translate_document(std::string_view text, const TranslationOptions& options) const {
+    validate_options(options);
+    utf8_validate(text, "the text");
+    DocumentTranslation doc;
+    const std::vector<SentenceSpan> spans = split_sentences(text, model_.source_pipeline.prefixes);
+    // UTF-16 offsets: count code units up to each span boundary, in one pass over the text.
+    std::size_t at = 0, units = 0;
+    auto utf16_offset = [&](std::size_t byte) {
+        for (; at < byte; at++) {
+            const unsigned char b = static_cast<unsigned char>(text[at]);
+            if ((b & 0xC0) != 0x80) units += b >= 0xF0 ? 2 : 1;  // a lead byte: one code point (two units above U+FFFF)
+        }
+        return units;
+    };
+    std::vector<std::string> sentence_texts;
+    for (const SentenceSpan& span : spans) {
+        DocumentSentence s;
+        s.begin = span.begin;
+        s.end = span.end;
+        s.utf16_begin = utf16_offset(span.begin);
+        s.utf16_end = utf16_offset(span.end);
+        s.line = span.line;
+        doc.sentences.push_back(std::move(s));
+        sentence_texts.emplace_back(text.substr(span.begin, span.end - span.begin));
+    }
+    std::vector<std::string> errors(spans.size());
+#pragma omp parallel for schedule(dynamic, 1)
+    for (long i = 0; i < static_cast<long>(spans.size()); i++) {
+        try {
+            doc.sentences[i].result = translate(sentence_texts[i], options);
+        } catch (const Error& e) {
+            errors[i] = std::string(e.what()) + ": skipped";
+        }
+    }
+    // The output: each input line's sentences joined with spaces; lines as in the input.
+    const int lines = static_cast<int>(std::count(text.begin(), text.end(), '\n')) + 1;
+    std::vector<std::string> out_lines(lines);
+    int previous_line = -1, in_line = 0;
+    for (size_t i = 0; i < doc.sentences.size(); i++) {
+        DocumentSentence& s = doc.sentences[i];
+        in_line = s.line == previous_line ? in_line + 1 : 1;
+        previous_line = s.line;
+        const std::string where = "line " + std::to_string(s.line + 1) + ", sentence " + std::to_string(in_line) + ": ";
+        if (!errors[i].empty()) s.result.warnings.push_back(errors[i]);
+        for (const std::string& w : s.result.warnings) doc.warnings.push_back(where + w);
+        std::string& line = out_lines[s.line];
+        if (!line.empty() && !s.result.text.empty()) line += ' ';
+        line += s.result.text;
+    }
+    for (int l = 0; l < lines; l++) {
+        if (l > 0) doc.text += '\n';
+        doc.text += out_lines[l];
+    }
+    return doc;
 }
 
 void Translator::fill_translation(TranslationResult& r, const Hypothesis& best) const {

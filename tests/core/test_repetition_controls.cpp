@@ -19,6 +19,39 @@ namespace {
 
 constexpr int BOS = 2, EOS = 3;
 
+// The texts of the 9 tokens of the synthetic models (for the character-run limit): short BPE pieces of a and b.
+const std::vector<std::string> kTokens = {"a@@", "aa@@", "<bos>", "<eos>", "a", "b@@", "ab@@", "ba", "aa"};
+
+// The shapes of the first V tokens.
+const std::vector<TokenShape>& shapes(int V) {
+    static std::vector<std::vector<TokenShape>> by_size(kTokens.size() + 1);
+    std::vector<TokenShape>& s = by_size.at(V);
+    if (s.empty())
+        for (int i = 0; i < V; i++) s.push_back(token_shape(kTokens[i]));
+    return s;
+}
+
+// The longest run of one character in the text the tokens spell (pieces ending in @@ glued to the next one,
+// other tokens followed by a space; a special token such as <bos> stands for a space).
+int longest_char_run(const std::vector<int>& tokens) {
+    std::string text;
+    for (int t : tokens) {
+        const std::string& piece = kTokens[t];
+        if (piece.front() == '<') {
+            text += " ";
+            continue;
+        }
+        const bool glued = piece.size() > 2 && piece.compare(piece.size() - 2, 2, "@@") == 0;
+        text += glued ? piece.substr(0, piece.size() - 2) : piece + " ";
+    }
+    int best = 0, run = 0;
+    for (size_t i = 0; i < text.size(); i++) {
+        run = text[i] != ' ' && i > 0 && text[i] == text[i - 1] ? run + 1 : text[i] != ' ' ? 1 : 0;
+        best = std::max(best, run);
+    }
+    return best;
+}
+
 // Logits are a pure function of (seed, prefix); the newest token gets a bonus, so without controls a search
 // soon repeats it over and over (the degenerate loop the controls are there to stop).
 std::vector<float> looping_logits(uint64_t seed, const std::vector<int>& prefix, int V) {
@@ -48,6 +81,7 @@ std::vector<float> reference_logits(uint64_t seed, const std::vector<int>& prefi
             for (auto start = seq.begin(); start < last; ++start)
                 if (std::equal(last, seq.end(), start)) logits[v] = -INFINITY;
         }
+        if (options.max_char_run > 0 && longest_char_run(seq) > options.max_char_run) logits[v] = -INFINITY;
     }
     return logits;
 }
@@ -98,8 +132,10 @@ private:
     bool started_ = false;
 };
 
-SearchOptions controls(int ngram, float penalty, int max_length) {
+SearchOptions controls(int ngram, float penalty, int max_length, int max_char_run = 0, int V = 9) {
     SearchOptions o;
+    o.max_char_run = max_char_run;
+    o.token_shapes = &shapes(V);
     o.bos_id = BOS;
     o.eos_id = EOS;
     o.max_length = max_length;
@@ -124,8 +160,9 @@ int longest_run(const std::vector<int>& tokens) {
     return best;
 }
 
-const struct { int ngram; float penalty; } kSettings[] = {{0, 1.0f}, {1, 1.0f}, {2, 1.0f}, {3, 1.0f}, {0, 1.5f},
-                                                          {0, 0.8f}, {2, 1.3f}, {4, 1.2f}};
+const struct { int ngram; float penalty; int char_run; } kSettings[] = {
+    {0, 1.0f, 0}, {1, 1.0f, 0}, {2, 1.0f, 0}, {3, 1.0f, 0}, {0, 1.5f, 0}, {0, 0.8f, 0}, {2, 1.3f, 0}, {4, 1.2f, 0},
+    {0, 1.0f, 4}, {0, 1.0f, 2}, {3, 1.0f, 4}, {2, 1.2f, 3}};
 
 }  // namespace
 
@@ -146,7 +183,8 @@ TEST_CASE("greedy search with repetition controls takes the reference's most lik
             CAPTURE(seed);
             CAPTURE(s.ngram);
             CAPTURE(s.penalty);
-            const SearchOptions opt = controls(s.ngram, s.penalty, 14);
+            CAPTURE(s.char_run);
+            const SearchOptions opt = controls(s.ngram, s.penalty, 14, s.char_run);
             LoopingModel model({seed}, 9);
             const Hypothesis h = greedy_search(model, opt);
             std::vector<int> expected;
@@ -159,6 +197,7 @@ TEST_CASE("greedy search with repetition controls takes the reference's most lik
             CHECK(h.finished == (expected.back() == EOS));
             CHECK(h.log_prob == doctest::Approx(reference_log_prob(seed, h.tokens, 9, opt)).epsilon(1e-5));
             if (s.ngram > 0) CHECK_FALSE(repeats_an_ngram(h.tokens, s.ngram));
+            if (s.char_run > 0) CHECK(longest_char_run(h.tokens) <= s.char_run);
         }
 }
 
@@ -169,11 +208,11 @@ TEST_CASE("batched greedy search with repetition controls gives each row its gre
         const std::vector<uint64_t> seeds = {3, 5, 7, 11, 13, 17};
         const std::vector<int> max_lengths = {14, 3, 20, 1, 9, 14};
         LoopingModel batch(seeds, 9);
-        const std::vector<Hypothesis> hyps = greedy_search_batch(batch, max_lengths, controls(s.ngram, s.penalty, 0));
+        const std::vector<Hypothesis> hyps = greedy_search_batch(batch, max_lengths, controls(s.ngram, s.penalty, 0, s.char_run));
         REQUIRE(hyps.size() == seeds.size());
         for (size_t i = 0; i < seeds.size(); i++) {
             LoopingModel one({seeds[i]}, 9);
-            const Hypothesis h = greedy_search(one, controls(s.ngram, s.penalty, max_lengths[i]));
+            const Hypothesis h = greedy_search(one, controls(s.ngram, s.penalty, max_lengths[i], s.char_run));
             CAPTURE(i);
             CHECK(hyps[i].tokens == h.tokens);
             CHECK(hyps[i].finished == h.finished);
@@ -193,7 +232,7 @@ TEST_CASE("beam search with repetition controls finds the brute-force optimum of
                 CAPTURE(s.ngram);
                 CAPTURE(s.penalty);
                 CAPTURE(alpha);
-                SearchOptions opt = controls(s.ngram, s.penalty, max_len);
+                SearchOptions opt = controls(s.ngram, s.penalty, max_len, s.char_run, V);
                 opt.length_penalty = alpha;
                 opt.beam_size = 300;
                 std::vector<int> best_tokens;
@@ -241,7 +280,38 @@ TEST_CASE("beam size 1 with repetition controls is greedy search with them") {
     }
 }
 
+TEST_CASE("without the character-run limit the looping model spells long runs, with it never") {
+    int long_runs = 0;
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+        LoopingModel plain({seed}, 9), limited({seed}, 9);
+        if (longest_char_run(greedy_search(plain, controls(0, 1.0f, 30)).tokens) > 4) long_runs++;
+        CHECK(longest_char_run(greedy_search(limited, controls(0, 1.0f, 30, 4)).tokens) <= 4);
+    }
+    CHECK(long_runs >= 5);
+}
+
+TEST_CASE("token shapes: the ends of a token's text, BPE continuations, special tokens") {
+    const TokenShape a = token_shape("aab@@");
+    CHECK(a.first == U'a');
+    CHECK(a.lead == 2);
+    CHECK(a.last == U'b');
+    CHECK(a.trail == 1);
+    CHECK(a.joins_next);
+    CHECK_FALSE(a.uniform);
+    const TokenShape z = token_shape("000");
+    CHECK(z.uniform);
+    CHECK(z.lead == 3);
+    CHECK_FALSE(z.joins_next);
+    CHECK(token_shape("ßß@@").first == U'ß');
+    CHECK(token_shape("<eos>").first == 0);
+    CHECK(token_shape("@@").first == 0);
+}
+
 TEST_CASE("repetition controls reject a negative n-gram size and a penalty that is not a positive number") {
+    CHECK_THROWS_WITH(RepetitionControls(controls(0, 1.0f, 5, -1), 9), doctest::Contains("max_char_run"));
+    SearchOptions no_shapes = controls(0, 1.0f, 5, 4);
+    no_shapes.token_shapes = nullptr;
+    CHECK_THROWS_WITH(RepetitionControls(no_shapes, 9), doctest::Contains("shape"));
     CHECK_THROWS_WITH(RepetitionControls(controls(-1, 1.0f, 5), 9), doctest::Contains("no_repeat_ngram_size"));
     for (float bad : {0.0f, -1.0f, NAN, INFINITY})
         CHECK_THROWS_WITH(RepetitionControls(controls(0, bad, 5), 9), doctest::Contains("repetition_penalty"));

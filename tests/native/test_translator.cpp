@@ -356,3 +356,46 @@ TEST_CASE("batched greedy translation gives the tokens and scores of one sentenc
     CHECK_THROWS_WITH(t.translate_batch(texts, bad), doctest::Contains("max batch size"));
     CHECK_THROWS_WITH(t.translate_batch({"A dog.", "A cat.", "\xff"}, one), doctest::Contains("sentence 3"));
 }
+
+TEST_CASE("a document is translated sentence by sentence, its lines and empty lines kept, each span in the input") {
+    Translator t(copy_of(small_model()));
+    const std::string text = "A man is walking. A woman is sitting on a bench.\n\n  Two children play in the snow.\n\x01\x02\nÜber 😀.";
+    TranslationOptions opt;
+    opt.beam_size = 2;
+    opt.return_attention = true;
+    const DocumentTranslation doc = t.translate_document(text, opt);
+    REQUIRE(doc.sentences.size() == 5);
+    const std::vector<std::string> sources = {"A man is walking.", "A woman is sitting on a bench.",
+                                              "Two children play in the snow.", "\x01\x02", "Über 😀."};
+    const std::vector<int> lines = {0, 0, 2, 3, 4};
+    for (size_t i = 0; i < sources.size(); i++) {
+        const DocumentSentence& s = doc.sentences[i];
+        CAPTURE(i);
+        CHECK(text.substr(s.begin, s.end - s.begin) == sources[i]);
+        CHECK(s.line == lines[i]);
+        if (i == 3) continue;  // nothing left after tokenization: skipped
+        const TranslationResult alone = t.translate(sources[i], opt);
+        CHECK(s.result.target_ids == alone.target_ids);
+        CHECK(s.result.text == alone.text);
+        CHECK(s.result.cross.data == alone.cross.data);
+    }
+    // UTF-16 offsets: "Ü" is one unit, the emoji two.
+    const DocumentSentence& last = doc.sentences[4];
+    CHECK(last.utf16_end - last.utf16_begin == std::string("Über ").size() - 1 + 2 + 1);
+    CHECK(doc.sentences[0].utf16_begin == 0);
+    CHECK(doc.sentences[2].utf16_begin == 52);
+    CHECK(doc.sentences[3].result.text.empty());
+    // (random weights may also run into the length limit: those warnings name their sentences too)
+    CHECK(std::count(doc.warnings.begin(), doc.warnings.end(),
+                     "line 4, sentence 1: the text to translate is empty after tokenization: skipped") == 1);
+    for (const std::string& w : doc.warnings) CHECK(w.rfind("line ", 0) == 0);
+    const std::string expected = doc.sentences[0].result.text + " " + doc.sentences[1].result.text + "\n\n" +
+                                 doc.sentences[2].result.text + "\n\n" + doc.sentences[4].result.text;
+    CHECK(doc.text == expected);
+    CHECK(t.translate_document("", opt).text.empty());
+    CHECK(t.translate_document("\n\n", opt).text == "\n\n");
+    CHECK_THROWS_WITH(t.translate_document("A dog. \xff", opt), doctest::Contains("invalid UTF-8 at byte 7"));
+    TranslationOptions bad;
+    bad.beam_size = 65;
+    CHECK_THROWS_WITH(t.translate_document("A dog.", bad), doctest::Contains("beam size"));
+}

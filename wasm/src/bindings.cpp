@@ -92,40 +92,81 @@ EMSCRIPTEN_KEEPALIVE const char* attend_translator_info(int handle) {
     }, static_cast<const char*>(nullptr));
 }
 
+}  // extern "C"
+
+namespace {
+
 // options_json: {"beam": 5, "lengthPenalty": 0.6, "maxLength": 0, "maxLengthRatio": 2, "noRepeatNgramSize": ..,
 // "repetitionPenalty": .., "attention": true}; absent keys take TranslationOptions' defaults.
+TranslationOptions parse_options(const char* options_json) {
+    nlohmann::json o = nlohmann::json::parse(options_json ? options_json : "{}", nullptr, /*allow_exceptions=*/false);
+    if (!o.is_object()) throw Error("the options must be a JSON object");
+    TranslationOptions opt;
+    opt.beam_size = int_option(o, "beam", opt.beam_size);
+    opt.length_penalty = static_cast<float>(number_option(o, "lengthPenalty", opt.length_penalty));
+    opt.max_length = int_option(o, "maxLength", opt.max_length);
+    opt.max_length_ratio = static_cast<float>(number_option(o, "maxLengthRatio", opt.max_length_ratio));
+    opt.no_repeat_ngram_size = int_option(o, "noRepeatNgramSize", opt.no_repeat_ngram_size);
+    opt.repetition_penalty = static_cast<float>(number_option(o, "repetitionPenalty", opt.repetition_penalty));
+    auto attention = o.find("attention");
+    if (attention != o.end() && !attention->is_boolean())
+        throw Error("option attention must be true or false, got " + attention->dump());
+    opt.return_attention = attention == o.end() || attention->get<bool>();
+    validate_options(opt);
+    return opt;
+}
+
+// One translation as JSON; its attention maps (when kept) appended to floats.
+nlohmann::json result_json(const TranslationResult& r, bool attention, std::vector<float>& floats) {
+    nlohmann::json j = {{"text", r.text}, {"tokenized", r.tokenized}, {"sourceTokens", r.source_tokens},
+                        {"targetTokens", r.target_tokens}, {"targetIds", r.target_ids}, {"score", r.score},
+                        {"logProb", r.log_prob}, {"finished", r.finished}, {"warnings", r.warnings},
+                        {"timings", {{"preprocessMs", r.preprocess_ms}, {"searchMs", r.search_ms},
+                                     {"attentionMs", r.attention_ms}}}};
+    if (attention && !r.source_tokens.empty())
+        j["attention"] = {{"cross", append_maps(floats, r.cross)},
+                          {"encoderSelf", append_maps(floats, r.encoder_self)},
+                          {"decoderSelf", append_maps(floats, r.decoder_self)}};
+    return j;
+}
+
+int store(Result out) {
+    const int h = g_next_handle++;
+    g_results[h] = std::move(out);
+    return h;
+}
+
+}  // namespace
+
+extern "C" {
+
 EMSCRIPTEN_KEEPALIVE int attend_translate(int handle, const char* text, const char* options_json) {
     return guarded([&] {
         Translator& t = translator(handle);
-        nlohmann::json o = nlohmann::json::parse(options_json ? options_json : "{}", nullptr, /*allow_exceptions=*/false);
-        if (!o.is_object()) throw Error("the options must be a JSON object");
-        TranslationOptions opt;
-        opt.beam_size = int_option(o, "beam", opt.beam_size);
-        opt.length_penalty = static_cast<float>(number_option(o, "lengthPenalty", opt.length_penalty));
-        opt.max_length = int_option(o, "maxLength", opt.max_length);
-        opt.max_length_ratio = static_cast<float>(number_option(o, "maxLengthRatio", opt.max_length_ratio));
-        opt.no_repeat_ngram_size = int_option(o, "noRepeatNgramSize", opt.no_repeat_ngram_size);
-        opt.repetition_penalty = static_cast<float>(number_option(o, "repetitionPenalty", opt.repetition_penalty));
-        auto attention = o.find("attention");
-        if (attention != o.end() && !attention->is_boolean())
-            throw Error("option attention must be true or false, got " + attention->dump());
-        opt.return_attention = attention == o.end() || attention->get<bool>();
-        validate_options(opt);
-        TranslationResult r = t.translate(text, opt);
+        const TranslationOptions opt = parse_options(options_json);
         Result out;
-        nlohmann::json j = {{"text", r.text}, {"tokenized", r.tokenized}, {"sourceTokens", r.source_tokens},
-                            {"targetTokens", r.target_tokens}, {"targetIds", r.target_ids}, {"score", r.score},
-                            {"logProb", r.log_prob}, {"finished", r.finished}, {"warnings", r.warnings},
-                            {"timings", {{"preprocessMs", r.preprocess_ms}, {"searchMs", r.search_ms},
-                                         {"attentionMs", r.attention_ms}}}};
-        if (opt.return_attention)
-            j["attention"] = {{"cross", append_maps(out.floats, r.cross)},
-                              {"encoderSelf", append_maps(out.floats, r.encoder_self)},
-                              {"decoderSelf", append_maps(out.floats, r.decoder_self)}};
-        out.json = j.dump();
-        const int h = g_next_handle++;
-        g_results[h] = std::move(out);
-        return h;
+        out.json = result_json(t.translate(text, opt), opt.return_attention, out.floats).dump();
+        return store(std::move(out));
+    }, 0);
+}
+
+// {"text", "warnings", "sentences": [{"begin", "end" (UTF-16 indices of the input), "line", ...translation}]}
+EMSCRIPTEN_KEEPALIVE int attend_translate_document(int handle, const char* text, const char* options_json) {
+    return guarded([&] {
+        Translator& t = translator(handle);
+        const TranslationOptions opt = parse_options(options_json);
+        const DocumentTranslation doc = t.translate_document(text, opt);
+        Result out;
+        nlohmann::json sentences = nlohmann::json::array();
+        for (const DocumentSentence& s : doc.sentences) {
+            nlohmann::json j = result_json(s.result, opt.return_attention, out.floats);
+            j["begin"] = s.utf16_begin;
+            j["end"] = s.utf16_end;
+            j["line"] = s.line;
+            sentences.push_back(std::move(j));
+        }
+        out.json = nlohmann::json{{"text", doc.text}, {"warnings", doc.warnings}, {"sentences", sentences}}.dump();
+        return store(std::move(out));
     }, 0);
 }
 
