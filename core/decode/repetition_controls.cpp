@@ -14,8 +14,10 @@ RepetitionControls::RepetitionControls(const SearchOptions& options, int vocab_s
       penalty_(options.repetition_penalty),
       vocab_(vocab_size),
       max_char_run_(options.max_char_run),
+      max_token_run_(options.max_token_run),
       shapes_(options.token_shapes),
       exempt_(options.char_run_exempt) {
+    if (max_token_run_ < 0) throw Error("max_token_run must not be negative, got " + std::to_string(max_token_run_));
     if (max_char_run_ < 0) throw Error("max_char_run must not be negative, got " + std::to_string(max_char_run_));
     if (max_char_run_ > 0 && (!shapes_ || static_cast<int>(shapes_->size()) != vocab_size))
         throw Error("max_char_run needs the shape of every one of the " + std::to_string(vocab_size) + " tokens");
@@ -37,6 +39,12 @@ void RepetitionControls::apply(float* logits, const int* generated, int length) 
         }
         for (int i = 0; i < length; ++i)
             if (generated[i] >= 0 && generated[i] < vocab_) seen_[generated[i]] = 0;
+    }
+    if (max_token_run_ > 0 && length >= max_token_run_) {
+        const int token = generated[length - 1];
+        if (token >= 0 && token < vocab_ &&
+            std::all_of(generated + length - max_token_run_, generated + length, [&](int t) { return t == token; }))
+            logits[token] = -std::numeric_limits<float>::infinity();
     }
     if (max_char_run_ > 0 && length > 0) {
         // The run of one character at the end of the text so far: the last token's trailing run, extended back

@@ -19,6 +19,8 @@ struct SearchOptions {
     // the logit of every token generated before is divided by this (multiplied when negative; CTRL's penalty,
     // https://arxiv.org/abs/1909.05858); 1: off, > 1 discourages repeats.
     float repetition_penalty = 1.0f;
+    // No token more than this many times in a row (0: off): the loop no_repeat_ngram_size n still allows n times.
+    int max_token_run = 0;
     // A token that would make one character repeat more than max_char_run times in a row in the output text is
     // forbidden (0: off), except for the characters in char_run_exempt (those the source itself repeats so).
     // token_shapes [V] describes each token's text; it is required when max_char_run > 0.

@@ -85,6 +85,7 @@ void validate_options(const TranslationOptions& o) {
         throw Error("repetition penalty must be a finite number above 0, got " + number_text(o.repetition_penalty));
     check_range("max batch size", o.max_batch_size, 1, kMaxBatchSize);
     check_range("max char run", o.max_char_run, 0, 1000);
+    check_range("max token run", o.max_token_run, 0, 1000);
 }
 
 Translator::Translator(TranslatorModel model) : model_(std::move(model)) {
@@ -146,6 +147,7 @@ SearchOptions Translator::search_options(const TranslationOptions& options, int 
     search.no_repeat_ngram_size = options.no_repeat_ngram_size;
     search.repetition_penalty = options.repetition_penalty;
     search.max_char_run = options.max_char_run;
+    search.max_token_run = options.max_token_run;
     search.token_shapes = &target_shapes_;
     search.char_run_exempt = long_runs(text, options.max_char_run);
     return search;

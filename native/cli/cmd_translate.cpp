@@ -180,6 +180,11 @@ CommandRegistrar registrar([](CLI::App& app) {
     cmd->add_option("--repetition-penalty", o.repetition_penalty,
                     "Divide the logits of tokens generated before by this (> 1 discourages repeats; 1: off)")
         ->capture_default_str();
+    cmd->add_option("--max-token-run", o.max_token_run, "No token more than this many times in a row (0: off)")
+        ->capture_default_str();
+    cmd->add_option("--max-char-run", o.max_char_run,
+                    "No character more than this many times in a row, unless the source has such a run (0: off)")
+        ->capture_default_str();
     cmd->add_option("--batch", o.max_batch_size,
                     "Greedy search (-b 1) without --attention: sentences decoded together (1: one at a time)")
         ->capture_default_str();

@@ -67,6 +67,8 @@ std::vector<float> looping_logits(uint64_t seed, const std::vector<int>& prefix,
     return logits;
 }
 
+int longest_run(const std::vector<int>& tokens);
+
 // The controls of `options` applied to the logits that follow `prefix`, one candidate token at a time.
 std::vector<float> reference_logits(uint64_t seed, const std::vector<int>& prefix, int V, const SearchOptions& options) {
     std::vector<float> logits = looping_logits(seed, prefix, V);
@@ -82,6 +84,7 @@ std::vector<float> reference_logits(uint64_t seed, const std::vector<int>& prefi
                 if (std::equal(last, seq.end(), start)) logits[v] = -INFINITY;
         }
         if (options.max_char_run > 0 && longest_char_run(seq) > options.max_char_run) logits[v] = -INFINITY;
+        if (options.max_token_run > 0 && longest_run(seq) > options.max_token_run) logits[v] = -INFINITY;
     }
     return logits;
 }
@@ -132,8 +135,9 @@ private:
     bool started_ = false;
 };
 
-SearchOptions controls(int ngram, float penalty, int max_length, int max_char_run = 0, int V = 9) {
+SearchOptions controls(int ngram, float penalty, int max_length, int max_char_run = 0, int V = 9, int max_token_run = 0) {
     SearchOptions o;
+    o.max_token_run = max_token_run;
     o.max_char_run = max_char_run;
     o.token_shapes = &shapes(V);
     o.bos_id = BOS;
@@ -160,9 +164,10 @@ int longest_run(const std::vector<int>& tokens) {
     return best;
 }
 
-const struct { int ngram; float penalty; int char_run; } kSettings[] = {
-    {0, 1.0f, 0}, {1, 1.0f, 0}, {2, 1.0f, 0}, {3, 1.0f, 0}, {0, 1.5f, 0}, {0, 0.8f, 0}, {2, 1.3f, 0}, {4, 1.2f, 0},
-    {0, 1.0f, 4}, {0, 1.0f, 2}, {3, 1.0f, 4}, {2, 1.2f, 3}};
+const struct { int ngram; float penalty; int char_run; int token_run; } kSettings[] = {
+    {0, 1.0f, 0, 0}, {1, 1.0f, 0, 0}, {2, 1.0f, 0, 0}, {3, 1.0f, 0, 0}, {0, 1.5f, 0, 0}, {0, 0.8f, 0, 0},
+    {2, 1.3f, 0, 0}, {4, 1.2f, 0, 0}, {0, 1.0f, 4, 0}, {0, 1.0f, 2, 0}, {3, 1.0f, 4, 0}, {2, 1.2f, 3, 0},
+    {0, 1.0f, 0, 1}, {0, 1.0f, 0, 3}, {4, 1.0f, 4, 3}};
 
 }  // namespace
 
@@ -184,7 +189,7 @@ TEST_CASE("greedy search with repetition controls takes the reference's most lik
             CAPTURE(s.ngram);
             CAPTURE(s.penalty);
             CAPTURE(s.char_run);
-            const SearchOptions opt = controls(s.ngram, s.penalty, 14, s.char_run);
+            const SearchOptions opt = controls(s.ngram, s.penalty, 14, s.char_run, 9, s.token_run);
             LoopingModel model({seed}, 9);
             const Hypothesis h = greedy_search(model, opt);
             std::vector<int> expected;
@@ -198,6 +203,7 @@ TEST_CASE("greedy search with repetition controls takes the reference's most lik
             CHECK(h.log_prob == doctest::Approx(reference_log_prob(seed, h.tokens, 9, opt)).epsilon(1e-5));
             if (s.ngram > 0) CHECK_FALSE(repeats_an_ngram(h.tokens, s.ngram));
             if (s.char_run > 0) CHECK(longest_char_run(h.tokens) <= s.char_run);
+            if (s.token_run > 0) CHECK(longest_run(h.tokens) <= s.token_run);
         }
 }
 
@@ -208,11 +214,11 @@ TEST_CASE("batched greedy search with repetition controls gives each row its gre
         const std::vector<uint64_t> seeds = {3, 5, 7, 11, 13, 17};
         const std::vector<int> max_lengths = {14, 3, 20, 1, 9, 14};
         LoopingModel batch(seeds, 9);
-        const std::vector<Hypothesis> hyps = greedy_search_batch(batch, max_lengths, controls(s.ngram, s.penalty, 0, s.char_run));
+        const std::vector<Hypothesis> hyps = greedy_search_batch(batch, max_lengths, controls(s.ngram, s.penalty, 0, s.char_run, 9, s.token_run));
         REQUIRE(hyps.size() == seeds.size());
         for (size_t i = 0; i < seeds.size(); i++) {
             LoopingModel one({seeds[i]}, 9);
-            const Hypothesis h = greedy_search(one, controls(s.ngram, s.penalty, max_lengths[i], s.char_run));
+            const Hypothesis h = greedy_search(one, controls(s.ngram, s.penalty, max_lengths[i], s.char_run, 9, s.token_run));
             CAPTURE(i);
             CHECK(hyps[i].tokens == h.tokens);
             CHECK(hyps[i].finished == h.finished);
@@ -232,7 +238,7 @@ TEST_CASE("beam search with repetition controls finds the brute-force optimum of
                 CAPTURE(s.ngram);
                 CAPTURE(s.penalty);
                 CAPTURE(alpha);
-                SearchOptions opt = controls(s.ngram, s.penalty, max_len, s.char_run, V);
+                SearchOptions opt = controls(s.ngram, s.penalty, max_len, s.char_run, V, s.token_run);
                 opt.length_penalty = alpha;
                 opt.beam_size = 300;
                 std::vector<int> best_tokens;
@@ -309,6 +315,7 @@ TEST_CASE("token shapes: the ends of a token's text, BPE continuations, special 
 
 TEST_CASE("repetition controls reject a negative n-gram size and a penalty that is not a positive number") {
     CHECK_THROWS_WITH(RepetitionControls(controls(0, 1.0f, 5, -1), 9), doctest::Contains("max_char_run"));
+    CHECK_THROWS_WITH(RepetitionControls(controls(0, 1.0f, 5, 0, 9, -1), 9), doctest::Contains("max_token_run"));
     SearchOptions no_shapes = controls(0, 1.0f, 5, 4);
     no_shapes.token_shapes = nullptr;
     CHECK_THROWS_WITH(RepetitionControls(no_shapes, 9), doctest::Contains("shape"));
