@@ -19,10 +19,14 @@ export interface TranslateOptions {
   maxLengthRatio?: number;
   /** alpha in log P / L^alpha. Default 0.6. */
   lengthPenalty?: number;
-  /** Never generate an n-gram of this size twice (0: off), 0 to 64. Default 3. */
+  /** Never generate an n-gram of this size twice (0: off), 0 to 64. Default 4. */
   noRepeatNgramSize?: number;
   /** Logits of tokens generated before are divided by this (> 1 discourages repeats; 1: off). Default 1. */
   repetitionPenalty?: number;
+  /** No token more than this many times in a row (0: off), 0 to 1000. Default 3. */
+  maxTokenRun?: number;
+  /** No character more than this many times in a row unless the source has such a run (0: off), 0 to 1000. Default 4. */
+  maxCharRun?: number;
   /** Return every attention map. Default true. */
   attention?: boolean;
 }

@@ -112,6 +112,8 @@ const OPTION_RULES = {
   lengthPenalty: { key: 'lengthPenalty', min: -1e6, max: 1e6 },
   noRepeatNgramSize: { key: 'noRepeatNgramSize', integer: true, min: 0, max: 64 },
   repetitionPenalty: { key: 'repetitionPenalty', min: Number.MIN_VALUE, max: 1e6 },
+  maxTokenRun: { key: 'maxTokenRun', integer: true, min: 0, max: 1000 },
+  maxCharRun: { key: 'maxCharRun', integer: true, min: 0, max: 1000 },
 };
 
 function describe(value) {
@@ -177,7 +179,8 @@ export class AttendTranslator {
   // { text, tokenized, sourceTokens, targetTokens, score, finished, warnings,
   //   attention: { cross, encoderSelf, decoderSelf }, timings }
   // options (each optional; null or undefined: the default): beam (5), maxLength (0), maxLengthRatio (2),
-  // lengthPenalty (0.6), noRepeatNgramSize (3), repetitionPenalty (1), attention (true).
+  // lengthPenalty (0.6), noRepeatNgramSize (4), repetitionPenalty (1), maxTokenRun (3), maxCharRun (4),
+  // attention (true).
   async translate(text, options) {
     const started = performance.now();
     const json = this.#run('_attend_translate', 'translate', text, options, (json, floats) => {

@@ -209,3 +209,23 @@ test('a lone surrogate is an Error naming where it is, never a silently changed 
   assert.equal(typeof r.text, 'string');
   t.dispose();
 });
+
+test('translateDocument: sentence by sentence, lines kept, spans index the input, each sentence as translate() gives it', async () => {
+  const t = await Attend.load(modelBytes);
+  const text = 'A man is walking. A woman is sitting on a bench.\n\nTwo dogs 🐕 play in the snow.';
+  const doc = await t.translateDocument(text, { beam: 2 });
+  assert.deepEqual(doc.sentences.map((s) => text.slice(s.begin, s.end)),
+    ['A man is walking.', 'A woman is sitting on a bench.', 'Two dogs 🐕 play in the snow.']);
+  assert.deepEqual(doc.sentences.map((s) => s.line), [0, 0, 2]);
+  for (const s of doc.sentences) {
+    const alone = await t.translate(text.slice(s.begin, s.end), { beam: 2 });
+    assert.deepEqual(s.targetTokens, alone.targetTokens);
+    assert.deepEqual(s.attention.cross.shape, alone.attention.cross.shape);
+    assert.deepEqual(Array.from(s.attention.cross.data), Array.from(alone.attention.cross.data));
+  }
+  assert.equal(doc.text, `${doc.sentences[0].text} ${doc.sentences[1].text}\n\n${doc.sentences[2].text}`);
+  assert.deepEqual((await t.translateDocument('\n\n')).sentences, []);
+  await assert.rejects(t.translateDocument('A \uD800 dog.'), /lone surrogate/);
+  await assert.rejects(t.translateDocument('A dog.', { beam: 0 }), /beam must be between 1 and 64/);
+  t.dispose();
+});

@@ -97,7 +97,7 @@ EMSCRIPTEN_KEEPALIVE const char* attend_translator_info(int handle) {
 namespace {
 
 // options_json: {"beam": 5, "lengthPenalty": 0.6, "maxLength": 0, "maxLengthRatio": 2, "noRepeatNgramSize": ..,
-// "repetitionPenalty": .., "attention": true}; absent keys take TranslationOptions' defaults.
+// "repetitionPenalty": .., "maxTokenRun": .., "maxCharRun": .., "attention": true}; absent keys take TranslationOptions' defaults.
 TranslationOptions parse_options(const char* options_json) {
     nlohmann::json o = nlohmann::json::parse(options_json ? options_json : "{}", nullptr, /*allow_exceptions=*/false);
     if (!o.is_object()) throw Error("the options must be a JSON object");
@@ -108,6 +108,8 @@ TranslationOptions parse_options(const char* options_json) {
     opt.max_length_ratio = static_cast<float>(number_option(o, "maxLengthRatio", opt.max_length_ratio));
     opt.no_repeat_ngram_size = int_option(o, "noRepeatNgramSize", opt.no_repeat_ngram_size);
     opt.repetition_penalty = static_cast<float>(number_option(o, "repetitionPenalty", opt.repetition_penalty));
+    opt.max_token_run = int_option(o, "maxTokenRun", opt.max_token_run);
+    opt.max_char_run = int_option(o, "maxCharRun", opt.max_char_run);
     auto attention = o.find("attention");
     if (attention != o.end() && !attention->is_boolean())
         throw Error("option attention must be true or false, got " + attention->dump());
