@@ -47,6 +47,7 @@ export class AttendWorker {
 
   info() { return structuredClone(this.#info); }
   translate(text, options = {}) { return this.#call({ op: 'translate', text, options }); }
+  translateDocument(text, options = {}) { return this.#call({ op: 'translateDocument', text, options }); }
   async dispose() {
     await this.#call({ op: 'dispose' });
     this.#worker.terminate();

@@ -1,5 +1,5 @@
 // The worker side of attend-client.js: runs Attend in a Web Worker (module worker) so translation never blocks
-// the page. Messages: {id, op: 'load'|'translate'|'info'|'dispose', ...} -> {id, result} or {id, error}.
+// the page. Messages: {id, op: 'load'|'translate'|'translateDocument'|'info'|'dispose', ...} -> {id, result} or {id, error}.
 import { Attend } from './attend.js';
 
 let translator = null;
@@ -19,6 +19,8 @@ self.onmessage = async ({ data }) => {
       throw new Error('no model is loaded in this worker');
     } else if (op === 'translate') {
       result = await translator.translate(data.text, data.options);
+    } else if (op === 'translateDocument') {
+      result = await translator.translateDocument(data.text, data.options);
     } else if (op === 'info') {
       result = translator.info();
     } else if (op === 'dispose') {

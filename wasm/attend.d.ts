@@ -9,13 +9,24 @@ export interface LoadOptions {
   name?: string;
 }
 
+/** Each option is checked: a value of the wrong type or out of its range is an Error naming it (null: default). */
 export interface TranslateOptions {
-  /** Beam size; 1 is greedy search. Default 5. */
+  /** Beam size, 1 to 64; 1 is greedy search. Default 5. */
   beam?: number;
-  /** Most tokens to generate, <eos> included; 0 picks 2 x source tokens + 10. */
+  /** Most tokens to generate, <eos> included, 0 to 4096; 0: the model's limit. Default 0. */
   maxLength?: number;
+  /** At most ceil(ratio x source tokens) + 10 tokens are generated; 0: no limit relative to the source. Default 2. */
+  maxLengthRatio?: number;
   /** alpha in log P / L^alpha. Default 0.6. */
   lengthPenalty?: number;
+  /** Never generate an n-gram of this size twice (0: off), 0 to 64. Default 4. */
+  noRepeatNgramSize?: number;
+  /** Logits of tokens generated before are divided by this (> 1 discourages repeats; 1: off). Default 1. */
+  repetitionPenalty?: number;
+  /** No token more than this many times in a row (0: off), 0 to 1000. Default 3. */
+  maxTokenRun?: number;
+  /** No character more than this many times in a row unless the source has such a run (0: off), 0 to 1000. Default 4. */
+  maxCharRun?: number;
   /** Return every attention map. Default true. */
   attention?: boolean;
 }
@@ -37,7 +48,10 @@ export interface Translation {
   targetIds: number[];
   score: number;
   logProb: number;
+  /** false: cut by the length limit before the model ended it (a warning says so). */
   finished: boolean;
+  /** What happened to this translation: the source cut to the model's limit, the output cut by the length limit. */
+  warnings: string[];
   /** cross: target x source; encoderSelf: source x source; decoderSelf: target x target (causal). */
   attention?: { cross: AttentionMaps; encoderSelf: AttentionMaps; decoderSelf: AttentionMaps };
   timings: { preprocessMs: number; searchMs: number; attentionMs: number; totalMs: number };
@@ -57,10 +71,30 @@ export interface ModelInfo {
   card: Record<string, unknown>;
 }
 
+/** One sentence of a document: its place in the input and its translation. */
+export interface DocumentSentence extends Translation {
+  /** The sentence is input.slice(begin, end) (UTF-16 indices, as JavaScript strings count). */
+  begin: number;
+  end: number;
+  /** 0-based input line. */
+  line: number;
+}
+
+export interface DocumentTranslation {
+  /** The translations: a line's sentences joined with spaces, the input's lines and empty lines kept. */
+  text: string;
+  /** Every sentence's warnings, each starting with where it is ("line 2, sentence 1: ..."). */
+  warnings: string[];
+  sentences: DocumentSentence[];
+}
+
 export declare class AttendTranslator {
   readonly simd: boolean;
   info(): ModelInfo;
-  translate(text: string, options?: TranslateOptions): Promise<Translation>;
+  /** Throws for empty text, a lone surrogate, or an option out of range; over-long text is cut, with a warning. */
+  translate(text: string, options?: TranslateOptions | null): Promise<Translation>;
+  /** Any text: split into sentences (Moses' rules), each translated; a sentence that fails leaves a warning. */
+  translateDocument(text: string, options?: TranslateOptions | null): Promise<DocumentTranslation>;
   dispose(): void;
 }
 
@@ -76,7 +110,8 @@ export default Attend;
 export declare class AttendWorker {
   static load(source: string | URL | ArrayBuffer | Uint8Array, options?: LoadOptions & { workerUrl?: URL }): Promise<AttendWorker>;
   info(): ModelInfo;
-  translate(text: string, options?: TranslateOptions): Promise<Translation>;
+  translate(text: string, options?: TranslateOptions | null): Promise<Translation>;
+  translateDocument(text: string, options?: TranslateOptions | null): Promise<DocumentTranslation>;
   dispose(): Promise<void>;
 }
 

@@ -104,6 +104,54 @@ function shapeMaps(core, json, floatsPtr) {
   return { layers: byLayer, data: all, shape: [layers, heads, rows, cols] };
 }
 
+// Each option's JSON name for the core, and what it accepts (the core checks the ranges again).
+const OPTION_RULES = {
+  beam: { key: 'beam', integer: true, min: 1, max: 64 },
+  maxLength: { key: 'maxLength', integer: true, min: 0, max: 4096 },
+  maxLengthRatio: { key: 'maxLengthRatio', min: 0, max: 1000 },
+  lengthPenalty: { key: 'lengthPenalty', min: -1e6, max: 1e6 },
+  noRepeatNgramSize: { key: 'noRepeatNgramSize', integer: true, min: 0, max: 64 },
+  repetitionPenalty: { key: 'repetitionPenalty', min: Number.MIN_VALUE, max: 1e6 },
+  maxTokenRun: { key: 'maxTokenRun', integer: true, min: 0, max: 1000 },
+  maxCharRun: { key: 'maxCharRun', integer: true, min: 0, max: 1000 },
+};
+
+function describe(value) {
+  return typeof value === 'string' ? `the string '${value}'` : String(value);
+}
+
+// The options as the core's JSON, or a clear Error naming the option that is wrong.
+function optionsJson(options) {
+  if (options === undefined || options === null) options = {};
+  if (typeof options !== 'object') throw new TypeError(`translate(text, options): options must be an object, got ${describe(options)}`);
+  const out = {};
+  for (const [name, rule] of Object.entries(OPTION_RULES)) {
+    const value = options[name];
+    if (value === undefined || value === null) continue;
+    if (typeof value !== 'number' || !Number.isFinite(value)) {
+      throw new TypeError(`option ${name} must be a finite number, got ${describe(value)}`);
+    }
+    if (rule.integer && !Number.isInteger(value)) throw new RangeError(`option ${name} must be a whole number, got ${value}`);
+    if (value < rule.min || value > rule.max) {
+      throw new RangeError(`option ${name} must be between ${rule.min === Number.MIN_VALUE ? 'above 0' : rule.min} and ${rule.max}, got ${value}`);
+    }
+    out[rule.key] = value;
+  }
+  const attention = options.attention ?? true;
+  if (typeof attention !== 'boolean') throw new TypeError(`option attention must be true or false, got ${describe(attention)}`);
+  out.attention = attention;
+  return JSON.stringify(out);
+}
+
+// Text that is not well-formed UTF-16 (a lone surrogate) would reach the core with U+FFFD in its place, silently
+// changed; it is refused the way invalid UTF-8 is natively.
+function checkWellFormed(text) {
+  if (typeof text.isWellFormed === 'function' ? text.isWellFormed() : !/\p{Cs}/u.test(text)) return;
+  const at = text.search(/\p{Cs}/u);
+  const unit = text.charCodeAt(at).toString(16).toUpperCase();
+  throw new Error(`the text is not well-formed Unicode: a lone surrogate U+${unit} at index ${at} (expected text with paired surrogates)`);
+}
+
 export class AttendTranslator {
   #core; #handle; #info;
 
@@ -128,14 +176,46 @@ export class AttendTranslator {
     return structuredClone(this.#info);
   }
 
-  // { text, tokenized, sourceTokens, targetTokens, score, attention: { cross, encoderSelf, decoderSelf }, timings }
-  async translate(text, { beam = 5, maxLength = 0, lengthPenalty = 0.6, attention = true } = {}) {
-    this.#check();
-    if (typeof text !== 'string') throw new TypeError('translate(text): text must be a string');
-    const core = this.#core;
+  // { text, tokenized, sourceTokens, targetTokens, score, finished, warnings,
+  //   attention: { cross, encoderSelf, decoderSelf }, timings }
+  // options (each optional; null or undefined: the default): beam (5), maxLength (0), maxLengthRatio (2),
+  // lengthPenalty (0.6), noRepeatNgramSize (4), repetitionPenalty (1), maxTokenRun (3), maxCharRun (4),
+  // attention (true).
+  async translate(text, options) {
     const started = performance.now();
+    const json = this.#run('_attend_translate', 'translate', text, options, (json, floats) => {
+      json.attention = json.attention && this.#maps(json.attention, floats);
+      return json;
+    });
+    json.timings.totalMs = performance.now() - started;
+    return json;
+  }
+
+  // A text of any length, translated sentence by sentence with its lines and empty lines kept:
+  // { text, warnings, sentences: [{ begin, end (indices into text), line, ...what translate() returns }] }.
+  async translateDocument(text, options) {
+    return this.#run('_attend_translate_document', 'translateDocument', text, options, (json, floats) => {
+      for (const s of json.sentences) s.attention = s.attention && this.#maps(s.attention, floats);
+      return json;
+    });
+  }
+
+  #maps(attention, floats) {
+    const core = this.#core;
+    return {
+      cross: shapeMaps(core, attention.cross, floats),
+      encoderSelf: shapeMaps(core, attention.encoderSelf, floats),
+      decoderSelf: shapeMaps(core, attention.decoderSelf, floats),
+    };
+  }
+
+  #run(entry, name, text, options, finish) {
+    this.#check();
+    if (typeof text !== 'string') throw new TypeError(`${name}(text): text must be a string`);
+    checkWellFormed(text);
+    options = optionsJson(options);
+    const core = this.#core;
     const textBytes = core.lengthBytesUTF8(text) + 1;
-    const options = JSON.stringify({ beam, maxLength, lengthPenalty, attention });
     const optionBytes = core.lengthBytesUTF8(options) + 1;
     const textPtr = core._malloc(textBytes);
     const optionsPtr = core._malloc(optionBytes);
@@ -143,19 +223,10 @@ export class AttendTranslator {
     try {
       core.stringToUTF8(text, textPtr, textBytes);
       core.stringToUTF8(options, optionsPtr, optionBytes);
-      result = core._attend_translate(this.#handle, textPtr, optionsPtr);
+      result = core[entry](this.#handle, textPtr, optionsPtr);
       if (!result) throw this.#error('translation failed');
       const json = JSON.parse(core.UTF8ToString(core._attend_result_json(result)));
-      if (json.attention) {
-        const floats = core._attend_result_floats(result);
-        json.attention = {
-          cross: shapeMaps(core, json.attention.cross, floats),
-          encoderSelf: shapeMaps(core, json.attention.encoderSelf, floats),
-          decoderSelf: shapeMaps(core, json.attention.decoderSelf, floats),
-        };
-      }
-      json.timings.totalMs = performance.now() - started;
-      return json;
+      return finish(json, core._attend_result_floats(result));
     } finally {
       core._free(textPtr);
       core._free(optionsPtr);

@@ -1,10 +1,13 @@
 #include "decode/beam_search.h"
 
+#include "decode/repetition_controls.h"
+
 #include "error.h"
 #include "kernels/softmax.h"
 #include "kernels/topk.h"
 
 #include <algorithm>
+#include <limits>
 #include <vector>
 
 namespace attend {
@@ -47,6 +50,7 @@ std::vector<Hypothesis> beam_search(StepModel& model, const SearchOptions& optio
     std::vector<int> last_tokens(K, options.bos_id), parents(K);
     std::vector<float> logits(static_cast<size_t>(K) * V), log_probs(V), top_values(per_row);
     std::vector<int> top_indices(per_row);
+    RepetitionControls controls(options, V);
     std::vector<Candidate> candidates;
     candidates.reserve(static_cast<size_t>(K) * per_row);
 
@@ -56,9 +60,12 @@ std::vector<Hypothesis> beam_search(StepModel& model, const SearchOptions& optio
 
         candidates.clear();
         for (int i = 0; i < n; i++) {
-            log_softmax_forward(log_probs.data(), logits.data() + static_cast<size_t>(i) * V, 1, V);
+            float* row = logits.data() + static_cast<size_t>(i) * V;
+            if (controls.active()) controls.apply(row, live[i].tokens.data(), static_cast<int>(live[i].tokens.size()));
+            log_softmax_forward(log_probs.data(), row, 1, V);
             topk(top_indices.data(), top_values.data(), log_probs.data(), V, per_row);
-            for (int j = 0; j < per_row; j++)
+            // Tokens the repetition controls forbid (-infinity) are never candidates.
+            for (int j = 0; j < per_row && top_values[j] != -std::numeric_limits<float>::infinity(); j++)
                 candidates.push_back({live[i].log_prob + top_values[j], i, top_indices[j]});
         }
         std::sort(candidates.begin(), candidates.end(), better);

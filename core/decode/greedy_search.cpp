@@ -1,5 +1,7 @@
 #include "decode/greedy_search.h"
 
+#include "decode/repetition_controls.h"
+
 #include "error.h"
 #include "kernels/softmax.h"
 #include "kernels/topk.h"
@@ -12,11 +14,13 @@ Hypothesis greedy_search(StepModel& model, const SearchOptions& options) {
     if (options.max_length < 1) throw Error("greedy search: max_length must be at least 1");
     const int V = model.vocab_size();
     std::vector<float> logits(V);
+    RepetitionControls controls(options, V);
     Hypothesis hyp;
     hyp.tokens.reserve(options.max_length);
     int last = options.bos_id;
     for (int t = 0; t < options.max_length; t++) {
         model.step(logits.data(), &last, 1);
+        if (controls.active()) controls.apply(logits.data(), hyp.tokens.data(), static_cast<int>(hyp.tokens.size()));
         // The most likely token is the largest logit; only its log-probability is needed, not the whole row's.
         last = argmax(logits.data(), V);
         hyp.tokens.push_back(last);

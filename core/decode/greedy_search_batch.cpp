@@ -1,5 +1,7 @@
 #include "decode/greedy_search_batch.h"
 
+#include "decode/repetition_controls.h"
+
 #include "error.h"
 #include "kernels/softmax.h"
 #include "kernels/topk.h"
@@ -20,13 +22,15 @@ std::vector<Hypothesis> greedy_search_batch(StepModel& model, const std::vector<
     std::vector<int> sentence_of_row(B), last(B, options.bos_id), keep;
     std::iota(sentence_of_row.begin(), sentence_of_row.end(), 0);
     std::vector<float> logits(static_cast<size_t>(B) * V);
+    RepetitionControls controls(options, V);
     keep.reserve(B);
     for (int n = B; n > 0;) {
         model.step(logits.data(), last.data(), n);
         keep.clear();
         for (int r = 0; r < n; ++r) {
             Hypothesis& h = hyps[sentence_of_row[r]];
-            const float* row = logits.data() + static_cast<size_t>(r) * V;
+            float* row = logits.data() + static_cast<size_t>(r) * V;
+            if (controls.active()) controls.apply(row, h.tokens.data(), static_cast<int>(h.tokens.size()));
             const int token = argmax(row, V);
             h.tokens.push_back(token);
             h.log_prob += log_softmax_at(row, V, token);

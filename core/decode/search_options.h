@@ -1,6 +1,7 @@
 // Options and results of greedy and beam search (CTranslate2's TranslationOptions, minus what belongs to the
 // translator: tokenization and attention capture).
 #pragma once
+#include <string>
 #include <vector>
 
 namespace attend {
@@ -11,7 +12,35 @@ struct SearchOptions {
     int max_length = 256;         // generated tokens, <eos> included
     int bos_id = 2;
     int eos_id = 3;
+    // Repetition controls, as in CTranslate2 (both act on the logits before the softmax, so a hypothesis' log_prob
+    // is summed over the distributions they leave):
+    // a token that would complete an n-gram already generated is forbidden (0: off; 1 forbids every repeated token);
+    int no_repeat_ngram_size = 0;
+    // the logit of every token generated before is divided by this (multiplied when negative; CTRL's penalty,
+    // https://arxiv.org/abs/1909.05858); 1: off, > 1 discourages repeats.
+    float repetition_penalty = 1.0f;
+    // No token more than this many times in a row (0: off): the loop no_repeat_ngram_size n still allows n times.
+    int max_token_run = 0;
+    // A token that would make one character repeat more than max_char_run times in a row in the output text is
+    // forbidden (0: off), except for the characters in char_run_exempt (those the source itself repeats so).
+    // token_shapes [V] describes each token's text; it is required when max_char_run > 0.
+    int max_char_run = 0;
+    const std::vector<struct TokenShape>* token_shapes = nullptr;
+    std::u32string char_run_exempt;
 };
+
+// What the character-run limit needs to know of a token's text: its first and last code points and how often each
+// repeats at that end, whether the token is one character throughout, and whether the next token is glued on
+// (a BPE continuation "piece@@": no space in between). Special tokens have no text (first = last = 0) and end
+// a run.
+struct TokenShape {
+    char32_t first = 0, last = 0;
+    int lead = 0, trail = 0;
+    bool uniform = false, joins_next = false;
+};
+
+// The shape of a token's text; "@@" at its end marks a BPE continuation.
+TokenShape token_shape(const std::string& token);
 
 struct Hypothesis {
     std::vector<int> tokens;  // generated tokens without <bos>; ends with <eos> unless max_length cut it

@@ -5,9 +5,12 @@
 #include "translate/bahdanau_search_model.h"
 #include "translate/model_search.h"
 #include "translate/transformer_search_model.h"
+#include "text/sentence_splitter.h"
+#include "text/utf8.h"
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <numeric>
 
 namespace attend {
@@ -37,11 +40,60 @@ void collect(AttentionMaps& maps, const Layers& layers, Get weights_of, int head
     }
 }
 
+std::string number_text(double value) {
+    if (std::isnan(value)) return "NaN";
+    if (std::isinf(value)) return value > 0 ? "Infinity" : "-Infinity";
+    if (value == std::floor(value) && std::fabs(value) < 1e15) return std::to_string(static_cast<long long>(value));
+    return nlohmann::json(value).dump();
+}
+
+void check_range(const char* name, double value, double low, double high) {
+    if (!(value >= low && value <= high))  // NaN fails too
+        throw Error(std::string(name) + " must be between " + number_text(low) + " and " + number_text(high) +
+                    ", got " + number_text(value));
+}
+
+// The characters that `text` repeats more than max_run times in a row.
+std::u32string long_runs(std::string_view text, int max_run) {
+    std::u32string out;
+    if (max_run <= 0 || utf8_find_invalid(text) != std::string_view::npos) return out;
+    const std::u32string cps = utf8_decode(text);
+    int run = 0;
+    for (size_t i = 0; i < cps.size(); i++) {
+        run = i > 0 && cps[i] == cps[i - 1] ? run + 1 : 1;
+        if (run > max_run && out.find(cps[i]) == std::u32string::npos) out.push_back(cps[i]);
+    }
+    return out;
+}
+
+void add_cut_warning(TranslationResult& r) {
+    if (!r.finished)
+        r.warnings.push_back("the translation was cut at " + std::to_string(r.target_ids.size()) +
+                             " tokens (the length limit) before the model ended it");
+}
+
 }  // namespace
+
+void validate_options(const TranslationOptions& o) {
+    check_range("beam size", o.beam_size, 1, kMaxBeamSize);
+    if (!std::isfinite(o.length_penalty))
+        throw Error("length penalty must be a finite number, got " + number_text(o.length_penalty));
+    check_range("max length", o.max_length, 0, kMaxDecodingLength);
+    check_range("max length ratio", o.max_length_ratio, 0, 1000);
+    check_range("no_repeat_ngram_size", o.no_repeat_ngram_size, 0, kMaxNoRepeatNgramSize);
+    if (!(std::isfinite(o.repetition_penalty) && o.repetition_penalty > 0))
+        throw Error("repetition penalty must be a finite number above 0, got " + number_text(o.repetition_penalty));
+    check_range("max batch size", o.max_batch_size, 1, kMaxBatchSize);
+    check_range("max char run", o.max_char_run, 0, 1000);
+    check_range("max token run", o.max_token_run, 0, 1000);
+}
 
 Translator::Translator(TranslatorModel model) : model_(std::move(model)) {
     model_.architecture();  // throws when the model holds no network
     if (model_.transformer) transformer_prepare_decoding(*model_.transformer);  // half-float weights for decoding
+    target_shapes_.reserve(model_.target_vocab.size());
+    for (int id = 0; id < static_cast<int>(model_.target_vocab.size()); id++)
+        target_shapes_.push_back(token_shape(model_.target_vocab.token(id)));
 }
 
 Translator Translator::from_bytes(std::vector<uint8_t> bytes, const std::string& source_name) {
@@ -62,26 +114,58 @@ std::vector<std::string> Translator::source_tokens(std::string_view text) const 
     return tokens;
 }
 
+std::vector<std::string> Translator::source_tokens_truncated(std::string_view text,
+                                                             std::vector<std::string>& warnings) const {
+    if (text.empty() || only_whitespace(text)) throw Error("the text to translate is empty");
+    std::vector<std::string> tokens = preprocess_for_model(text, model_.source_pipeline);
+    if (tokens.empty()) throw Error("the text to translate is empty after tokenization");
+    const int limit = max_source_tokens();
+    if (static_cast<int>(tokens.size()) + 1 > limit) {
+        warnings.push_back("the text is " + std::to_string(tokens.size() + 1) +
+                           " tokens long (with <eos>); this model accepts at most " + std::to_string(limit) +
+                           ": only the first " + std::to_string(limit - 1) + " were translated");
+        tokens.resize(static_cast<size_t>(limit - 1));
+    }
+    tokens.push_back(model_.target_vocab.token(model_.eos_id));
+    return tokens;
+}
+
+SearchOptions Translator::search_options(const TranslationOptions& options, int S, std::string_view text) const {
+    SearchOptions search;
+    search.beam_size = options.beam_size;
+    search.length_penalty = options.length_penalty;
+    int limit = model_.max_target_tokens();
+    if (options.max_length > 0) limit = std::min(limit, options.max_length);
+    if (options.max_length_ratio > 0) {
+        // The model's own default (2 S + 10, or a d2l model's num_steps) when the ratio is the default 2.
+        const double relative = std::ceil(static_cast<double>(options.max_length_ratio) * S) + 10.0;
+        limit = std::min(limit, static_cast<int>(std::min(relative, 1e9)));
+    }
+    search.max_length = std::max(1, limit);
+    search.bos_id = model_.bos_id;
+    search.eos_id = model_.eos_id;
+    search.no_repeat_ngram_size = options.no_repeat_ngram_size;
+    search.repetition_penalty = options.repetition_penalty;
+    search.max_char_run = options.max_char_run;
+    search.max_token_run = options.max_token_run;
+    search.token_shapes = &target_shapes_;
+    search.char_run_exempt = long_runs(text, options.max_char_run);
+    return search;
+}
+
 TranslationResult Translator::translate(std::string_view text, const TranslationOptions& options) const {
-    if (options.beam_size < 1) throw Error("beam size must be at least 1, got " + std::to_string(options.beam_size));
-    if (options.max_length < 0) throw Error("max length must not be negative, got " + std::to_string(options.max_length));
+    validate_options(options);
     TranslationResult r;
 
     auto start = std::chrono::steady_clock::now();
-    r.source_tokens = source_tokens(text);
+    r.source_tokens = source_tokens_truncated(text, r.warnings);
     std::vector<int> src = model_.source_vocab.ids(r.source_tokens);
     const int S = static_cast<int>(src.size());
     r.preprocess_ms = ms_since(start);
 
     start = std::chrono::steady_clock::now();
-    SearchOptions search;
-    search.beam_size = options.beam_size;
-    search.length_penalty = options.length_penalty;
-    search.max_length = options.max_length > 0 ? std::min(options.max_length, model_.max_target_tokens())
-                                               : default_max_length(model_, S);
-    search.bos_id = model_.bos_id;
-    search.eos_id = model_.eos_id;
-    fill_translation(r, search_translation(model_, src, search));
+    fill_translation(r, search_translation(model_, src, search_options(options, S, text)));
+    add_cut_warning(r);
     r.search_ms = ms_since(start);
 
     if (options.return_attention && !r.target_ids.empty()) {
@@ -117,9 +201,7 @@ TranslationResult Translator::translate(std::string_view text, const Translation
 
 std::vector<TranslationResult> Translator::translate_batch(const std::vector<std::string>& texts,
                                                            const TranslationOptions& options) const {
-    if (options.max_batch_size < 1)
-        throw Error("max batch size must be at least 1, got " + std::to_string(options.max_batch_size));
-    if (options.max_length < 0) throw Error("max length must not be negative, got " + std::to_string(options.max_length));
+    validate_options(options);
     std::vector<size_t> order(texts.size());
     std::iota(order.begin(), order.end(), size_t{0});
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return texts[a].size() < texts[b].size(); });
@@ -143,7 +225,7 @@ std::vector<TranslationResult> Translator::translate_batch(const std::vector<std
     for (size_t i = 0; i < texts.size(); i++) {
         const auto start = std::chrono::steady_clock::now();
         try {
-            results[i].source_tokens = source_tokens(texts[i]);
+            results[i].source_tokens = source_tokens_truncated(texts[i], results[i].warnings);
         } catch (const Error& e) {
             throw Error("sentence " + std::to_string(i + 1) + ": " + e.what());
         }
@@ -151,10 +233,16 @@ std::vector<TranslationResult> Translator::translate_batch(const std::vector<std
         results[i].preprocess_ms = ms_since(start);
     }
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return sources[a].size() < sources[b].size(); });
-    SearchOptions search;
-    search.length_penalty = options.length_penalty;
-    search.bos_id = model_.bos_id;
-    search.eos_id = model_.eos_id;
+    // A source with a long run of one character exempts it from the run limit: such a sentence (rare) goes alone,
+    // as the rest of the batch must not share its exemption.
+    std::vector<size_t> alone;
+    order.erase(std::remove_if(order.begin(), order.end(), [&](size_t i) {
+                    const bool exempt = !long_runs(texts[i], options.max_char_run).empty();
+                    if (exempt) alone.push_back(i);
+                    return exempt;
+                }), order.end());
+    for (size_t i : alone) results[i] = translate(texts[i], options);
+    const SearchOptions search = search_options(options, 1, {});  // everything but max_length, which is per sentence
     const long batches = static_cast<long>((order.size() + options.max_batch_size - 1) / options.max_batch_size);
     std::vector<std::string> errors(batches);
     // Batches are independent: with several OpenMP threads they run side by side (the matrix products inside
@@ -171,8 +259,7 @@ std::vector<TranslationResult> Translator::translate_batch(const std::vector<std
             const int len = static_cast<int>(sources[order[first + k]].size());
             valid[k] = len;
             S = std::max(S, len);
-            max_lengths[k] = options.max_length > 0 ? std::min(options.max_length, model_.max_target_tokens())
-                                                    : default_max_length(model_, len);
+            max_lengths[k] = search_options(options, len, {}).max_length;
             capacity = std::max(capacity, max_lengths[k]);
         }
         std::vector<int> src(static_cast<size_t>(B) * S, model_.pad_id);
@@ -184,6 +271,7 @@ std::vector<TranslationResult> Translator::translate_batch(const std::vector<std
         for (size_t k = 0; k < count; k++) {
             TranslationResult& r = results[order[first + k]];
             fill_translation(r, hyps[k]);
+            add_cut_warning(r);
             r.search_ms = per_sentence_ms;
         }
     } catch (const std::exception& e) {
@@ -192,6 +280,62 @@ std::vector<TranslationResult> Translator::translate_batch(const std::vector<std
     for (const std::string& e : errors)
         if (!e.empty()) throw Error(e);
     return results;
+}
+
+DocumentTranslation Translator::translate_document(std::string_view text, const TranslationOptions& options) const {
+    validate_options(options);
+    utf8_validate(text, "the text");
+    DocumentTranslation doc;
+    const std::vector<SentenceSpan> spans = split_sentences(text, model_.source_pipeline.prefixes);
+    // UTF-16 offsets: count code units up to each span boundary, in one pass over the text.
+    std::size_t at = 0, units = 0;
+    auto utf16_offset = [&](std::size_t byte) {
+        for (; at < byte; at++) {
+            const unsigned char b = static_cast<unsigned char>(text[at]);
+            if ((b & 0xC0) != 0x80) units += b >= 0xF0 ? 2 : 1;  // a lead byte: one code point (two units above U+FFFF)
+        }
+        return units;
+    };
+    std::vector<std::string> sentence_texts;
+    for (const SentenceSpan& span : spans) {
+        DocumentSentence s;
+        s.begin = span.begin;
+        s.end = span.end;
+        s.utf16_begin = utf16_offset(span.begin);
+        s.utf16_end = utf16_offset(span.end);
+        s.line = span.line;
+        doc.sentences.push_back(std::move(s));
+        sentence_texts.emplace_back(text.substr(span.begin, span.end - span.begin));
+    }
+    std::vector<std::string> errors(spans.size());
+#pragma omp parallel for schedule(dynamic, 1)
+    for (long i = 0; i < static_cast<long>(spans.size()); i++) {
+        try {
+            doc.sentences[i].result = translate(sentence_texts[i], options);
+        } catch (const Error& e) {
+            errors[i] = std::string(e.what()) + ": skipped";
+        }
+    }
+    // The output: each input line's sentences joined with spaces; lines as in the input.
+    const int lines = static_cast<int>(std::count(text.begin(), text.end(), '\n')) + 1;
+    std::vector<std::string> out_lines(lines);
+    int previous_line = -1, in_line = 0;
+    for (size_t i = 0; i < doc.sentences.size(); i++) {
+        DocumentSentence& s = doc.sentences[i];
+        in_line = s.line == previous_line ? in_line + 1 : 1;
+        previous_line = s.line;
+        const std::string where = "line " + std::to_string(s.line + 1) + ", sentence " + std::to_string(in_line) + ": ";
+        if (!errors[i].empty()) s.result.warnings.push_back(errors[i]);
+        for (const std::string& w : s.result.warnings) doc.warnings.push_back(where + w);
+        std::string& line = out_lines[s.line];
+        if (!line.empty() && !s.result.text.empty()) line += ' ';
+        line += s.result.text;
+    }
+    for (int l = 0; l < lines; l++) {
+        if (l > 0) doc.text += '\n';
+        doc.text += out_lines[l];
+    }
+    return doc;
 }
 
 void Translator::fill_translation(TranslationResult& r, const Hypothesis& best) const {

@@ -1,14 +1,18 @@
-// `attend translate`: translate --text, a file, or standard input with a model file (or a checkpoint).
+// `attend translate`: translate --text, a file, or standard input with a model file (or a checkpoint). One output
+// line per input line, always: an empty line stays empty, and a line that cannot be translated (invalid UTF-8)
+// gives an empty line and a warning naming it, so the rest of the file is never lost.
 #include "cli/command.h"
 #include "cli/line_io.h"
 #include "cli/model_loading.h"
 #include "cli/option_checks.h"
 #include "data/text_file.h"
 #include "error.h"
+#include "text/utf8.h"
 #include "translate/translator.h"
 
 #include <omp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -18,40 +22,38 @@ namespace {
 
 struct TranslateFlags {
     std::string model, text, input, attention_file;
-    int beam = 5, max_length = 0, threads = 0, batch = 32;
-    float length_penalty = 0.6f;
-    bool tokenized = false, verbose = false, text_given = false;
+    TranslationOptions options;
+    int threads = 0;
+    bool tokenized = false, json = false, verbose = false, text_given = false;
 };
 
 nlohmann::json maps_json(const AttentionMaps& a) {
     return {{"layers", a.layers}, {"heads", a.heads}, {"rows", a.rows}, {"cols", a.cols}, {"data", a.data}};
 }
 
-void run_translate(const TranslateFlags& f) {
-    Translator translator(load_model_or_checkpoint(f.model));
-    std::vector<std::string> lines;
-    if (f.text_given) lines.push_back(f.text);
-    else lines = read_input_lines(f.input);
-    if (lines.empty()) throw Error("nothing to translate: give --text, --input FILE, or lines on standard input");
+bool blank(const std::string& line) {
+    return std::all_of(line.begin(), line.end(), [](char c) { return c == ' ' || c == '\t' || c == '\r'; });
+}
 
-    TranslationOptions opt;
-    opt.beam_size = f.beam;
-    opt.length_penalty = f.length_penalty;
-    opt.max_length = f.max_length;
-    opt.return_attention = !f.attention_file.empty();
-    if (f.threads > 0) omp_set_num_threads(f.threads);
-
-    opt.max_batch_size = f.batch;
-    std::vector<TranslationResult> results(lines.size());
-    std::vector<std::string> errors(lines.size());
-    auto start = std::chrono::steady_clock::now();
-    if (opt.beam_size == 1 && !opt.return_attention && f.batch > 1) {
+// Translates lines[i] for every i in `todo` into results[i]; a sentence that fails gets its error in errors[i].
+void translate_lines(const Translator& translator, const std::vector<std::string>& lines,
+                     const std::vector<size_t>& todo, const TranslationOptions& opt,
+                     std::vector<TranslationResult>& results, std::vector<std::string>& errors) {
+    if (opt.beam_size == 1 && !opt.return_attention && opt.max_batch_size > 1) {
         // Greedy search decodes batches of similar-length sentences together (batches side by side on threads).
-        results = translator.translate_batch(lines, opt);
-    } else {
+        std::vector<std::string> texts;
+        texts.reserve(todo.size());
+        for (size_t i : todo) texts.push_back(lines[i]);
+        try {
+            std::vector<TranslationResult> batch = translator.translate_batch(texts, opt);
+            for (size_t k = 0; k < todo.size(); k++) results[todo[k]] = std::move(batch[k]);
+            return;
+        } catch (const Error&) {
+            // One sentence failed the whole batch: translate one at a time below, to keep every other one.
+        }
+    }
     // Sentences are independent: translate them in parallel, longest first so the threads finish together.
-    std::vector<size_t> order(lines.size());
-    for (size_t i = 0; i < order.size(); i++) order[i] = i;
+    std::vector<size_t> order = todo;
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return lines[a].size() > lines[b].size(); });
 #pragma omp parallel for schedule(dynamic, 1)
     for (long k = 0; k < static_cast<long>(order.size()); k++) {
@@ -62,15 +64,78 @@ void run_translate(const TranslateFlags& f) {
             errors[i] = e.what();
         }
     }
-    }
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    for (size_t i = 0; i < lines.size(); i++)
-        if (!errors[i].empty()) throw Error("line " + std::to_string(i + 1) + ": " + errors[i]);
+}
 
-    for (const TranslationResult& r : results) std::printf("%s\n", (f.tokenized ? r.tokenized : r.text).c_str());
+void run_translate(TranslateFlags& f) {
+    validate_options(f.options);
+    if (f.threads < 0) throw Error("--threads must be at least 1, got " + std::to_string(f.threads));
+    Translator translator(load_model_or_checkpoint(f.model));
+    std::vector<std::string> lines;
+    if (f.text_given) {
+        if (blank(f.text)) throw Error("the text to translate is empty");
+        lines.push_back(f.text);
+    } else {
+        lines = read_input_lines(f.input, /*check_utf8=*/false);
+    }
+    if (lines.empty()) throw Error("nothing to translate: give --text, --input FILE, or lines on standard input");
+
+    TranslationOptions& opt = f.options;
+    opt.return_attention = !f.attention_file.empty();
+    if (f.threads > 0) omp_set_num_threads(f.threads);
+
+    const size_t n = lines.size();
+    std::vector<TranslationResult> results(n);
+    std::vector<std::string> errors(n);
+    std::vector<size_t> todo;
+    for (size_t i = 0; i < n; i++) {
+        if (blank(lines[i])) continue;  // an empty line in, an empty line out
+        const size_t bad = utf8_find_invalid(lines[i]);
+        if (bad != std::string::npos)
+            errors[i] = "invalid UTF-8 at byte " + std::to_string(bad) + " of the line";
+        else
+            todo.push_back(i);
+    }
+    const auto start = std::chrono::steady_clock::now();
+    translate_lines(translator, lines, todo, opt, results, errors);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+    // A line's warnings: why it was skipped, or what happened to its translation.
+    std::vector<std::vector<std::string>> warnings(n);
+    size_t skipped = 0, warned = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!errors[i].empty()) {
+            warnings[i].push_back(errors[i] + ": skipped (an empty line out)");
+            results[i] = TranslationResult{};
+            skipped++;
+        }
+        warnings[i].insert(warnings[i].end(), results[i].warnings.begin(), results[i].warnings.end());
+        if (!warnings[i].empty()) warned++;
+        for (const std::string& w : warnings[i])
+            std::fprintf(stderr, "attend: warning: line %zu: %s\n", i + 1, w.c_str());
+    }
+
+    for (size_t i = 0; i < n; i++) {
+        const TranslationResult& r = results[i];
+        const std::string& text = f.tokenized ? r.tokenized : r.text;
+        if (!f.json) {
+            std::printf("%s\n", text.c_str());
+            continue;
+        }
+        const bool translated = !blank(lines[i]) && errors[i].empty();
+        nlohmann::json j = {{"line", i + 1}, {"text", text}, {"warnings", warnings[i]}};
+        if (translated) {
+            j["score"] = r.score;
+            j["tokens"] = r.target_tokens;
+            j["finished"] = r.finished;
+        } else {
+            j["skipped"] = !errors[i].empty();
+        }
+        std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    }
+    std::fflush(stdout);
     if (f.verbose)
-        std::fprintf(stderr, "%zu sentences in %.2f s (%.1f ms per sentence, beam %d, %d threads)\n", lines.size(), seconds,
-                     1000.0 * seconds / lines.size(), f.beam, omp_get_max_threads());
+        std::fprintf(stderr, "%zu sentences in %.2f s (%.1f ms per sentence, beam %d, %d threads)\n", todo.size(),
+                     seconds, todo.empty() ? 0.0 : 1000.0 * seconds / todo.size(), opt.beam_size, omp_get_max_threads());
     if (!f.attention_file.empty()) {
         nlohmann::json out = nlohmann::json::array();
         for (const TranslationResult& r : results)
@@ -84,26 +149,56 @@ void run_translate(const TranslateFlags& f) {
                                {"sentences", out}}.dump()
              << '\n';
     }
+    if (warned > 0) {
+        std::fprintf(stderr, "attend: %zu of %zu lines skipped, %zu with warnings (exit status %d)\n", skipped, n,
+                     warned, kExitSkipped);
+        exit_status() = kExitSkipped;
+    }
 }
 
 CommandRegistrar registrar([](CLI::App& app) {
     auto f = std::make_shared<TranslateFlags>();
-    CLI::App* cmd = app.add_subcommand("translate", "Translate text with a model file (greedy or beam search)");
+    TranslationOptions& o = f->options;
+    CLI::App* cmd = app.add_subcommand(
+        "translate",
+        "Translate text with a model file (greedy or beam search). One output line per input line; exit status " +
+            std::to_string(kExitSkipped) +
+            " when some line was skipped (invalid UTF-8), truncated (longer than the model accepts) or cut by the "
+            "length limit, each named in a warning on standard error");
     cmd->add_option("-m,--model", f->model, "Model file (.safetensors) or training checkpoint")->required();
     cmd->add_option("-t,--text", f->text, "One sentence to translate");
     cmd->add_option("-i,--input", f->input, "File with one sentence a line (.gz too); default: standard input");
-    cmd->add_option("-b,--beam", f->beam, "Beam size (1: greedy)")->capture_default_str();
-    cmd->add_option("--length-penalty", f->length_penalty, "alpha in log P / L^alpha")->capture_default_str();
-    cmd->add_option("--max-length", f->max_length, "Most tokens to generate (0: 2 x source + 10)");
-    cmd->add_option("--batch", f->batch,
+    cmd->add_option("-b,--beam", o.beam_size, "Beam size (1: greedy; at most " + std::to_string(kMaxBeamSize) + ")")
+        ->capture_default_str();
+    cmd->add_option("--length-penalty", o.length_penalty, "alpha in log P / L^alpha")->capture_default_str();
+    cmd->add_option("--max-length", o.max_length,
+                    "Most tokens to generate (0: the model's limit; never more than --max-length-ratio allows)");
+    cmd->add_option("--max-length-ratio", o.max_length_ratio,
+                    "At most ratio x source tokens + 10 tokens are generated (0: no limit relative to the source)")
+        ->capture_default_str();
+    cmd->add_option("--no-repeat-ngram-size", o.no_repeat_ngram_size,
+                    "Never generate an n-gram of this size twice (0: off)")->capture_default_str();
+    cmd->add_option("--repetition-penalty", o.repetition_penalty,
+                    "Divide the logits of tokens generated before by this (> 1 discourages repeats; 1: off)")
+        ->capture_default_str();
+    cmd->add_option("--max-token-run", o.max_token_run, "No token more than this many times in a row (0: off)")
+        ->capture_default_str();
+    cmd->add_option("--max-char-run", o.max_char_run,
+                    "No character more than this many times in a row, unless the source has such a run (0: off)")
+        ->capture_default_str();
+    cmd->add_option("--batch", o.max_batch_size,
                     "Greedy search (-b 1) without --attention: sentences decoded together (1: one at a time)")
         ->capture_default_str()->check(at_least(1));
     cmd->add_option("--attention", f->attention_file, "Write every attention map (layer x head) to this JSON file");
     cmd->add_flag("--tokenized", f->tokenized, "Print tokenized lowercase output (what BLEU is computed on)");
-    cmd->add_option("--threads", f->threads, "CPU threads (sentences are translated in parallel)");
+    cmd->add_flag("--json", f->json,
+                  "One JSON object a line: line, text, score, tokens, finished, warnings (skipped lines: skipped)");
+    cmd->add_option("--threads", f->threads, "CPU threads (sentences are translated in parallel; default: all)");
     cmd->add_flag("-v,--verbose", f->verbose, "Print timing to standard error");
     cmd->callback([f, cmd] {
         f->text_given = cmd->count("--text") > 0;
+        if (cmd->count("--threads") > 0 && f->threads < 1)
+            throw Error("--threads must be at least 1, got " + std::to_string(f->threads));
         run_translate(*f);
     });
 });

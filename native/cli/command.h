@@ -16,6 +16,11 @@ struct CommandRegistrar {
     explicit CommandRegistrar(CommandSetup setup) { command_registry().push_back(std::move(setup)); }
 };
 
+// The program's exit status when no error is thrown (0 unless a command sets it, e.g. `attend translate` sets
+// kExitSkipped when it translated every line it could but skipped, truncated or cut some).
+int& exit_status();
+constexpr int kExitSkipped = 3;
+
 // `attend bench <what>`: the parent is shared by every benchmark command.
 CLI::App* bench_command(CLI::App& app);
 

@@ -8,13 +8,13 @@
 
 namespace attend::cli {
 
-std::vector<std::string> read_input_lines(const std::string& path) {
-    if (!path.empty() && path != "-") return read_lines(path);
+std::vector<std::string> read_input_lines(const std::string& path, bool check_utf8) {
+    if (!path.empty() && path != "-") return read_lines(path, check_utf8);
     std::vector<std::string> lines;
     std::string line;
     for (std::size_t number = 1; std::getline(std::cin, line); ++number) {
         if (!line.empty() && line.back() == '\r') line.pop_back();
-        utf8_validate(line, "stdin line " + std::to_string(number));
+        if (check_utf8) utf8_validate(line, "stdin line " + std::to_string(number));
         lines.push_back(line);
     }
     return lines;

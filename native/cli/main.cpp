@@ -12,6 +12,11 @@ std::vector<CommandSetup>& command_registry() {
     return registry;
 }
 
+int& exit_status() {
+    static int status = 0;
+    return status;
+}
+
 CLI::App* bench_command(CLI::App& app) {
     for (CLI::App* sub : app.get_subcommands([](CLI::App* s) { return s->get_name() == "bench"; }))
         return sub;
@@ -38,5 +43,5 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "attend: internal error: %s\n", e.what());
         return 2;
     }
-    return 0;
+    return attend::cli::exit_status();
 }

@@ -57,7 +57,7 @@ std::string read_file_bytes(const std::string& path) {
     return bytes;
 }
 
-std::vector<std::string> read_lines(const std::string& path) {
+std::vector<std::string> read_lines(const std::string& path, bool check_utf8) {
     std::string bytes = read_file_bytes(path);
     std::vector<std::string> lines;
     std::size_t start = 0;
@@ -69,7 +69,7 @@ std::vector<std::string> read_lines(const std::string& path) {
         lines.emplace_back(bytes, start, length);
         start = end + 1;
     }
-    for (std::size_t i = 0; i < lines.size(); ++i) {
+    for (std::size_t i = 0; check_utf8 && i < lines.size(); ++i) {
         std::size_t bad = utf8_find_invalid(lines[i]);
         if (bad != std::string::npos)
             throw Error(path + " line " + std::to_string(i + 1) + ": invalid UTF-8 at byte " + std::to_string(bad) +

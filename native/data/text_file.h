@@ -11,8 +11,9 @@ namespace attend {
 std::string read_file_bytes(const std::string& path);
 
 // The file's lines without their '\n' (a final newline does not start an empty line; a '\r' before the '\n'
-// is dropped). Throws attend::Error naming the file and the 1-based line number on invalid UTF-8.
-std::vector<std::string> read_lines(const std::string& path);
+// is dropped). Throws attend::Error naming the file and the 1-based line number on invalid UTF-8, unless
+// check_utf8 is false (for a caller that reports bad lines itself and goes on with the others).
+std::vector<std::string> read_lines(const std::string& path, bool check_utf8 = true);
 
 // Writes the lines, each followed by '\n'; gzip-compressed when the path ends in ".gz".
 void write_lines(const std::string& path, const std::vector<std::string>& lines);

@@ -149,7 +149,7 @@ TEST_CASE("bahdanau model file: F16 and I8 stay close; malformed files fail nami
     CHECK_THROWS_WITH(Translator(std::move(empty)), doctest::Contains("holds no network"));
 }
 
-TEST_CASE("bahdanau search: beam size 1 equals greedy; sources longer than num_steps are refused") {
+TEST_CASE("bahdanau search: beam size 1 equals greedy; sources longer than num_steps are cut to them") {
     TranslatorModel m = small_rnn_model(10, 9);
     const BahdanauSeq2Seq& model = *m.bahdanau;
     SearchOptions greedy;
@@ -178,7 +178,11 @@ TEST_CASE("bahdanau search: beam size 1 equals greedy; sources longer than num_s
     std::vector<int> long_source(11, m.source_vocab["go"]);
     CHECK_THROWS_WITH(BahdanauSearchModel(model, long_source.data(), 11), doctest::Contains("at most 10"));
     Translator t(std::move(m));
-    CHECK_THROWS_WITH(t.translate("go go go go go go go go go go ."), doctest::Contains("at most 10 tokens"));
+    CHECK_THROWS_WITH(t.source_tokens("go go go go go go go go go go ."), doctest::Contains("at most 10 tokens"));
+    const TranslationResult cut = t.translate("go go go go go go go go go go .");
+    CHECK(cut.source_tokens.size() == 10);
+    REQUIRE_FALSE(cut.warnings.empty());
+    CHECK(cut.warnings[0].find("accepts at most 10: only the first 9 were translated") != std::string::npos);
     CHECK(t.max_source_tokens() == 10);
 }
 

@@ -190,17 +190,83 @@ TEST_CASE("loading names what is wrong with a model file") {
     CHECK_FALSE(load_error({'h', 'e', 'l', 'l', 'o'}).empty());
 }
 
-TEST_CASE("translate rejects empty, over-long and invalid text with the reason") {
+TEST_CASE("translate rejects empty and invalid text with the reason, and translates the start of over-long text") {
     Translator t(copy_of(small_model()));
     CHECK_THROWS_WITH(t.translate(""), doctest::Contains("empty"));
     CHECK_THROWS_WITH(t.translate("   \n"), doctest::Contains("empty"));
-    std::string long_text;
-    for (int i = 0; i < 60; i++) long_text += "dog ";
-    CHECK_THROWS_WITH(t.translate(long_text), doctest::Contains("accepts at most 40 tokens"));
     CHECK_THROWS_WITH(t.translate("a \xff\xfe dog"), doctest::Contains("UTF-8"));
-    TranslationOptions bad;
-    bad.beam_size = 0;
-    CHECK_THROWS_WITH(t.translate("a dog", bad), doctest::Contains("beam size"));
+    std::string long_text, start_text;
+    for (int i = 0; i < 60; i++) long_text += "dog ";
+    for (int i = 0; i < 39; i++) start_text += "dog ";
+    CHECK_THROWS_WITH(t.source_tokens(long_text), doctest::Contains("accepts at most 40 tokens"));
+    TranslationOptions opt;
+    opt.beam_size = 2;
+    const TranslationResult r = t.translate(long_text, opt);
+    REQUIRE(r.warnings.size() >= 1);
+    CHECK(r.warnings[0] == "the text is 61 tokens long (with <eos>); this model accepts at most 40: only the first 39 were "
+                           "translated");
+    CHECK(r.source_tokens == t.source_tokens(start_text));
+    const TranslationResult start = t.translate(start_text, opt);
+    CHECK(r.target_ids == start.target_ids);
+    CHECK(r.warnings.size() == start.warnings.size() + 1);
+}
+
+TEST_CASE("translation options out of range are errors that name the option and its range") {
+    Translator t(copy_of(small_model()));
+    auto error_of = [&](auto change) {
+        TranslationOptions o;
+        change(o);
+        try {
+            t.translate("a dog", o);
+        } catch (const Error& e) {
+            CHECK_THROWS_WITH(t.translate_batch({"a dog"}, o), e.what());  // the same check for batches
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    CHECK(error_of([](TranslationOptions& o) { o.beam_size = 0; }) == "beam size must be between 1 and 64, got 0");
+    CHECK(error_of([](TranslationOptions& o) { o.beam_size = 1000; }) == "beam size must be between 1 and 64, got 1000");
+    CHECK(error_of([](TranslationOptions& o) { o.length_penalty = NAN; }) == "length penalty must be a finite number, got NaN");
+    CHECK(error_of([](TranslationOptions& o) { o.length_penalty = -INFINITY; }) ==
+          "length penalty must be a finite number, got -Infinity");
+    CHECK(error_of([](TranslationOptions& o) { o.max_length = -1; }) == "max length must be between 0 and 4096, got -1");
+    CHECK(error_of([](TranslationOptions& o) { o.max_length = 5000; }) == "max length must be between 0 and 4096, got 5000");
+    CHECK(error_of([](TranslationOptions& o) { o.max_length_ratio = NAN; }) ==
+          "max length ratio must be between 0 and 1000, got NaN");
+    CHECK(error_of([](TranslationOptions& o) { o.no_repeat_ngram_size = -1; }) ==
+          "no_repeat_ngram_size must be between 0 and 64, got -1");
+    CHECK(error_of([](TranslationOptions& o) { o.repetition_penalty = 0.0f; }) ==
+          "repetition penalty must be a finite number above 0, got 0");
+    CHECK(error_of([](TranslationOptions& o) { o.repetition_penalty = INFINITY; }) ==
+          "repetition penalty must be a finite number above 0, got Infinity");
+    CHECK(error_of([](TranslationOptions& o) { o.max_batch_size = 0; }) == "max batch size must be between 1 and 1024, got 0");
+    CHECK(error_of([](TranslationOptions& o) { o.beam_size = 64; }) == "no error");
+}
+
+TEST_CASE("the output length is capped relative to the source, and a cut translation says so") {
+    Translator t(copy_of(small_model()));
+    for (float ratio : {0.0f, 0.5f, 1.0f, 2.0f})
+        for (int beam : {1, 3}) {
+            TranslationOptions opt;
+            opt.beam_size = beam;
+            opt.max_length_ratio = ratio;
+            const TranslationResult r = t.translate("Two dogs play in the snow.", opt);
+            const int S = static_cast<int>(r.source_tokens.size());
+            const int limit = ratio > 0 ? std::min(t.model().max_target_tokens(), static_cast<int>(std::ceil(ratio * S)) + 10)
+                                        : t.model().max_target_tokens();
+            CAPTURE(ratio);
+            CAPTURE(beam);
+            CHECK(static_cast<int>(r.target_ids.size()) <= limit);
+            CHECK(r.finished == (!r.target_ids.empty() && r.target_ids.back() == t.model().eos_id));
+            if (r.finished) CHECK(r.warnings.empty());
+            else CHECK(r.warnings == std::vector<std::string>{"the translation was cut at " + std::to_string(r.target_ids.size()) +
+                                                             " tokens (the length limit) before the model ended it"});
+        }
+    TranslationOptions cut;
+    cut.max_length = 2;
+    const TranslationResult r = t.translate("Two dogs play in the snow.", cut);
+    if (!r.finished) CHECK(r.warnings.size() == 1);
+    CHECK(r.target_ids.size() <= 2);
 }
 
 TEST_CASE("attention maps cover every layer and head, rows are distributions, decoder self-attention is causal") {
@@ -281,6 +347,7 @@ TEST_CASE("batched greedy translation gives the tokens and scores of one sentenc
                 CHECK(batched[i].text == single.text);
                 CHECK(batched[i].log_prob == doctest::Approx(single.log_prob).epsilon(1e-5));
                 CHECK(batched[i].source_tokens == single.source_tokens);
+                CHECK(batched[i].warnings == single.warnings);
             }
         }
     }
@@ -288,4 +355,47 @@ TEST_CASE("batched greedy translation gives the tokens and scores of one sentenc
     bad.max_batch_size = 0;
     CHECK_THROWS_WITH(t.translate_batch(texts, bad), doctest::Contains("max batch size"));
     CHECK_THROWS_WITH(t.translate_batch({"A dog.", "A cat.", "\xff"}, one), doctest::Contains("sentence 3"));
+}
+
+TEST_CASE("a document is translated sentence by sentence, its lines and empty lines kept, each span in the input") {
+    Translator t(copy_of(small_model()));
+    const std::string text = "A man is walking. A woman is sitting on a bench.\n\n  Two children play in the snow.\n\x01\x02\nÜber 😀.";
+    TranslationOptions opt;
+    opt.beam_size = 2;
+    opt.return_attention = true;
+    const DocumentTranslation doc = t.translate_document(text, opt);
+    REQUIRE(doc.sentences.size() == 5);
+    const std::vector<std::string> sources = {"A man is walking.", "A woman is sitting on a bench.",
+                                              "Two children play in the snow.", "\x01\x02", "Über 😀."};
+    const std::vector<int> lines = {0, 0, 2, 3, 4};
+    for (size_t i = 0; i < sources.size(); i++) {
+        const DocumentSentence& s = doc.sentences[i];
+        CAPTURE(i);
+        CHECK(text.substr(s.begin, s.end - s.begin) == sources[i]);
+        CHECK(s.line == lines[i]);
+        if (i == 3) continue;  // nothing left after tokenization: skipped
+        const TranslationResult alone = t.translate(sources[i], opt);
+        CHECK(s.result.target_ids == alone.target_ids);
+        CHECK(s.result.text == alone.text);
+        CHECK(s.result.cross.data == alone.cross.data);
+    }
+    // UTF-16 offsets: "Ü" is one unit, the emoji two.
+    const DocumentSentence& last = doc.sentences[4];
+    CHECK(last.utf16_end - last.utf16_begin == std::string("Über ").size() - 1 + 2 + 1);
+    CHECK(doc.sentences[0].utf16_begin == 0);
+    CHECK(doc.sentences[2].utf16_begin == 52);
+    CHECK(doc.sentences[3].result.text.empty());
+    // (random weights may also run into the length limit: those warnings name their sentences too)
+    CHECK(std::count(doc.warnings.begin(), doc.warnings.end(),
+                     "line 4, sentence 1: the text to translate is empty after tokenization: skipped") == 1);
+    for (const std::string& w : doc.warnings) CHECK(w.rfind("line ", 0) == 0);
+    const std::string expected = doc.sentences[0].result.text + " " + doc.sentences[1].result.text + "\n\n" +
+                                 doc.sentences[2].result.text + "\n\n" + doc.sentences[4].result.text;
+    CHECK(doc.text == expected);
+    CHECK(t.translate_document("", opt).text.empty());
+    CHECK(t.translate_document("\n\n", opt).text == "\n\n");
+    CHECK_THROWS_WITH(t.translate_document("A dog. \xff", opt), doctest::Contains("invalid UTF-8 at byte 7"));
+    TranslationOptions bad;
+    bad.beam_size = 65;
+    CHECK_THROWS_WITH(t.translate_document("A dog.", bad), doctest::Contains("beam size"));
 }

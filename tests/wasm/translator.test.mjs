@@ -50,8 +50,10 @@ test('info, empty and over-long text, and bad arguments give clear errors', asyn
   assert.ok(info.parameters > 0);
   assert.equal(info.file_bytes, modelBytes.byteLength);
   await assert.rejects(t.translate(''), /empty/);
-  await assert.rejects(t.translate('dog '.repeat(400)), /accepts at most 256 tokens/);
-  await assert.rejects(t.translate('a dog', { beam: 0 }), /beam size/);
+  const long = await t.translate('dog '.repeat(400), { beam: 1, attention: false });
+  assert.match(long.warnings[0], /401 tokens long \(with <eos>\); this model accepts at most 256: only the first 255 were translated/);
+  assert.equal(long.sourceTokens.length, 256);
+  await assert.rejects(t.translate('a dog', { beam: 0 }), /beam must be between 1 and 64, got 0/);
   await assert.rejects(t.translate(42), TypeError);
   const r = await t.translate('A dog.', { beam: 1, attention: false });
   assert.equal(r.attention, undefined);
@@ -200,4 +202,62 @@ test('module size: the gzipped .wasm + .js of each build', () => {
     console.log(`# ${variant}: ${kb.toFixed(0)} KB gzipped (.wasm + glue + attend.js)`);
     assert.ok(kb < 600, `${variant} build is ${kb.toFixed(0)} KB gzipped`);
   }
+});
+
+test('options are checked: null is the defaults, and each wrong value is an Error naming the option', async () => {
+  const t = await Attend.load(modelBytes);
+  const plain = await t.translate('A dog runs.', { beam: 2, attention: false });
+  assert.deepEqual(plain.warnings, []);
+  assert.equal(plain.finished, true);
+  assert.equal((await t.translate('A dog runs.', null)).text, (await t.translate('A dog runs.')).text);
+  assert.equal((await t.translate('A dog runs.', { beam: 2, attention: false, maxLength: null })).text, plain.text);
+  for (const [options, message] of [
+    [{ beam: NaN }, /option beam must be a finite number, got NaN/],
+    [{ beam: Infinity }, /option beam must be a finite number, got Infinity/],
+    [{ beam: '5' }, /option beam must be a finite number, got the string '5'/],
+    [{ beam: 1e10 }, /option beam must be between 1 and 64, got 10000000000/],
+    [{ beam: 1000 }, /option beam must be between 1 and 64, got 1000/],
+    [{ beam: 2.5 }, /option beam must be a whole number, got 2.5/],
+    [{ maxLength: -1 }, /option maxLength must be between 0 and 4096, got -1/],
+    [{ lengthPenalty: NaN }, /option lengthPenalty must be a finite number, got NaN/],
+    [{ repetitionPenalty: 0 }, /option repetitionPenalty must be between above 0 and/],
+    [{ noRepeatNgramSize: -2 }, /option noRepeatNgramSize must be between 0 and 64, got -2/],
+    [{ attention: 'yes' }, /option attention must be true or false/],
+  ]) {
+    const error = await t.translate('A dog runs.', options).then(() => null, (e) => e);
+    assert.ok(error instanceof Error, JSON.stringify(options));
+    assert.match(error.message, message);
+    assert.doesNotMatch(error.message, /json\.exception|^vector$/);
+  }
+  await assert.rejects(t.translate('A dog runs.', 5), /options must be an object/);
+  t.dispose();
+});
+
+test('a lone surrogate is an Error naming where it is, never a silently changed text', async () => {
+  const t = await Attend.load(modelBytes);
+  await assert.rejects(t.translate('A man \uD800rides a horse.'), /lone surrogate U\+D800 at index 6/);
+  await assert.rejects(t.translate('A man rides\uDC00'), /lone surrogate U\+DC00 at index 11/);
+  const r = await t.translate('A man rides a horse \u{1F40E}.', { beam: 1, attention: false });  // a pair is fine
+  assert.equal(typeof r.text, 'string');
+  t.dispose();
+});
+
+test('translateDocument: sentence by sentence, lines kept, spans index the input, each sentence as translate() gives it', async () => {
+  const t = await Attend.load(modelBytes);
+  const text = 'A man is walking. A woman is sitting on a bench.\n\nTwo dogs 🐕 play in the snow.';
+  const doc = await t.translateDocument(text, { beam: 2 });
+  assert.deepEqual(doc.sentences.map((s) => text.slice(s.begin, s.end)),
+    ['A man is walking.', 'A woman is sitting on a bench.', 'Two dogs 🐕 play in the snow.']);
+  assert.deepEqual(doc.sentences.map((s) => s.line), [0, 0, 2]);
+  for (const s of doc.sentences) {
+    const alone = await t.translate(text.slice(s.begin, s.end), { beam: 2 });
+    assert.deepEqual(s.targetTokens, alone.targetTokens);
+    assert.deepEqual(s.attention.cross.shape, alone.attention.cross.shape);
+    assert.deepEqual(Array.from(s.attention.cross.data), Array.from(alone.attention.cross.data));
+  }
+  assert.equal(doc.text, `${doc.sentences[0].text} ${doc.sentences[1].text}\n\n${doc.sentences[2].text}`);
+  assert.deepEqual((await t.translateDocument('\n\n')).sentences, []);
+  await assert.rejects(t.translateDocument('A \uD800 dog.'), /lone surrogate/);
+  await assert.rejects(t.translateDocument('A dog.', { beam: 0 }), /beam must be between 1 and 64/);
+  t.dispose();
 });

@@ -6,6 +6,7 @@
 
 #include <emscripten/emscripten.h>
 
+#include <cmath>
 #include <map>
 #include <memory>
 #include <string>
@@ -43,6 +44,23 @@ Translator& translator(int handle) {
     return *it->second;
 }
 
+// options[key] as a number, or `fallback` when absent; anything else names the option.
+double number_option(const nlohmann::json& options, const char* key, double fallback) {
+    auto it = options.find(key);
+    if (it == options.end() || it->is_null()) return fallback;
+    if (!it->is_number()) throw Error(std::string("option ") + key + " must be a number, got " + it->dump());
+    return it->get<double>();
+}
+
+// Whole numbers only, and within int before the cast (the core then checks the option's own range).
+int int_option(const nlohmann::json& options, const char* key, int fallback) {
+    const double v = number_option(options, key, fallback);
+    if (!(v == std::floor(v) && std::fabs(v) <= 1e9))
+        throw Error(std::string("option ") + key + " must be a whole number of reasonable size, got " +
+                    nlohmann::json(v).dump());
+    return static_cast<int>(v);
+}
+
 nlohmann::json append_maps(std::vector<float>& floats, const AttentionMaps& a) {
     nlohmann::json j = {{"layers", a.layers}, {"heads", a.heads}, {"rows", a.rows}, {"cols", a.cols},
                         {"offset", floats.size()}, {"length", a.data.size()}};
@@ -74,31 +92,83 @@ EMSCRIPTEN_KEEPALIVE const char* attend_translator_info(int handle) {
     }, static_cast<const char*>(nullptr));
 }
 
-// options_json: {"beam": 5, "lengthPenalty": 0.6, "maxLength": 0, "attention": true}
+}  // extern "C"
+
+namespace {
+
+// options_json: {"beam": 5, "lengthPenalty": 0.6, "maxLength": 0, "maxLengthRatio": 2, "noRepeatNgramSize": ..,
+// "repetitionPenalty": .., "maxTokenRun": .., "maxCharRun": .., "attention": true}; absent keys take TranslationOptions' defaults.
+TranslationOptions parse_options(const char* options_json) {
+    nlohmann::json o = nlohmann::json::parse(options_json ? options_json : "{}", nullptr, /*allow_exceptions=*/false);
+    if (!o.is_object()) throw Error("the options must be a JSON object");
+    TranslationOptions opt;
+    opt.beam_size = int_option(o, "beam", opt.beam_size);
+    opt.length_penalty = static_cast<float>(number_option(o, "lengthPenalty", opt.length_penalty));
+    opt.max_length = int_option(o, "maxLength", opt.max_length);
+    opt.max_length_ratio = static_cast<float>(number_option(o, "maxLengthRatio", opt.max_length_ratio));
+    opt.no_repeat_ngram_size = int_option(o, "noRepeatNgramSize", opt.no_repeat_ngram_size);
+    opt.repetition_penalty = static_cast<float>(number_option(o, "repetitionPenalty", opt.repetition_penalty));
+    opt.max_token_run = int_option(o, "maxTokenRun", opt.max_token_run);
+    opt.max_char_run = int_option(o, "maxCharRun", opt.max_char_run);
+    auto attention = o.find("attention");
+    if (attention != o.end() && !attention->is_boolean())
+        throw Error("option attention must be true or false, got " + attention->dump());
+    opt.return_attention = attention == o.end() || attention->get<bool>();
+    validate_options(opt);
+    return opt;
+}
+
+// One translation as JSON; its attention maps (when kept) appended to floats.
+nlohmann::json result_json(const TranslationResult& r, bool attention, std::vector<float>& floats) {
+    nlohmann::json j = {{"text", r.text}, {"tokenized", r.tokenized}, {"sourceTokens", r.source_tokens},
+                        {"targetTokens", r.target_tokens}, {"targetIds", r.target_ids}, {"score", r.score},
+                        {"logProb", r.log_prob}, {"finished", r.finished}, {"warnings", r.warnings},
+                        {"timings", {{"preprocessMs", r.preprocess_ms}, {"searchMs", r.search_ms},
+                                     {"attentionMs", r.attention_ms}}}};
+    if (attention && !r.source_tokens.empty())
+        j["attention"] = {{"cross", append_maps(floats, r.cross)},
+                          {"encoderSelf", append_maps(floats, r.encoder_self)},
+                          {"decoderSelf", append_maps(floats, r.decoder_self)}};
+    return j;
+}
+
+int store(Result out) {
+    const int h = g_next_handle++;
+    g_results[h] = std::move(out);
+    return h;
+}
+
+}  // namespace
+
+extern "C" {
+
 EMSCRIPTEN_KEEPALIVE int attend_translate(int handle, const char* text, const char* options_json) {
     return guarded([&] {
         Translator& t = translator(handle);
-        nlohmann::json o = nlohmann::json::parse(options_json ? options_json : "{}");
-        TranslationOptions opt;
-        opt.beam_size = o.value("beam", opt.beam_size);
-        opt.length_penalty = o.value("lengthPenalty", opt.length_penalty);
-        opt.max_length = o.value("maxLength", opt.max_length);
-        opt.return_attention = o.value("attention", true);
-        TranslationResult r = t.translate(text, opt);
+        const TranslationOptions opt = parse_options(options_json);
         Result out;
-        nlohmann::json j = {{"text", r.text}, {"tokenized", r.tokenized}, {"sourceTokens", r.source_tokens},
-                            {"targetTokens", r.target_tokens}, {"targetIds", r.target_ids}, {"score", r.score},
-                            {"logProb", r.log_prob}, {"finished", r.finished},
-                            {"timings", {{"preprocessMs", r.preprocess_ms}, {"searchMs", r.search_ms},
-                                         {"attentionMs", r.attention_ms}}}};
-        if (opt.return_attention)
-            j["attention"] = {{"cross", append_maps(out.floats, r.cross)},
-                              {"encoderSelf", append_maps(out.floats, r.encoder_self)},
-                              {"decoderSelf", append_maps(out.floats, r.decoder_self)}};
-        out.json = j.dump();
-        const int h = g_next_handle++;
-        g_results[h] = std::move(out);
-        return h;
+        out.json = result_json(t.translate(text, opt), opt.return_attention, out.floats).dump();
+        return store(std::move(out));
+    }, 0);
+}
+
+// {"text", "warnings", "sentences": [{"begin", "end" (UTF-16 indices of the input), "line", ...translation}]}
+EMSCRIPTEN_KEEPALIVE int attend_translate_document(int handle, const char* text, const char* options_json) {
+    return guarded([&] {
+        Translator& t = translator(handle);
+        const TranslationOptions opt = parse_options(options_json);
+        const DocumentTranslation doc = t.translate_document(text, opt);
+        Result out;
+        nlohmann::json sentences = nlohmann::json::array();
+        for (const DocumentSentence& s : doc.sentences) {
+            nlohmann::json j = result_json(s.result, opt.return_attention, out.floats);
+            j["begin"] = s.utf16_begin;
+            j["end"] = s.utf16_end;
+            j["line"] = s.line;
+            sentences.push_back(std::move(j));
+        }
+        out.json = nlohmann::json{{"text", doc.text}, {"warnings", doc.warnings}, {"sentences", sentences}}.dump();
+        return store(std::move(out));
     }, 0);
 }
 

@@ -1,0 +1,84 @@
+#include "decode/repetition_controls.h"
+
+#include "error.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+namespace attend {
+
+RepetitionControls::RepetitionControls(const SearchOptions& options, int vocab_size)
+    : ngram_(options.no_repeat_ngram_size),
+      penalty_(options.repetition_penalty),
+      vocab_(vocab_size),
+      max_char_run_(options.max_char_run),
+      max_token_run_(options.max_token_run),
+      shapes_(options.token_shapes),
+      exempt_(options.char_run_exempt) {
+    if (max_token_run_ < 0) throw Error("max_token_run must not be negative, got " + std::to_string(max_token_run_));
+    if (max_char_run_ < 0) throw Error("max_char_run must not be negative, got " + std::to_string(max_char_run_));
+    if (max_char_run_ > 0 && (!shapes_ || static_cast<int>(shapes_->size()) != vocab_size))
+        throw Error("max_char_run needs the shape of every one of the " + std::to_string(vocab_size) + " tokens");
+    if (ngram_ < 0) throw Error("no_repeat_ngram_size must not be negative, got " + std::to_string(ngram_));
+    if (!std::isfinite(penalty_) || penalty_ <= 0.0f)
+        throw Error("repetition_penalty must be a finite number above 0, got " + std::to_string(penalty_));
+    if (penalty_ != 1.0f) seen_.assign(static_cast<size_t>(vocab_size), 0);
+}
+
+void RepetitionControls::apply(float* logits, const int* generated, int length) {
+    if (penalty_ != 1.0f) {
+        // Each distinct token once, however often it occurred.
+        for (int i = 0; i < length; ++i) {
+            const int token = generated[i];
+            if (token < 0 || token >= vocab_ || seen_[token]) continue;
+            seen_[token] = 1;
+            float& x = logits[token];
+            x = x < 0.0f ? x * penalty_ : x / penalty_;
+        }
+        for (int i = 0; i < length; ++i)
+            if (generated[i] >= 0 && generated[i] < vocab_) seen_[generated[i]] = 0;
+    }
+    if (max_token_run_ > 0 && length >= max_token_run_) {
+        const int token = generated[length - 1];
+        if (token >= 0 && token < vocab_ &&
+            std::all_of(generated + length - max_token_run_, generated + length, [&](int t) { return t == token; }))
+            logits[token] = -std::numeric_limits<float>::infinity();
+    }
+    if (max_char_run_ > 0 && length > 0) {
+        // The run of one character at the end of the text so far: the last token's trailing run, extended back
+        // through glued tokens made of that character only.
+        const std::vector<TokenShape>& shapes = *shapes_;
+        auto shape_of = [&](int token) -> const TokenShape& {
+            static const TokenShape none;
+            return token >= 0 && token < vocab_ ? shapes[token] : none;
+        };
+        const TokenShape& last = shape_of(generated[length - 1]);
+        const char32_t c = last.last;
+        if (c != 0 && last.joins_next && exempt_.find(c) == std::u32string::npos) {
+            int run = last.trail;
+            for (int i = length - 1; i > 0 && shape_of(generated[i]).uniform; i--) {
+                const TokenShape& before = shape_of(generated[i - 1]);
+                if (!before.joins_next || before.last != c) break;
+                run += before.trail;
+            }
+            for (int v = 0; v < vocab_; v++)
+                if (shapes[v].first == c && run + shapes[v].lead > max_char_run_)
+                    logits[v] = -std::numeric_limits<float>::infinity();
+        }
+    }
+    if (ngram_ > 0 && length >= ngram_ - 1) {
+        // The newest n-1 tokens, followed by token x, would form an n-gram: forbid x wherever those n-1 tokens
+        // occurred before, followed by x.
+        const int context = ngram_ - 1;
+        const int* suffix = generated + (length - context);
+        for (int start = 0; start + context < length; ++start)
+            if (std::equal(suffix, suffix + context, generated + start)) {
+                const int banned = generated[start + context];
+                if (banned >= 0 && banned < vocab_) logits[banned] = -std::numeric_limits<float>::infinity();
+            }
+    }
+}
+
+}  // namespace attend

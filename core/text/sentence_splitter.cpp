@@ -1,0 +1,134 @@
+#include "text/sentence_splitter.h"
+
+#include "text/case_mapping.h"
+#include "text/char_class.h"
+#include "text/utf8.h"
+
+#include <string>
+
+namespace attend {
+namespace {
+
+// A word: a run of non-space code points, with its bytes in the text.
+struct Word {
+    std::u32string cps;
+    std::size_t begin, end;
+};
+
+bool is_upper(char32_t c) { return to_lower(c) != c; }
+
+// Perl's \p{IsPi} and \p{IsPf}: initial and final quotation marks.
+bool is_initial_quote(char32_t c) {
+    return c == U'\u00AB' || c == U'\u2018' || c == U'\u201B' || c == U'\u201C' || c == U'\u201F' || c == U'\u2039' ||
+           c == U'\u2E02' || c == U'\u2E04' || c == U'\u2E09' || c == U'\u2E0C' || c == U'\u2E1C' || c == U'\u2E20';
+}
+bool is_final_quote(char32_t c) {
+    return c == U'\u00BB' || c == U'\u2019' || c == U'\u201D' || c == U'\u203A' || c == U'\u2E03' || c == U'\u2E05' ||
+           c == U'\u2E0A' || c == U'\u2E0D' || c == U'\u2E1D' || c == U'\u2E21';
+}
+// [\'\"\(\[\¿\¡\p{IsPi}]: what may open a sentence before its first letter.
+bool is_opening(char32_t c) {
+    return c == U'\'' || c == U'"' || c == U'(' || c == U'[' || c == U'\u00BF' || c == U'\u00A1' || is_initial_quote(c);
+}
+// [\'\"\)\]\p{IsPf}]: what may close a sentence after its final punctuation.
+bool is_closing(char32_t c) { return c == U'\'' || c == U'"' || c == U')' || c == U']' || is_final_quote(c); }
+bool is_terminal(char32_t c) { return c == U'?' || c == U'!' || c == U'.'; }
+
+// The first code point of `next` after its opening punctuation (and spaces around it: "« Rentre"), and how many
+// opening marks came before it.
+char32_t first_letter(const std::u32string& next, std::size_t& openings) {
+    openings = 0;
+    std::size_t i = 0;
+    for (; i < next.size() && (is_opening(next[i]) || next[i] == U' '); i++)
+        if (next[i] != U' ') openings++;
+    return i < next.size() ? next[i] : U'\0';
+}
+
+// Whether a sentence ends after `w` when `next` follows it (split-sentences.perl's rules, in its order).
+bool ends_sentence(const std::u32string& w, const std::u32string& next, const NonbreakingPrefixes& prefixes) {
+    if (w.empty() || next.empty()) return false;
+    std::size_t openings = 0;
+    const char32_t first = first_letter(next, openings);
+    const bool upper = is_upper(first);
+    const char32_t last = w.back();
+    // ? or ! before an upper-case start; two or more dots before one.
+    if ((last == U'?' || last == U'!') && upper) return true;
+    if (w.size() >= 2 && last == U'.' && w[w.size() - 2] == U'.' && upper) return true;
+    // Terminal punctuation inside closing quotes or brackets: ." or ?) before an upper-case start.
+    std::size_t k = w.size();
+    while (k > 0 && is_closing(w[k - 1])) k--;
+    if (k < w.size() && k > 0 && is_terminal(w[k - 1]) && upper) return true;
+    // Terminal punctuation before opening punctuation and an upper-case start: ." (A ...
+    if (is_terminal(last) && openings > 0 && upper) return true;
+
+    // The remaining case: periods at the end of the word. /([\p{IsAlnum}.\-]*)([\'\"\)\]\%\p{IsPf}]*)(\.+)$/
+    if (last != U'.') return false;
+    std::size_t dots = w.size();
+    while (dots > 0 && w[dots - 1] == U'.') dots--;
+    std::size_t punct = dots;
+    while (punct > 0 && (is_closing(w[punct - 1]) || w[punct - 1] == U'%')) punct--;
+    std::size_t start = punct;
+    while (start > 0 && (is_alnum(w[start - 1]) || w[start - 1] == U'.' || w[start - 1] == U'-')) start--;
+    const std::string prefix = utf8_encode(w.substr(start, punct - start));
+    const bool starting_punct = punct < dots;
+    const NonbreakingPrefixes::Kind kind = prefix.empty() ? NonbreakingPrefixes::Kind::none : prefixes.kind(prefix);
+    if (kind == NonbreakingPrefixes::Kind::always && !starting_punct) return false;
+    // An upper-case acronym: /(\.)[\p{IsUpper}\-]+(\.+)$/ ("U.S.").
+    {
+        std::size_t j = dots;
+        while (j > 0 && (is_upper(w[j - 1]) || w[j - 1] == U'-')) j--;
+        if (j < dots && j > 0 && w[j - 1] == U'.') return false;
+    }
+    // The next word starts (after opening punctuation) with an upper-case letter or a digit.
+    const bool digit = first >= U'0' && first <= U'9';
+    if (!(upper || digit)) return false;
+    // ... unless a numeric-only prefix ("No.") stands before a number.
+    const bool number_follows = next[0] >= U'0' && next[0] <= U'9';
+    return !(kind == NonbreakingPrefixes::Kind::numeric_only && !starting_punct && number_follows);
+}
+
+}  // namespace
+
+std::vector<SentenceSpan> split_sentences(std::string_view text, const NonbreakingPrefixes& prefixes) {
+    utf8_validate(text, "the text");
+    std::vector<SentenceSpan> out;
+    std::size_t line_begin = 0;
+    for (int line = 0; line_begin <= text.size(); line++) {
+        std::size_t line_end = text.find('\n', line_begin);
+        if (line_end == std::string_view::npos) line_end = text.size();
+        // Words of the line, with their byte ranges.
+        std::vector<Word> words;
+        std::size_t at = line_begin;
+        for (char32_t c : utf8_decode(text.substr(line_begin, line_end - line_begin))) {
+            const std::size_t next = at + (c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4);
+            if (!is_space(c)) {
+                if (words.empty() || words.back().end != at) words.push_back({{}, at, at});
+                words.back().cps.push_back(c);
+                words.back().end = next;
+            }
+            at = next;
+        }
+        std::size_t first = 0;
+        for (std::size_t i = 0; i < words.size(); i++) {
+            const bool last_word = i + 1 == words.size();
+            // A word of opening marks alone ("«") is read with the word it opens.
+            std::u32string next;
+            for (std::size_t j = i + 1; j < words.size(); j++) {
+                if (!next.empty()) next.push_back(U' ');
+                next += words[j].cps;
+                bool opening_only = true;
+                for (char32_t c : words[j].cps) opening_only = opening_only && is_opening(c);
+                if (!opening_only) break;
+            }
+            if (last_word || ends_sentence(words[i].cps, next, prefixes)) {
+                out.push_back({words[first].begin, words[i].end, line});
+                first = i + 1;
+            }
+        }
+        if (line_end == text.size()) break;
+        line_begin = line_end + 1;
+    }
+    return out;
+}
+
+}  // namespace attend

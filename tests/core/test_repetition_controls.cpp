@@ -1,0 +1,325 @@
+// The repetition controls (no_repeat_ngram_size, repetition_penalty; CTranslate2's semantics) in greedy, batched
+// greedy and beam search, over synthetic models that love to repeat their last token. The reference applies the
+// controls the plainest way, to each candidate continuation on its own, and enumerates every sequence.
+#include <doctest/doctest.h>
+
+#include "decode/beam_search.h"
+#include "decode/greedy_search.h"
+#include "decode/greedy_search_batch.h"
+#include "decode/repetition_controls.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+using namespace attend;
+
+namespace {
+
+constexpr int BOS = 2, EOS = 3;
+
+// The texts of the 9 tokens of the synthetic models (for the character-run limit): short BPE pieces of a and b.
+const std::vector<std::string> kTokens = {"a@@", "aa@@", "<bos>", "<eos>", "a", "b@@", "ab@@", "ba", "aa"};
+
+// The shapes of the first V tokens.
+const std::vector<TokenShape>& shapes(int V) {
+    static std::vector<std::vector<TokenShape>> by_size(kTokens.size() + 1);
+    std::vector<TokenShape>& s = by_size.at(V);
+    if (s.empty())
+        for (int i = 0; i < V; i++) s.push_back(token_shape(kTokens[i]));
+    return s;
+}
+
+// The longest run of one character in the text the tokens spell (pieces ending in @@ glued to the next one,
+// other tokens followed by a space; a special token such as <bos> stands for a space).
+int longest_char_run(const std::vector<int>& tokens) {
+    std::string text;
+    for (int t : tokens) {
+        const std::string& piece = kTokens[t];
+        if (piece.front() == '<') {
+            text += " ";
+            continue;
+        }
+        const bool glued = piece.size() > 2 && piece.compare(piece.size() - 2, 2, "@@") == 0;
+        text += glued ? piece.substr(0, piece.size() - 2) : piece + " ";
+    }
+    int best = 0, run = 0;
+    for (size_t i = 0; i < text.size(); i++) {
+        run = text[i] != ' ' && i > 0 && text[i] == text[i - 1] ? run + 1 : text[i] != ' ' ? 1 : 0;
+        best = std::max(best, run);
+    }
+    return best;
+}
+
+// Logits are a pure function of (seed, prefix); the newest token gets a bonus, so without controls a search
+// soon repeats it over and over (the degenerate loop the controls are there to stop).
+std::vector<float> looping_logits(uint64_t seed, const std::vector<int>& prefix, int V) {
+    uint64_t h = seed * 0x9E3779B97F4A7C15ull + 0x51ull;
+    for (int t : prefix) h = (h ^ static_cast<uint64_t>(t + 1)) * 0x100000001B3ull;
+    std::vector<float> logits(V);
+    for (int v = 0; v < V; v++) {
+        h ^= h >> 33; h *= 0xff51afd7ed558ccdull; h ^= h >> 33;
+        logits[v] = static_cast<float>((h >> 11) * (1.0 / 9007199254740992.0)) * 4.0f - 2.0f;
+    }
+    if (!prefix.empty() && prefix.back() != EOS) logits[prefix.back()] += 3.0f;
+    logits[EOS] -= 1.5f;
+    return logits;
+}
+
+int longest_run(const std::vector<int>& tokens);
+
+// The controls of `options` applied to the logits that follow `prefix`, one candidate token at a time.
+std::vector<float> reference_logits(uint64_t seed, const std::vector<int>& prefix, int V, const SearchOptions& options) {
+    std::vector<float> logits = looping_logits(seed, prefix, V);
+    for (int v = 0; v < V; v++) {
+        if (options.repetition_penalty != 1.0f && std::find(prefix.begin(), prefix.end(), v) != prefix.end())
+            logits[v] = logits[v] < 0 ? logits[v] * options.repetition_penalty : logits[v] / options.repetition_penalty;
+        const int n = options.no_repeat_ngram_size;
+        std::vector<int> seq = prefix;
+        seq.push_back(v);
+        if (n > 0 && static_cast<int>(seq.size()) >= n) {
+            const auto last = seq.end() - n;  // the n-gram that v would complete
+            for (auto start = seq.begin(); start < last; ++start)
+                if (std::equal(last, seq.end(), start)) logits[v] = -INFINITY;
+        }
+        if (options.max_char_run > 0 && longest_char_run(seq) > options.max_char_run) logits[v] = -INFINITY;
+        if (options.max_token_run > 0 && longest_run(seq) > options.max_token_run) logits[v] = -INFINITY;
+    }
+    return logits;
+}
+
+double reference_log_prob(uint64_t seed, const std::vector<int>& tokens, int V, const SearchOptions& options) {
+    double total = 0;
+    std::vector<int> prefix;
+    for (int tok : tokens) {
+        std::vector<float> l = reference_logits(seed, prefix, V, options);
+        double m = *std::max_element(l.begin(), l.end()), s = 0;
+        for (float x : l) s += std::exp(static_cast<double>(x) - m);
+        total += l[tok] - m - std::log(s);
+        prefix.push_back(tok);
+    }
+    return total;
+}
+
+// Row i decodes with seed seeds[i]; each row remembers its history, as a model keeps its caches.
+class LoopingModel : public StepModel {
+public:
+    LoopingModel(std::vector<uint64_t> seeds, int V) : seeds_(std::move(seeds)), V_(V), histories_(seeds_.size()) {}
+    int vocab_size() const override { return V_; }
+    void step(float* logits, const int* last_tokens, int n) override {
+        REQUIRE(n == static_cast<int>(histories_.size()));
+        for (int i = 0; i < n; i++) {
+            if (started_) histories_[i].push_back(last_tokens[i]);
+            else REQUIRE(last_tokens[i] == BOS);
+            std::vector<float> l = looping_logits(seeds_[i], histories_[i], V_);
+            std::copy(l.begin(), l.end(), logits + static_cast<size_t>(i) * V_);
+        }
+        started_ = true;
+    }
+    void select(const int* parents, int n) override {
+        std::vector<std::vector<int>> histories(n);
+        std::vector<uint64_t> seeds(n);
+        for (int i = 0; i < n; i++) {
+            histories[i] = histories_[parents[i]];
+            seeds[i] = seeds_[parents[i]];
+        }
+        histories_ = std::move(histories);
+        seeds_ = std::move(seeds);
+    }
+
+private:
+    std::vector<uint64_t> seeds_;
+    int V_;
+    std::vector<std::vector<int>> histories_;
+    bool started_ = false;
+};
+
+SearchOptions controls(int ngram, float penalty, int max_length, int max_char_run = 0, int V = 9, int max_token_run = 0) {
+    SearchOptions o;
+    o.max_token_run = max_token_run;
+    o.max_char_run = max_char_run;
+    o.token_shapes = &shapes(V);
+    o.bos_id = BOS;
+    o.eos_id = EOS;
+    o.max_length = max_length;
+    o.no_repeat_ngram_size = ngram;
+    o.repetition_penalty = penalty;
+    return o;
+}
+
+bool repeats_an_ngram(const std::vector<int>& tokens, int n) {
+    for (size_t a = 0; a + n <= tokens.size(); a++)
+        for (size_t b = a + 1; b + n <= tokens.size(); b++)
+            if (std::equal(tokens.begin() + a, tokens.begin() + a + n, tokens.begin() + b)) return true;
+    return false;
+}
+
+int longest_run(const std::vector<int>& tokens) {
+    int best = 0, run = 0;
+    for (size_t i = 0; i < tokens.size(); i++) {
+        run = i > 0 && tokens[i] == tokens[i - 1] ? run + 1 : 1;
+        best = std::max(best, run);
+    }
+    return best;
+}
+
+const struct { int ngram; float penalty; int char_run; int token_run; } kSettings[] = {
+    {0, 1.0f, 0, 0}, {1, 1.0f, 0, 0}, {2, 1.0f, 0, 0}, {3, 1.0f, 0, 0}, {0, 1.5f, 0, 0}, {0, 0.8f, 0, 0},
+    {2, 1.3f, 0, 0}, {4, 1.2f, 0, 0}, {0, 1.0f, 4, 0}, {0, 1.0f, 2, 0}, {3, 1.0f, 4, 0}, {2, 1.2f, 3, 0},
+    {0, 1.0f, 0, 1}, {0, 1.0f, 0, 3}, {4, 1.0f, 4, 3}};
+
+}  // namespace
+
+TEST_CASE("without controls the looping model repeats a token, with no_repeat_ngram_size it cannot") {
+    int looped = 0;
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+        LoopingModel plain({seed}, 9), controlled({seed}, 9);
+        if (longest_run(greedy_search(plain, controls(0, 1.0f, 30)).tokens) >= 5) looped++;
+        Hypothesis h = greedy_search(controlled, controls(2, 1.0f, 30));
+        CHECK_FALSE(repeats_an_ngram(h.tokens, 2));
+    }
+    CHECK(looped >= 10);  // the controls below are tested on a model that needs them
+}
+
+TEST_CASE("greedy search with repetition controls takes the reference's most likely token at every step") {
+    for (const auto& s : kSettings)
+        for (uint64_t seed = 1; seed <= 20; seed++) {
+            CAPTURE(seed);
+            CAPTURE(s.ngram);
+            CAPTURE(s.penalty);
+            CAPTURE(s.char_run);
+            const SearchOptions opt = controls(s.ngram, s.penalty, 14, s.char_run, 9, s.token_run);
+            LoopingModel model({seed}, 9);
+            const Hypothesis h = greedy_search(model, opt);
+            std::vector<int> expected;
+            while (static_cast<int>(expected.size()) < opt.max_length) {
+                std::vector<float> l = reference_logits(seed, expected, 9, opt);
+                expected.push_back(static_cast<int>(std::max_element(l.begin(), l.end()) - l.begin()));
+                if (expected.back() == EOS) break;
+            }
+            CHECK(h.tokens == expected);
+            CHECK(h.finished == (expected.back() == EOS));
+            CHECK(h.log_prob == doctest::Approx(reference_log_prob(seed, h.tokens, 9, opt)).epsilon(1e-5));
+            if (s.ngram > 0) CHECK_FALSE(repeats_an_ngram(h.tokens, s.ngram));
+            if (s.char_run > 0) CHECK(longest_char_run(h.tokens) <= s.char_run);
+            if (s.token_run > 0) CHECK(longest_run(h.tokens) <= s.token_run);
+        }
+}
+
+TEST_CASE("batched greedy search with repetition controls gives each row its greedy result") {
+    for (const auto& s : kSettings) {
+        CAPTURE(s.ngram);
+        CAPTURE(s.penalty);
+        const std::vector<uint64_t> seeds = {3, 5, 7, 11, 13, 17};
+        const std::vector<int> max_lengths = {14, 3, 20, 1, 9, 14};
+        LoopingModel batch(seeds, 9);
+        const std::vector<Hypothesis> hyps = greedy_search_batch(batch, max_lengths, controls(s.ngram, s.penalty, 0, s.char_run, 9, s.token_run));
+        REQUIRE(hyps.size() == seeds.size());
+        for (size_t i = 0; i < seeds.size(); i++) {
+            LoopingModel one({seeds[i]}, 9);
+            const Hypothesis h = greedy_search(one, controls(s.ngram, s.penalty, max_lengths[i], s.char_run, 9, s.token_run));
+            CAPTURE(i);
+            CHECK(hyps[i].tokens == h.tokens);
+            CHECK(hyps[i].finished == h.finished);
+            CHECK(hyps[i].log_prob == doctest::Approx(h.log_prob).epsilon(1e-5));
+        }
+    }
+}
+
+TEST_CASE("beam search with repetition controls finds the brute-force optimum of the controlled distribution") {
+    // V = 5 with <eos> = 3: 4 continuing tokens, 4^4 = 256 prefixes at most for max_length 5; a beam of 300
+    // keeps every one, so the search is exact.
+    const int V = 5, max_len = 5;
+    for (const auto& s : kSettings)
+        for (float alpha : {0.0f, 0.6f})
+            for (uint64_t seed = 1; seed <= 6; seed++) {
+                CAPTURE(seed);
+                CAPTURE(s.ngram);
+                CAPTURE(s.penalty);
+                CAPTURE(alpha);
+                SearchOptions opt = controls(s.ngram, s.penalty, max_len, s.char_run, V, s.token_run);
+                opt.length_penalty = alpha;
+                opt.beam_size = 300;
+                std::vector<int> best_tokens;
+                double best_score = -INFINITY;
+                // Every sequence that ends in <eos> within max_len, scored under the controlled distribution.
+                std::vector<std::vector<int>> frontier = {{}};
+                while (!frontier.empty()) {
+                    std::vector<std::vector<int>> next;
+                    for (const std::vector<int>& p : frontier)
+                        for (int v = 0; v < V; v++) {
+                            std::vector<int> seq = p;
+                            seq.push_back(v);
+                            const double lp = reference_log_prob(seed, seq, V, opt);
+                            if (lp == -INFINITY) continue;  // a forbidden continuation
+                            if (v == EOS) {
+                                const double score = alpha == 0 ? lp : lp / std::pow(static_cast<double>(seq.size()), alpha);
+                                if (score > best_score) best_tokens = seq, best_score = score;
+                            } else if (static_cast<int>(seq.size()) < max_len) {
+                                next.push_back(seq);
+                            }
+                        }
+                    frontier = std::move(next);
+                }
+                LoopingModel model({seed}, V);
+                const std::vector<Hypothesis> hyps = beam_search(model, opt);
+                REQUIRE(!hyps.empty());
+                CHECK(hyps[0].finished);
+                CHECK(hyps[0].tokens == best_tokens);
+                CHECK(hyps[0].score == doctest::Approx(best_score).epsilon(1e-5));
+                for (const Hypothesis& h : hyps) {
+                    CHECK(h.log_prob == doctest::Approx(reference_log_prob(seed, h.tokens, V, opt)).epsilon(1e-5));
+                    if (s.ngram > 0) CHECK_FALSE(repeats_an_ngram(h.tokens, s.ngram));
+                }
+            }
+}
+
+TEST_CASE("beam size 1 with repetition controls is greedy search with them") {
+    for (uint64_t seed = 1; seed <= 10; seed++) {
+        SearchOptions opt = controls(3, 1.2f, 16);
+        LoopingModel a({seed}, 9), b({seed}, 9);
+        const Hypothesis greedy = greedy_search(a, opt);
+        const std::vector<Hypothesis> beam = beam_search(b, opt);
+        REQUIRE(beam.size() == 1);
+        CHECK(beam[0].tokens == greedy.tokens);
+    }
+}
+
+TEST_CASE("without the character-run limit the looping model spells long runs, with it never") {
+    int long_runs = 0;
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+        LoopingModel plain({seed}, 9), limited({seed}, 9);
+        if (longest_char_run(greedy_search(plain, controls(0, 1.0f, 30)).tokens) > 4) long_runs++;
+        CHECK(longest_char_run(greedy_search(limited, controls(0, 1.0f, 30, 4)).tokens) <= 4);
+    }
+    CHECK(long_runs >= 5);
+}
+
+TEST_CASE("token shapes: the ends of a token's text, BPE continuations, special tokens") {
+    const TokenShape a = token_shape("aab@@");
+    CHECK(a.first == U'a');
+    CHECK(a.lead == 2);
+    CHECK(a.last == U'b');
+    CHECK(a.trail == 1);
+    CHECK(a.joins_next);
+    CHECK_FALSE(a.uniform);
+    const TokenShape z = token_shape("000");
+    CHECK(z.uniform);
+    CHECK(z.lead == 3);
+    CHECK_FALSE(z.joins_next);
+    CHECK(token_shape("ßß@@").first == U'ß');
+    CHECK(token_shape("<eos>").first == 0);
+    CHECK(token_shape("@@").first == 0);
+}
+
+TEST_CASE("repetition controls reject a negative n-gram size and a penalty that is not a positive number") {
+    CHECK_THROWS_WITH(RepetitionControls(controls(0, 1.0f, 5, -1), 9), doctest::Contains("max_char_run"));
+    CHECK_THROWS_WITH(RepetitionControls(controls(0, 1.0f, 5, 0, 9, -1), 9), doctest::Contains("max_token_run"));
+    SearchOptions no_shapes = controls(0, 1.0f, 5, 4);
+    no_shapes.token_shapes = nullptr;
+    CHECK_THROWS_WITH(RepetitionControls(no_shapes, 9), doctest::Contains("shape"));
+    CHECK_THROWS_WITH(RepetitionControls(controls(-1, 1.0f, 5), 9), doctest::Contains("no_repeat_ngram_size"));
+    for (float bad : {0.0f, -1.0f, NAN, INFINITY})
+        CHECK_THROWS_WITH(RepetitionControls(controls(0, bad, 5), 9), doctest::Contains("repetition_penalty"));
+}

@@ -1,0 +1,93 @@
+// Every shipped model (web/models/models.json) on tests/data/hostile_inputs.txt: URLs, e-mail addresses, HTML
+// and Markdown, numbers and prices, dates, names, ALL CAPS, emoji, CJK, 300-word sentences, chat and questions,
+// translated with the default options. Nothing may run away: no character repeated more than 4 times in a row
+// unless the source repeats it as often, no token more than 3 times in a row, and at most 2 x source tokens + 10
+// tokens (the source's tokens with <eos>, the output's too).
+#include <doctest/doctest.h>
+
+#include "data/text_file.h"
+#include "text/utf8.h"
+#include "translate/translator.h"
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <iterator>
+#include <map>
+
+using namespace attend;
+
+namespace {
+
+std::string source_dir() { return std::string(ATTEND_SOURCE_DIR); }
+
+std::vector<uint8_t> read_bytes(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    REQUIRE_MESSAGE(in.good(), "cannot open " << path);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// The longest run of each code point in `text`.
+std::map<char32_t, int> longest_runs(const std::string& text) {
+    std::map<char32_t, int> runs;
+    const std::u32string cps = utf8_decode(text);
+    int run = 0;
+    for (size_t i = 0; i < cps.size(); i++) {
+        run = i > 0 && cps[i] == cps[i - 1] ? run + 1 : 1;
+        runs[cps[i]] = std::max(runs[cps[i]], run);
+    }
+    return runs;
+}
+
+int longest_token_run(const std::vector<int>& tokens) {
+    int best = 0, run = 0;
+    for (size_t i = 0; i < tokens.size(); i++) {
+        run = i > 0 && tokens[i] == tokens[i - 1] ? run + 1 : 1;
+        best = std::max(best, run);
+    }
+    return best;
+}
+
+}  // namespace
+
+TEST_CASE("shipped models never run away on hostile inputs") {
+    const std::vector<std::string> inputs = read_lines(source_dir() + "/tests/data/hostile_inputs.txt");
+    REQUIRE(inputs.size() >= 100);
+    std::ifstream models_json(source_dir() + "/web/models/models.json");
+    REQUIRE(models_json.good());
+    const nlohmann::json models = nlohmann::json::parse(models_json)["models"];
+    REQUIRE(models.size() >= 1);
+    for (const nlohmann::json& entry : models) {
+        const std::string file = entry.at("file");
+        const Translator t = Translator::from_bytes(read_bytes(source_dir() + "/web/models/" + file), file);
+        const TranslationOptions options;  // what the CLI, the page and the wasm module use by default
+        std::vector<TranslationResult> results(inputs.size());
+#pragma omp parallel for schedule(dynamic, 1)
+        for (long i = 0; i < static_cast<long>(inputs.size()); i++) results[i] = t.translate(inputs[i], options);
+        int longest_char_run = 0, worst_token_run = 0;
+        double worst_ratio = 0;
+        for (size_t i = 0; i < inputs.size(); i++) {
+            const TranslationResult& r = results[i];
+            CAPTURE(file);
+            CAPTURE(i + 1);
+            CAPTURE(inputs[i]);
+            CAPTURE(r.text);
+            const std::map<char32_t, int> source_runs = longest_runs(inputs[i]);
+            for (const auto& [cp, run] : longest_runs(r.text)) {
+                auto in_source = source_runs.find(cp);
+                const int allowed = in_source == source_runs.end() ? 4 : std::max(4, in_source->second);
+                CHECK(run <= allowed);
+                longest_char_run = std::max(longest_char_run, run);
+            }
+            const int token_run = longest_token_run(r.target_ids);
+            CHECK(token_run <= 3);
+            worst_token_run = std::max(worst_token_run, token_run);
+            const size_t S = r.source_tokens.size();
+            CHECK(r.target_ids.size() <= 2 * S + 10);
+            worst_ratio = std::max(worst_ratio, static_cast<double>(r.target_ids.size()) / S);
+        }
+        MESSAGE(file << ": " << inputs.size() << " hostile inputs; longest character run " << longest_char_run
+                     << ", longest token run " << worst_token_run << ", largest output/source token ratio "
+                     << worst_ratio);
+    }
+}
