@@ -1,6 +1,6 @@
 // `attend devices`: which compute devices this build can use.
 #include "cli/command.h"
-#include "devices.h"
+#include "train/devices.h"
 
 #include <cstdio>
 #include <thread>

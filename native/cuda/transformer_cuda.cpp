@@ -22,6 +22,21 @@ namespace attend::cuda {
 
 namespace {
 
+// A TrainBatch as the host pointers the kernels' uploads read; null where the batch has no such vector.
+struct TransformerBatchView {
+    int B = 0, S = 0, T = 0;
+    const int* src = nullptr;        // [B,S]
+    const int* src_valid = nullptr;  // [B] or null (all valid)
+    const int* tgt_in = nullptr;     // [B,T] decoder input
+    const int* tgt_valid = nullptr;  // [B] or null
+    const int* tgt_out = nullptr;    // [B,T] labels or null
+};
+
+TransformerBatchView view_of(const TrainBatch& b) {
+    auto ptr = [](const std::vector<int>& v) { return v.empty() ? nullptr : v.data(); };
+    return {b.B, b.S, b.T, ptr(b.src), ptr(b.src_valid), ptr(b.tgt_in), ptr(b.tgt_valid), ptr(b.tgt_out)};
+}
+
 // ------------------------------------------------------------------------------------------ activations (device)
 struct MhaActs {  // MultiHeadAttentionActivations
     float *q = nullptr, *k = nullptr, *v = nullptr, *heads = nullptr, *concat = nullptr, *lse = nullptr,
@@ -649,27 +664,28 @@ TransformerCuda::TransformerCuda(const Transformer& model, const AdamConfig& ada
 
 TransformerCuda::~TransformerCuda() = default;
 
-double TransformerCuda::train_step(const TransformerBatchView& batch, uint64_t dropout_seed, float label_smoothing,
+double TransformerCuda::train_step(const TrainBatch& batch, uint64_t dropout_seed, float label_smoothing,
                                    float clip_norm, float lr) {
     Impl& m = *impl_;
     DropoutStream dropout(m.config.dropout, dropout_seed);
-    const double loss = m.forward_backward(batch, &dropout, label_smoothing);
+    const double loss = m.forward_backward(view_of(batch), &dropout, label_smoothing);
     if (clip_norm > 0) clip_grad_norm_cuda(m.scalars.get() + 1, m.grads.get(), m.n, clip_norm, m.partials.get());
     ++m.adam_t;
     adam_update_cuda(m.values.get(), m.m.get(), m.v.get(), m.grads.get(), m.n, m.adam_t, lr, m.adam);
     return loss;
 }
 
-double TransformerCuda::forward_backward(const TransformerBatchView& batch, bool dropout, uint64_t dropout_seed,
+double TransformerCuda::forward_backward(const TrainBatch& batch, bool dropout, uint64_t dropout_seed,
                                          float label_smoothing) {
     DropoutStream stream(impl_->config.dropout, dropout_seed);
-    return impl_->forward_backward(batch, dropout ? &stream : nullptr, label_smoothing);
+    return impl_->forward_backward(view_of(batch), dropout ? &stream : nullptr, label_smoothing);
 }
 
-double TransformerCuda::loss_sum(const TransformerBatchView& batch, float label_smoothing, int* count) {
-    if (!batch.tgt_out) throw Error("transformer (cuda): loss_sum needs labels (tgt_out)");
-    impl_->forward(batch, nullptr);
-    const int c = impl_->loss(batch, label_smoothing, nullptr, nullptr);
+double TransformerCuda::loss_sum(const TrainBatch& batch, float label_smoothing, int* count) {
+    const TransformerBatchView view = view_of(batch);
+    if (!view.tgt_out) throw Error("transformer (cuda): loss_sum needs labels (tgt_out)");
+    impl_->forward(view, nullptr);
+    const int c = impl_->loss(view, label_smoothing, nullptr, nullptr);
     if (count) *count = c;
     return impl_->loss_total();
 }

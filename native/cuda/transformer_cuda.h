@@ -12,22 +12,13 @@
 #pragma once
 #include "model/transformer.h"
 #include "train/optimizer.h"
+#include "train/train_batch.h"
 
 #include <cstdint>
 #include <memory>
 #include <vector>
 
 namespace attend::cuda {
-
-// One padded batch as the trainer builds it (host pointers). Labels equal to config.pad_id are ignored by the loss.
-struct TransformerBatchView {
-    int B = 0, S = 0, T = 0;
-    const int* src = nullptr;        // [B,S]
-    const int* src_valid = nullptr;  // [B] or null (all valid)
-    const int* tgt_in = nullptr;     // [B,T] decoder input
-    const int* tgt_valid = nullptr;  // [B] or null
-    const int* tgt_out = nullptr;    // [B,T] labels
-};
 
 class TransformerCuda {
 public:
@@ -37,19 +28,21 @@ public:
     TransformerCuda(const TransformerCuda&) = delete;
     TransformerCuda& operator=(const TransformerCuda&) = delete;
 
-    // trainer.cpp's step: forward with DropoutStream(config.dropout, dropout_seed), loss = sum of row losses /
+    // Batches are the trainer's (train/train_batch.h): empty valid lengths mean every position is valid; labels
+    // equal to config.pad_id are ignored by the loss.
+    // The trainer's step: forward with DropoutStream(config.dropout, dropout_seed), loss = sum of row losses /
     // count of non-pad labels, gradients zeroed then backward, clip_grad_norm if clip_norm > 0, Adam at lr.
     // Returns the mean loss (one host synchronisation).
-    double train_step(const TransformerBatchView& batch, uint64_t dropout_seed, float label_smoothing, float clip_norm,
+    double train_step(const TrainBatch& batch, uint64_t dropout_seed, float label_smoothing, float clip_norm,
                       float lr);
 
     // Forward, loss and backward only (no clipping, no update); gradients zeroed first and left on the device.
     // dropout_seed is used only when `dropout` (else the forward runs without dropout). Returns the mean loss.
-    double forward_backward(const TransformerBatchView& batch, bool dropout, uint64_t dropout_seed,
+    double forward_backward(const TrainBatch& batch, bool dropout, uint64_t dropout_seed,
                             float label_smoothing);
 
     // Forward and loss without dropout (validation): returns the sum of row losses; *count = non-pad labels.
-    double loss_sum(const TransformerBatchView& batch, float label_smoothing, int* count);
+    double loss_sum(const TrainBatch& batch, float label_smoothing, int* count);
 
     // Host <-> device copies in the ParameterStore layout (store must be the model's layout).
     void upload_params(const ParameterStore& store);

@@ -2,15 +2,14 @@
 
 #include "data/token_batches.h"
 #include "error.h"
-#include "model/dropout.h"
 #include "text/bleu.h"
 #include "train/loss.h"
 #include "train/optimizer.h"
 #include "train/train_batch.h"
 #include "train/trainable_model.h"
+#include "train/devices.h"
+#include "train/train_device.h"
 #include "translate/model_search.h"
-#include "train_device.h"
-#include "devices.h"
 
 #include <malloc.h>
 #include <omp.h>
@@ -22,7 +21,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
-#include <sstream>
+#include <optional>
 
 namespace attend {
 
@@ -95,131 +94,6 @@ TrainOptions train_options_from_json(const json& j) {
     return o;
 }
 
-std::vector<std::string> train_preset_names() {
-    return {"transformer-tiny", "transformer-tiny-cased", "transformer-d2l", "bahdanau-d2l", "bahdanau-multi30k"};
-}
-
-namespace {
-
-// The seeds' Tatoeba runs: the first 600 fra-eng pairs, preprocess_nmt + word split, vocabularies with min_freq 2,
-// num_steps 10, batches of 64 sentences reshuffled every epoch, MaskedSoftmaxCELoss summed, grad_clipping 1, Adam
-// (PyTorch defaults) at a constant lr 0.005, the seeds' initialisation.
-void d2l_common(TrainOptions& o) {
-    o.corpus.dataset = "tatoeba";
-    o.corpus.source_lang = "en";
-    o.corpus.target_lang = "fr";
-    o.corpus.bpe_merges = 0;
-    o.corpus.min_freq = 2;
-    o.corpus.joint_vocab = false;
-    o.corpus.max_train_sentences = 600;
-    o.corpus.val_sentences = 200;
-    o.num_steps = 10;
-    o.batch_size = 64;
-    o.loss = "masked_softmax_ce";
-    o.init = "seeds";
-    o.label_smoothing = 0.0f;
-    o.clip_norm = 1.0f;
-    o.lr = 0.005f;
-    o.warmup_steps = 0;
-    o.beta1 = 0.9f;
-    o.beta2 = 0.999f;
-    o.adam_eps = 1e-8f;
-    o.validate_every = 25;
-    o.checkpoint_every = 1000;
-    o.keep_checkpoints = 3;
-    o.log_every = 10;
-    o.average_last = 0;
-}
-
-}  // namespace
-
-TrainOptions train_preset(const std::string& name) {
-    TrainOptions o;
-    o.preset = name;
-    o.out_dir = "runs/" + name;
-    if (name == "transformer-tiny" || name == "transformer-tiny-cased") {
-        // -cased: the same model on the raw text with case kept, numbers split into digits so they are copied.
-        o.corpus.cased = o.corpus.split_digits = name == "transformer-tiny-cased";
-        o.corpus.bpe_merges = 10000;
-        o.corpus.joint_vocab = true;
-        o.model.model_dim = 128;
-        o.model.heads = 4;
-        o.model.encoder_layers = 4;
-        o.model.decoder_layers = 4;
-        o.model.ffn_dim = 256;
-        // The trainer issue asked for lr 5e-3, 2000 warmup steps and dropout 0.3. On this post-LN model that
-        // kept cross-attention almost uniform for more than 10 epochs (val BLEU 10.6 after 11); the recipe below
-        // trained the shipped multi30k-en-de (web/models/multi30k-en-de.md). The issue's values remain a flag away.
-        o.model.dropout = 0.2f;
-        o.model.tie_embeddings = true;
-        o.model.max_len = 256;
-        o.label_smoothing = 0.1f;
-        o.lr = 1e-3f;
-        o.warmup_steps = 500;
-        o.beta1 = 0.9f;
-        o.beta2 = 0.98f;
-        o.max_tokens = 4096;
-        // 125 epochs, the last 25 with the rate falling to 0: the shipped model's schedule (39.4 test2016 BLEU;
-        // at epoch 44 without a cooldown it scored 36.4).
-        o.epochs = 125;
-        o.cooldown_epochs = 25;
-        o.average_last = 10;
-        return o;
-    }
-    if (name == "transformer-d2l") {  // seed 000, section 7.6
-        d2l_common(o);
-        o.architecture = "transformer";
-        o.model.model_dim = 32;
-        o.model.heads = 4;
-        o.model.encoder_layers = 2;
-        o.model.decoder_layers = 2;
-        o.model.ffn_dim = 64;
-        o.model.dropout = 0.1f;
-        o.model.tie_embeddings = false;
-        o.model.bias = false;         // MultiHeadAttention(..., bias=False)
-        o.model.max_len = o.num_steps;  // sources of at most num_steps tokens, at most num_steps generated
-        o.epochs = 200;
-        return o;
-    }
-    if (name == "bahdanau-d2l") {  // seed 000: Seq2SeqEncoder + Seq2SeqAttentionDecoder
-        d2l_common(o);
-        o.architecture = "bahdanau";
-        o.rnn.embed_size = 32;
-        o.rnn.num_hiddens = 32;
-        o.rnn.num_layers = 2;
-        o.rnn.dropout = 0.1f;
-        o.epochs = 250;
-        return o;
-    }
-    if (name == "bahdanau-multi30k") {  // a larger GRU + Bahdanau on Multi30K en-de, joint BPE 10k, token batches
-        o.architecture = "bahdanau";
-        o.corpus.bpe_merges = 10000;
-        o.corpus.joint_vocab = false;  // one BPE, two vocabularies: smaller softmax, untied embeddings
-        o.rnn.embed_size = 256;
-        o.rnn.num_hiddens = 256;
-        o.rnn.num_layers = 2;
-        o.rnn.dropout = 0.2f;
-        o.rnn.max_len = 256;
-        o.init = "seeds";
-        o.loss = "cross_entropy";
-        o.label_smoothing = 0.1f;
-        o.clip_norm = 1.0f;
-        o.lr = 2e-3f;
-        o.warmup_steps = 0;
-        o.beta1 = 0.9f;
-        o.beta2 = 0.999f;
-        o.adam_eps = 1e-8f;
-        o.max_tokens = 4096;
-        o.epochs = 20;
-        o.val_bleu_sentences = 500;
-        o.average_last = 0;
-        return o;
-    }
-    std::string known;
-    for (const std::string& n : train_preset_names()) known += (known.empty() ? "" : ", ") + n;
-    throw Error("unknown preset '" + name + "' (known: " + known + ")");
-}
-
 namespace {
 
 double seconds_since(std::chrono::steady_clock::time_point t) {
@@ -244,13 +118,12 @@ uint64_t step_seed(uint64_t seed, int64_t step) {
     return h ^ (h >> 29);
 }
 
-bool seeds_loss(const TrainOptions& o) {
-    if (o.loss == "masked_softmax_ce") return true;
-    if (o.loss == "cross_entropy") return false;
-    throw Error("loss '" + o.loss + "' is unknown (expected \"cross_entropy\" or \"masked_softmax_ce\")");
+void require_known_loss(const TrainOptions& o) {
+    if (o.loss != "masked_softmax_ce" && o.loss != "cross_entropy")
+        throw Error("loss '" + o.loss + "' is unknown (expected \"cross_entropy\" or \"masked_softmax_ce\")");
 }
 
-// The GPU step (train_device.h) is the Transformer's with label-smoothed cross entropy; anything else is refused
+// The GPU step (train/train_device.h) is the Transformer's with label-smoothed cross entropy; anything else is refused
 // by name before any work.
 void require_device_supports(TrainDevice device, const TrainOptions& o) {
     if (device == TrainDevice::Cpu) return;
@@ -327,17 +200,6 @@ std::string describe_data(const CorpusOptions& c) {
            (c.split_digits ? " (digits split)" : "");
 }
 
-class JsonLog {
-public:
-    explicit JsonLog(const std::string& path) : out_(path, std::ios::app) {
-        if (!out_) throw Error("cannot write the training log " + path);
-    }
-    void write(const json& j) { out_ << j.dump() << '\n' << std::flush; }
-
-private:
-    std::ofstream out_;
-};
-
 }  // namespace
 
 double validation_bleu(const TranslatorModel& model, const TranslationCorpus& corpus, int sentences) {
@@ -360,21 +222,98 @@ double validation_bleu(const TranslatorModel& model, const TranslationCorpus& co
     return corpus_bleu(hyps, refs).score;
 }
 
-TrainResult train_translator(const TrainOptions& requested, bool resume, const TrainHooks& hooks) {
-    auto say = [&](const std::string& line) { if (hooks.message) hooks.message(line); };
-    TrainOptions o = requested;
-    const TrainDevice device = parse_train_device(o.device);
-    if (!resume) require_device_supports(device, o);  // a resume checks the run's own options below
-    require_train_device(device);                     // a GPU (and a CUDA build) for cuda
-    // Every step frees and allocates the same large buffers; keep them in the heap instead of returning them to
-    // the system, or each step pays for page faults on hundreds of megabytes.
-    mallopt(M_MMAP_THRESHOLD, 1 << 30);
-    mallopt(M_TRIM_THRESHOLD, -1);
-    if (o.threads > 0) omp_set_num_threads(o.threads);
-    fs::create_directories(o.out_dir);
+AdamConfig adam_config(const TrainOptions& o) {
+    AdamConfig c;
+    c.lr = o.lr;
+    c.beta1 = o.beta1;
+    c.beta2 = o.beta2;
+    c.eps = o.adam_eps;
+    c.weight_decay = o.weight_decay;
+    return c;
+}
 
-    Checkpoint ckpt;
-    bool from_checkpoint = false;
+namespace {
+
+// The run's voice: whole-line messages, the progress line (rate and ETA) and train.jsonl.
+class RunLog {
+public:
+    explicit RunLog(const TrainHooks& hooks) : hooks_(hooks) {}
+
+    void say(const std::string& line) const {
+        if (hooks_.message) hooks_.message(line);
+    }
+
+    // Opens train.jsonl and starts the clocks. `resumed`: the position resumed from, after which the log is cut
+    // back: what a killed process logged after its last checkpoint is trained and logged again, once is enough.
+    void open(const std::string& out_dir, const TrainingState& state, bool resumed) {
+        const std::string path = (fs::path(out_dir) / "train.jsonl").string();
+        if (resumed)
+            if (const int dropped = drop_log_lines_after(path, state))
+                say("train.jsonl: dropped " + std::to_string(dropped) + " line(s) logged after step " +
+                    std::to_string(state.step) + ", which this run repeats");
+        out_.open(path, std::ios::app);
+        if (!out_) throw Error("cannot write the training log " + path);
+        elapsed_before_ = state.elapsed_seconds;
+        run_start_ = window_start_ = std::chrono::steady_clock::now();
+    }
+
+    // Training time across resumes.
+    double elapsed_seconds() const { return elapsed_before_ + seconds_since(run_start_); }
+
+    // After step state.step, batch bi of `batches` in state.epoch: the progress line, and every log_every steps a
+    // "step" line with the mean loss since the last one (the sums live in the state, so a resume logs the same).
+    void step(TrainingState& state, const TrainOptions& o, int bi, size_t batches, double loss, float lr,
+              int64_t target_tokens) {
+        window_tokens_ += target_tokens;
+        const double tokens_per_s = window_tokens_ / std::max(1e-9, seconds_since(window_start_));
+        if (hooks_.progress) {
+            const double done = (state.epoch + double(bi + 1) / batches) / o.epochs;
+            if (done0_ < 0) done0_ = (state.epoch + double(bi) / batches) / o.epochs;
+            const int eta = static_cast<int>(seconds_since(run_start_) / std::max(1e-9, done - done0_) * (1 - done));
+            char line[256];
+            std::snprintf(line, sizeof line, "epoch %d/%d [%4d/%zu] step %lld loss %.3f lr %.2e %.0f tok/s ETA %dm%ds",
+                          state.epoch + 1, o.epochs, bi + 1, batches, static_cast<long long>(state.step), loss, lr,
+                          tokens_per_s, eta / 60, eta % 60);
+            hooks_.progress(line);
+        }
+        if (o.log_every > 0 && state.step % o.log_every == 0) {
+            write({{"event", "step"}, {"step", state.step}, {"epoch", state.epoch + 1},
+                   {"loss", state.log_loss_sum / state.log_steps}, {"lr", lr}, {"target_tokens_per_s", tokens_per_s},
+                   {"elapsed_s", state.elapsed_seconds}});
+            window_start_ = std::chrono::steady_clock::now();
+            window_tokens_ = 0;
+            state.log_loss_sum = 0;
+            state.log_steps = 0;
+        }
+    }
+
+    void write(const json& j) { out_ << j.dump() << '\n' << std::flush; }
+
+private:
+    const TrainHooks& hooks_;
+    std::ofstream out_;
+    double elapsed_before_ = 0;
+    std::chrono::steady_clock::time_point run_start_, window_start_;
+    int64_t window_tokens_ = 0;
+    double done0_ = -1;  // fraction of the run done when this process started (for the ETA)
+};
+
+// What one call trains: the requested options, merged with the run's own when it resumes, and the checkpoint it
+// resumes from.
+struct ResolvedRun {
+    TrainOptions o;
+    TrainDevice device = TrainDevice::Cpu;
+    std::optional<Checkpoint> resumed;
+};
+
+// Refuses a device or configuration this run cannot train before any work; loads the newest checkpoint that loads
+// when resuming.
+ResolvedRun resolve_run(const TrainOptions& requested, bool resume, const RunLog& log) {
+    ResolvedRun run{requested, parse_train_device(requested.device), std::nullopt};
+    TrainOptions& o = run.o;
+    if (!resume) require_device_supports(run.device, o);  // a resume checks the run's own options below
+    require_train_device(run.device);                     // a GPU (and a CUDA build) for cuda
+    fs::create_directories(o.out_dir);
     if (resume) {
         ResumePoint point = load_newest_checkpoint(o.out_dir);
         for (const auto& [path, why] : point.skipped) {
@@ -384,13 +323,11 @@ TrainResult train_translator(const TrainOptions& requested, bool resume, const T
             std::error_code ec;
             fs::rename(path, aside, ec);
             if (ec) throw Error("--resume: " + path + " does not load (" + why + ") and cannot be set aside: " + ec.message());
-            say("skipping " + path + " (set aside as " + aside + "), which does not load: " + why);
+            log.say("skipping " + path + " (set aside as " + aside + "), which does not load: " + why);
         }
-        say("resuming from " + point.path);
-        ckpt = std::move(point.checkpoint);
-        from_checkpoint = true;
+        log.say("resuming from " + point.path);
         // The run's own options decide everything that shapes the model and the data order.
-        TrainOptions saved = train_options_from_json(ckpt.options);
+        TrainOptions saved = train_options_from_json(point.checkpoint.options);
         saved.out_dir = o.out_dir;
         saved.epochs = o.epochs;
         if (o.cooldown_epochs >= 0) saved.cooldown_epochs = o.cooldown_epochs;
@@ -398,29 +335,40 @@ TrainResult train_translator(const TrainOptions& requested, bool resume, const T
         saved.threads = o.threads;
         saved.device = o.device;  // same checkpoint layout on every device: a run may switch
         o = saved;
-        if (ckpt.model.architecture() != o.architecture)
-            throw Error("--resume: " + point.path + " holds a " + ckpt.model.architecture() + " model, the run's options say " +
-                        o.architecture);
-        require_device_supports(device, o);
+        if (point.checkpoint.model.architecture() != o.architecture)
+            throw Error("--resume: " + point.path + " holds a " + point.checkpoint.model.architecture() +
+                        " model, the run's options say " + o.architecture);
+        require_device_supports(run.device, o);
+        run.resumed = std::move(point.checkpoint);
     }
     if (o.cooldown_epochs < 0) o.cooldown_epochs = 0;  // -1 (keep the run's own) on a new run: none
-    const bool masked_loss = seeds_loss(o);
+    require_known_loss(o);
     if (o.architecture != "transformer" && o.architecture != "bahdanau")
         throw Error("architecture '" + o.architecture + "' is unknown (expected \"transformer\" or \"bahdanau\")");
     if (o.num_steps < 0 || o.num_steps == 1)
         throw Error("num_steps is " + std::to_string(o.num_steps) + ", expected 0 (token batches) or >= 2");
+    return run;
+}
 
-    auto t0 = std::chrono::steady_clock::now();
-    TranslationCorpus corpus = from_checkpoint
-        ? encode_corpus(o.corpus, ckpt.model.source_pipeline, ckpt.model.target_pipeline, ckpt.model.source_vocab,
-                        ckpt.model.target_vocab)
-        : prepare_corpus(o.corpus);
-    say("data: " + std::to_string(corpus.train_source.size()) + " training pairs (" +
+// A resumed run encodes with the checkpoint's own tokenizers and vocabularies.
+TranslationCorpus load_corpus(const ResolvedRun& run, const RunLog& log) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const Checkpoint* c = run.resumed ? &*run.resumed : nullptr;
+    TranslationCorpus corpus =
+        c ? encode_corpus(run.o.corpus, c->model.source_pipeline, c->model.target_pipeline, c->model.source_vocab,
+                          c->model.target_vocab)
+          : prepare_corpus(run.o.corpus);
+    log.say("data: " + std::to_string(corpus.train_source.size()) + " training pairs (" +
         std::to_string(corpus.dropped_long) + " dropped as too long), " + std::to_string(corpus.val_source.size()) +
         " validation pairs, vocabulary " + std::to_string(corpus.source_vocab.size()) + "/" +
         std::to_string(corpus.target_vocab.size()) + ", prepared in " +
         std::to_string(static_cast<int>(seconds_since(t0) * 1000)) + " ms");
+    return corpus;
+}
 
+// The untrained model (allocated with gradients) the options describe at the corpus's vocabulary sizes; o.model
+// takes those sizes, so that the saved options describe the model.
+TranslatorModel build_model(TrainOptions& o, const TranslationCorpus& corpus) {
     TranslatorModel tm;
     tm.source_pipeline = corpus.source_pipeline;
     tm.target_pipeline = corpus.target_pipeline;
@@ -431,7 +379,6 @@ TrainResult train_translator(const TrainOptions& requested, bool resume, const T
     tm.eos_id = corpus.target_vocab["<eos>"];
     if (corpus.source_vocab["<pad>"] != tm.pad_id || corpus.source_vocab["<eos>"] != tm.eos_id)
         throw Error("the source and target vocabularies give <pad> / <eos> different ids");
-    float dropout_p = 0;
     if (o.architecture == "transformer") {
         TransformerConfig config = o.model;
         config.src_vocab = static_cast<int>(corpus.source_vocab.size());
@@ -443,7 +390,6 @@ TrainResult train_translator(const TrainOptions& requested, bool resume, const T
             throw Error("num_steps " + std::to_string(o.num_steps) + " exceeds the Transformer's max_len " +
                         std::to_string(config.max_len));
         o.model = config;
-        dropout_p = config.dropout;
         tm.transformer = std::make_unique<Transformer>(config, /*with_grads=*/true);
     } else {
         BahdanauConfig config = o.rnn;
@@ -452,252 +398,244 @@ TrainResult train_translator(const TrainOptions& requested, bool resume, const T
         config.pad_id = tm.pad_id;
         config.num_steps = o.num_steps;
         config.validate();
-        dropout_p = config.dropout;
         tm.bahdanau = std::make_unique<BahdanauSeq2Seq>(config, /*with_grads=*/true);
     }
-    ParameterStore& params = tm.parameters();
-    const size_t n_params = params.size();
-    std::unique_ptr<TrainableModel> trainable = make_trainable(tm);
-    const BatchLayout layout = batch_layout(tm, o);
+    return tm;
+}
 
-    AdamConfig adam_config;
-    adam_config.lr = o.lr;
-    adam_config.beta1 = o.beta1;
-    adam_config.beta2 = o.beta2;
-    adam_config.eps = o.adam_eps;
-    adam_config.weight_decay = o.weight_decay;
-    Adam adam(n_params, adam_config);
-    TrainingState state;
-    if (from_checkpoint) {
-        if (ckpt.model.parameters().size() != n_params)
-            throw Error("--resume: the checkpoint has " + std::to_string(ckpt.model.parameters().size()) +
-                        " parameters, the configuration " + std::to_string(n_params));
-        std::copy_n(ckpt.model.parameters().values(), n_params, params.values());
-        if (ckpt.adam_m.size() != n_params) throw Error("--resume: the checkpoint holds no optimizer state");
-        adam.m() = ckpt.adam_m;
-        adam.v() = ckpt.adam_v;
-        adam.set_steps(ckpt.state.step);
-        state = ckpt.state;
-    } else {
+// The parameters and Adam moments a resumed run continues from, or a fresh initialisation; the position to start at.
+TrainingState start_parameters(TranslatorModel& tm, Adam& adam, const TrainOptions& o,
+                               const std::optional<Checkpoint>& resumed) {
+    ParameterStore& params = tm.parameters();
+    const size_t n = params.size();
+    if (!resumed) {
         initialise_parameters(tm, o.init, o.seed);
+        return {};
     }
-    // A device other than the CPU: its step backend holds the parameters and Adam moments from here on; the host
-    // copies (params, adam.m(), adam.v()) are refreshed by sync_host() before anything reads them.
+    const Checkpoint& c = *resumed;
+    if (c.model.parameters().size() != n)
+        throw Error("--resume: the checkpoint has " + std::to_string(c.model.parameters().size()) +
+                    " parameters, the configuration " + std::to_string(n));
+    std::copy_n(c.model.parameters().values(), n, params.values());
+    if (c.adam_m.size() != n) throw Error("--resume: the checkpoint holds no optimizer state");
+    adam.m() = c.adam_m;
+    adam.v() = c.adam_v;
+    adam.set_steps(c.state.step);
+    return c.state;
+}
+
+// The step the run trains with (never null) and the hardware it names.
+struct StepDevice {
     std::unique_ptr<TrainStepBackend> backend;
+    std::string hardware;
+    bool cpu = true;  // the trainer's own CPU step (the hardware is the CPU, the threads count)
+};
+
+StepDevice make_step_device(TranslatorModel& tm, TrainableModel& trainable, Adam& adam, const TrainOptions& o,
+                            TrainDevice device, const TrainHooks& hooks) {
     if (tm.transformer && hooks.step_backend) {
         require_device_supports(TrainDevice::Cuda, o);  // what any device step supports
-        backend = hooks.step_backend(*tm.transformer, o);
-    } else if (tm.transformer) {
-        backend = make_train_step_backend(device, *tm.transformer, o);
+        return {hooks.step_backend(*tm.transformer, o), "test step backend", false};
     }
-    bool host_stale = false;  // the backend has stepped since the last download
-    std::string gpu;
-    if (backend) {
-        backend->upload(params, adam.m(), adam.v(), adam.steps());
-        gpu = device == TrainDevice::Cuda ? cuda_availability().description : std::string("test step backend");
+    if (device != TrainDevice::Cpu)
+        return {make_train_step_backend(device, *tm.transformer, o), cuda_availability().description, false};
+    return {make_cpu_train_step(tm, trainable, adam, o), cpu_name(), true};
+}
+
+// Everything one train_translator call holds once the run is resolved and its corpus loaded.
+class Training {
+public:
+    // The step backend holds the parameters and Adam moments from the start; the host copies (the model's store,
+    // adam_.m(), adam_.v()) are refreshed by sync_host() before anything reads them.
+    Training(ResolvedRun run, const TranslationCorpus& corpus, const TrainHooks& hooks, RunLog& log)
+        : o_(std::move(run.o)), corpus_(corpus), hooks_(hooks), log_(log), tm_(build_model(o_, corpus)),
+          trainable_(make_trainable(tm_)), layout_(batch_layout(tm_, o_)),
+          adam_(tm_.parameters().size(), adam_config(o_)), device_(run.device),
+          from_checkpoint_(run.resumed.has_value()) {
+        state = start_parameters(tm_, adam_, o_, run.resumed);
+        step_ = make_step_device(tm_, *trainable_, adam_, o_, device_, hooks);
+        step_.backend->upload(tm_.parameters(), adam_.m(), adam_.v(), adam_.steps());
+        options_json_ = train_options_to_json(o_);
+        log_.say("model: " + describe_model(tm_) + ", " + std::to_string(tm_.parameters().size()) + " parameters, " +
+                 (step_.cpu ? std::to_string(omp_get_max_threads()) + " threads"
+                            : "training on " + std::string(train_device_name(device_)) + " (" + step_.hardware + ")"));
+        log_.open(o_.out_dir, state, from_checkpoint_);
+        for (size_t i = 0; i < corpus_.train_source.size(); i++) {
+            src_lens_.push_back(static_cast<int>(corpus_.train_source[i].size()) + 1);
+            tgt_lens_.push_back(static_cast<int>(corpus_.train_target[i].size()) + 1);
+        }
     }
-    auto sync_host = [&]() {
-        if (!backend || !host_stale) return;
-        backend->download(params, adam.m(), adam.v());
-        adam.set_steps(state.step);
-        host_stale = false;
-    };
-    const json options_json = train_options_to_json(o);
-    say("model: " + describe_model(tm) + ", " + std::to_string(n_params) + " parameters, " +
-        (backend ? "training on " + std::string(train_device_name(device)) + " (" + gpu + ")"
-                 : std::to_string(omp_get_max_threads()) + " threads"));
 
-    std::vector<int> src_lens, tgt_lens;
-    for (size_t i = 0; i < corpus.train_source.size(); i++) {
-        src_lens.push_back(static_cast<int>(corpus.train_source[i].size()) + 1);
-        tgt_lens.push_back(static_cast<int>(corpus.train_target[i].size()) + 1);
-    }
-    BatchingOptions batching;
-    batching.max_tokens = static_cast<size_t>(o.max_tokens);
-    batching.seed = o.seed;
-    auto epoch_batches = [&](int epoch) {
-        if (o.num_steps > 0) return shuffled_batches(corpus.train_source.size(), o.batch_size, o.seed, epoch);
-        std::vector<std::vector<size_t>> out;
-        for (TokenBatch& t : make_token_batches(src_lens, tgt_lens, batching, static_cast<uint64_t>(epoch)))
-            out.push_back(std::move(t.examples));
-        return out;
-    };
+    const TrainOptions& options() const { return o_; }
 
-    auto card = [&](double val_bleu, int epochs_done) {
-        return json{{"data", describe_data(o.corpus)}, {"preset", o.preset}, {"architecture", o.architecture},
-                    {"steps", state.step}, {"epochs", epochs_done}, {"training_seconds", state.elapsed_seconds},
-                    {"hardware", backend ? gpu : cpu_name()}, {"threads", omp_get_max_threads()},
-                    {"val_bleu_greedy", val_bleu}};
-    };
-    TrainResult result;
-    auto save = [&]() {
-        sync_host();
-        // The card travels with the weights into anything exported from this checkpoint: describe these weights.
-        tm.card = card(result.val_bleu, state.epoch);
-        save_checkpoint(checkpoint_path(o.out_dir, state.step), tm, adam.m(), adam.v(), state, options_json);
-        prune_checkpoints(o.out_dir, o.keep_checkpoints);
-    };
-
-    const std::string log_path = (fs::path(o.out_dir) / "train.jsonl").string();
-    // What a killed process logged after its last checkpoint is trained and logged again below: once is enough.
-    if (from_checkpoint)
-        if (const int dropped = drop_log_lines_after(log_path, state))
-            say("train.jsonl: dropped " + std::to_string(dropped) + " line(s) logged after step " +
-                std::to_string(state.step) + ", which this run repeats");
-    JsonLog log(log_path);
-    std::vector<float> probs, dlogits;
-    auto run_start = std::chrono::steady_clock::now();
-    const double elapsed_before = state.elapsed_seconds;
-    auto window_start = std::chrono::steady_clock::now();
-    int64_t window_tokens = 0;
-    const int V = static_cast<int>(corpus.target_vocab.size());
-    double done0 = -1;  // fraction of the run done when this process started (for the ETA)
-
-    for (; state.epoch < o.epochs; state.epoch++, state.batch_in_epoch = 0) {
-        const std::vector<std::vector<size_t>> batches = epoch_batches(state.epoch);
+    // The epoch's batches (example indices), the same for a given seed and epoch on every run and resume; at an
+    // epoch's first batch its loss sums start at zero.
+    std::vector<std::vector<size_t>> begin_epoch() {
         if (state.batch_in_epoch == 0) {  // what the seeds accumulate: l.sum() (or the summed CE) and valid tokens
             state.epoch_loss_sum = 0;
             state.epoch_tokens = 0;
         }
-        for (int bi = state.batch_in_epoch; bi < static_cast<int>(batches.size()); bi++) {
-            const TrainBatch b = make_train_batch(corpus.train_source, corpus.train_target, batches[bi], layout);
-            const int N = b.B * b.T;
-            const float lr = learning_rate(o, state.step + 1, state.epoch + double(bi) / batches.size());
-            double loss_sum = 0, loss = 0;
-            int count = 0;
-            if (backend) {
-                // The whole step on the device: forward with the same dropout stream, label-smoothed cross entropy
-                // per non-pad label, backward, clipping, Adam at lr (cross_entropy only: checked at the start).
-                loss = backend->step({b.B, b.S, b.T, b.src.data(), b.src_valid.data(), b.tgt_in.data(),
-                                      b.tgt_valid.data(), b.tgt_out.data()},
-                                     step_seed(o.seed, state.step), o.label_smoothing, o.clip_norm, lr);
-                host_stale = true;
-                count = cross_entropy_count(b.tgt_out.data(), tm.pad_id, N);
-                loss_sum = loss * std::max(1, count);
-                // The device has already applied this update; stopping here still saves nothing from it.
-                if (!std::isfinite(loss))
-                    throw Error("the training loss became " + std::string(std::isnan(loss) ? "NaN" : "infinite") +
-                                " at step " + std::to_string(state.step + 1) + " (epoch " + std::to_string(state.epoch + 1) +
-                                ", " + train_device_name(device) + "); stopping. The last checkpoint in " + o.out_dir +
-                                " is intact: lower --lr or raise --warmup");
-            } else {
-                DropoutStream dropout(dropout_p, step_seed(o.seed, state.step));
-                const float* logits = trainable->forward(b, &dropout);
-                probs.resize(size_t(N) * V);
-                if (masked_loss) {
-                    loss_sum = masked_softmax_ce_forward(nullptr, probs.data(), logits, b.tgt_out.data(), b.tgt_valid.data(),
-                                                         b.B, b.T, V);
-                    count = static_cast<int>(b.target_tokens);
-                    loss = loss_sum * b.T / std::max(1, count);  // mean CE per valid target token
-                } else {
-                    loss_sum = cross_entropy_forward(nullptr, probs.data(), logits, b.tgt_out.data(), tm.pad_id,
-                                                     o.label_smoothing, N, V);
-                    count = cross_entropy_count(b.tgt_out.data(), tm.pad_id, N);
-                    loss = loss_sum / std::max(1, count);
-                }
-                if (!std::isfinite(loss))
-                    throw Error("the training loss became " + std::string(std::isnan(loss) ? "NaN" : "infinite") + " at step " +
-                                std::to_string(state.step + 1) + " (epoch " + std::to_string(state.epoch + 1) +
-                                "); stopping. The last checkpoint in " + o.out_dir + " is intact: lower --lr or raise --warmup");
-                params.zero_grad();
-                dlogits.assign(size_t(N) * V, 0.0f);
-                if (masked_loss)
-                    masked_softmax_ce_backward(dlogits.data(), nullptr, probs.data(), b.tgt_out.data(), b.tgt_valid.data(),
-                                               b.B, b.T, V);
-                else
-                    cross_entropy_backward(dlogits.data(), nullptr, 1.0f / std::max(1, count), probs.data(), b.tgt_out.data(),
-                                           tm.pad_id, o.label_smoothing, N, V);
-                trainable->backward(b, dlogits.data());
-                if (o.clip_norm > 0) clip_grad_norm(params.grads(), n_params, o.clip_norm);
-                adam.step(params.values(), params.grads(), lr);
-            }
+        if (o_.num_steps > 0) return shuffled_batches(corpus_.train_source.size(), o_.batch_size, o_.seed, state.epoch);
+        BatchingOptions batching;
+        batching.max_tokens = static_cast<size_t>(o_.max_tokens);
+        batching.seed = o_.seed;
+        std::vector<std::vector<size_t>> out;
+        for (TokenBatch& t : make_token_batches(src_lens_, tgt_lens_, batching, static_cast<uint64_t>(state.epoch)))
+            out.push_back(std::move(t.examples));
+        return out;
+    }
 
-            state.step++;
-            state.batch_in_epoch = bi + 1;
-            state.target_tokens += b.target_tokens;
-            state.elapsed_seconds = elapsed_before + seconds_since(run_start);
-            result.last_loss = loss;
-            state.epoch_loss_sum += loss_sum;
-            state.epoch_tokens += count;
-            window_tokens += b.target_tokens;
-            state.log_loss_sum += loss;
-            state.log_steps++;
+    // Trains batch bi of the epoch's batches and records it (state, progress, log).
+    void train_batch(const std::vector<std::vector<size_t>>& batches, int bi) {
+        const TrainBatch b = make_train_batch(corpus_.train_source, corpus_.train_target, batches[bi], layout_);
+        const float lr = learning_rate(o_, state.step + 1, state.epoch + double(bi) / batches.size());
+        const StepLoss loss = step_.backend->step(b, step_seed(o_.seed, state.step), o_.label_smoothing, o_.clip_norm, lr);
+        host_stale_ = true;
+        if (!std::isfinite(loss.mean))
+            throw Error("the training loss became " + std::string(std::isnan(loss.mean) ? "NaN" : "infinite") +
+                        " at step " + std::to_string(state.step + 1) + " (epoch " + std::to_string(state.epoch + 1) +
+                        ", " + train_device_name(device_) + "); stopping. The last checkpoint in " + o_.out_dir +
+                        " is intact: lower --lr or raise --warmup");
+        state.step++;
+        state.batch_in_epoch = bi + 1;
+        state.target_tokens += b.target_tokens;
+        state.elapsed_seconds = log_.elapsed_seconds();
+        state.epoch_loss_sum += loss.sum;
+        state.epoch_tokens += loss.tokens;
+        state.log_loss_sum += loss.mean;
+        state.log_steps++;
+        result.last_loss = loss.mean;
+        log_.step(state, o_, bi, batches.size(), loss.mean, lr, b.target_tokens);
+    }
 
-            const double window_s = seconds_since(window_start);
-            const double tokens_per_s = window_tokens / std::max(1e-9, window_s);
-            if (hooks.progress) {
-                const double done = (state.epoch + double(bi + 1) / batches.size()) / o.epochs;
-                if (done0 < 0) done0 = (state.epoch + double(bi) / batches.size()) / o.epochs;
-                const double eta = seconds_since(run_start) / std::max(1e-9, done - done0) * (1 - done);
-                char line[256];
-                std::snprintf(line, sizeof line, "epoch %d/%d [%4d/%zu] step %lld loss %.3f lr %.2e %.0f tok/s ETA %s",
-                              state.epoch + 1, o.epochs, bi + 1, batches.size(), static_cast<long long>(state.step), loss,
-                              lr, tokens_per_s,
-                              (std::to_string(static_cast<int>(eta) / 60) + "m" + std::to_string(static_cast<int>(eta) % 60) + "s").c_str());
-                hooks.progress(line);
-            }
-            if (o.log_every > 0 && state.step % o.log_every == 0) {
-                log.write({{"event", "step"}, {"step", state.step}, {"epoch", state.epoch + 1}, {"loss", state.log_loss_sum / state.log_steps},
-                           {"lr", lr}, {"target_tokens_per_s", tokens_per_s}, {"elapsed_s", state.elapsed_seconds}});
-                window_start = std::chrono::steady_clock::now();
-                window_tokens = 0;
-                state.log_loss_sum = 0;
-                state.log_steps = 0;
-            }
-            const bool stop = hooks.stop && hooks.stop->load();
-            const bool last = o.max_steps > 0 && state.step >= o.max_steps;
-            if (stop || last || (o.checkpoint_every > 0 && state.step % o.checkpoint_every == 0)) save();
-            if (stop || last) {
-                result.interrupted = stop;
-                say(std::string(stop ? "interrupted" : "reached --max-steps") + " at step " + std::to_string(state.step) +
-                    "; checkpoint " + checkpoint_path(o.out_dir, state.step));
-                result.state = state;
-                return result;
-            }
-        }
-        // End of epoch: validation (every validate_every epochs and the last), best model, checkpoint (the saved
-        // position is the next epoch's start).
+    // After a step: a checkpoint every checkpoint_every steps, and one before stopping (Ctrl-C, --max-steps).
+    // True when the run stops here.
+    bool checkpoint_or_stop() {
+        const bool stop = hooks_.stop && hooks_.stop->load();
+        const bool last = o_.max_steps > 0 && state.step >= o_.max_steps;
+        if (stop || last || (o_.checkpoint_every > 0 && state.step % o_.checkpoint_every == 0)) save();
+        if (!stop && !last) return false;
+        result.interrupted = stop;
+        log_.say(std::string(stop ? "interrupted" : "reached --max-steps") + " at step " + std::to_string(state.step) +
+                 "; checkpoint " + checkpoint_path(o_.out_dir, state.step));
+        return true;
+    }
+
+    // Validation (every validate_every epochs and the last), the best model, and a checkpoint whose position is the
+    // next epoch's start.
+    void end_epoch() {
         result.epoch_loss_d2l = state.epoch_tokens ? state.epoch_loss_sum / state.epoch_tokens : 0.0;
-        const bool validate = (state.epoch + 1) % std::max(1, o.validate_every) == 0 || state.epoch + 1 == o.epochs;
-        if (validate) {
+        const int epoch = state.epoch + 1;
+        json line{{"event", "epoch"}, {"epoch", epoch}, {"step", state.step}, {"train_loss", result.epoch_loss_d2l}};
+        if (epoch % std::max(1, o_.validate_every) == 0 || epoch == o_.epochs) {
             sync_host();  // validation and the best model read the host parameters
-            const double val_loss = validation_loss(*trainable, tm, corpus, layout);
-            const double val_bleu = validation_bleu(tm, corpus, o.val_bleu_sentences);
-            result.val_loss = val_loss;
-            result.val_bleu = val_bleu;
-            log.write({{"event", "epoch"}, {"epoch", state.epoch + 1}, {"step", state.step}, {"train_loss", result.epoch_loss_d2l},
-                       {"val_loss", val_loss}, {"val_bleu", val_bleu}, {"elapsed_s", state.elapsed_seconds}});
-            char line[240];
-            std::snprintf(line, sizeof line, "epoch %d: train loss %.3f, val loss %.3f, val BLEU %.2f (greedy), %lld steps, %.0f s",
-                          state.epoch + 1, result.epoch_loss_d2l, val_loss, val_bleu, static_cast<long long>(state.step),
-                          state.elapsed_seconds);
-            say(line);
-            if (val_bleu > state.best_val_bleu) {
-                state.best_val_bleu = val_bleu;
-                tm.card = card(val_bleu, state.epoch + 1);
-                result.best_model = (fs::path(o.out_dir) / "best.safetensors").string();
-                write_file_atomically(result.best_model, save_translator_model(tm, DType::F32));
+            result.val_loss = validation_loss(*trainable_, tm_, corpus_, layout_);
+            result.val_bleu = validation_bleu(tm_, corpus_, o_.val_bleu_sentences);
+            line["val_loss"] = result.val_loss;
+            line["val_bleu"] = result.val_bleu;
+            char text[240];
+            std::snprintf(text, sizeof text, "epoch %d: train loss %.3f, val loss %.3f, val BLEU %.2f (greedy), %lld steps, %.0f s",
+                          epoch, result.epoch_loss_d2l, result.val_loss, result.val_bleu,
+                          static_cast<long long>(state.step), state.elapsed_seconds);
+            line["elapsed_s"] = state.elapsed_seconds;
+            log_.write(line);
+            log_.say(text);
+            if (result.val_bleu > state.best_val_bleu) {
+                state.best_val_bleu = result.val_bleu;
+                tm_.card = card(result.val_bleu, epoch);
+                result.best_model = (fs::path(o_.out_dir) / "best.safetensors").string();
+                write_file_atomically(result.best_model, save_translator_model(tm_, DType::F32));
             }
         } else {
-            log.write({{"event", "epoch"}, {"epoch", state.epoch + 1}, {"step", state.step}, {"train_loss", result.epoch_loss_d2l},
-                       {"elapsed_s", state.elapsed_seconds}});
+            line["elapsed_s"] = state.elapsed_seconds;
+            log_.write(line);
         }
-        state.epoch++;
+        state.epoch = epoch;
         state.batch_in_epoch = 0;
         save();
-        state.epoch--;  // the loop's increment
     }
-    if (o.average_last > 1) {
-        std::vector<std::string> all = list_checkpoints(o.out_dir);
-        std::vector<std::string> last(all.end() - std::min<size_t>(all.size(), o.average_last), all.end());
+
+    // At the end, with average_last > 1: the mean of the last checkpoints, exported beside them.
+    void average_last() {
+        if (o_.average_last <= 1) return;
+        std::vector<std::string> all = list_checkpoints(o_.out_dir);
+        std::vector<std::string> last(all.end() - std::min<size_t>(all.size(), o_.average_last), all.end());
         TranslatorModel avg = average_checkpoints(last);
         avg.card = card(state.best_val_bleu, state.epoch);
         avg.card["averaged_checkpoints"] = last.size();
-        write_file_atomically((fs::path(o.out_dir) / "averaged.safetensors").string(), save_translator_model(avg, DType::F32));
-        say("averaged the last " + std::to_string(last.size()) + " checkpoints into " + o.out_dir + "/averaged.safetensors");
+        write_file_atomically((fs::path(o_.out_dir) / "averaged.safetensors").string(), save_translator_model(avg, DType::F32));
+        log_.say("averaged the last " + std::to_string(last.size()) + " checkpoints into " + o_.out_dir +
+                 "/averaged.safetensors");
     }
-    result.state = state;
-    return result;
+
+    TrainResult finish() {
+        result.state = state;
+        return result;
+    }
+
+    TrainingState state;
+    TrainResult result;
+
+private:
+    void sync_host() {
+        if (!host_stale_) return;
+        step_.backend->download(tm_.parameters(), adam_.m(), adam_.v());
+        adam_.set_steps(state.step);
+        host_stale_ = false;
+    }
+
+    void save() {
+        sync_host();
+        // The card travels with the weights into anything exported from this checkpoint: describe these weights.
+        tm_.card = card(result.val_bleu, state.epoch);
+        save_checkpoint(checkpoint_path(o_.out_dir, state.step), tm_, adam_.m(), adam_.v(), state, options_json_);
+        prune_checkpoints(o_.out_dir, o_.keep_checkpoints);
+    }
+
+    json card(double val_bleu, int epochs_done) const {
+        return json{{"data", describe_data(o_.corpus)}, {"preset", o_.preset}, {"architecture", o_.architecture},
+                    {"steps", state.step}, {"epochs", epochs_done}, {"training_seconds", state.elapsed_seconds},
+                    {"hardware", step_.hardware}, {"threads", omp_get_max_threads()}, {"val_bleu_greedy", val_bleu}};
+    }
+
+    TrainOptions o_;
+    const TranslationCorpus& corpus_;
+    const TrainHooks& hooks_;
+    RunLog& log_;
+    TranslatorModel tm_;
+    std::unique_ptr<TrainableModel> trainable_;
+    BatchLayout layout_;
+    Adam adam_;
+    const TrainDevice device_;
+    const bool from_checkpoint_;
+    StepDevice step_;
+    bool host_stale_ = false;  // the step backend has stepped since the last download
+    json options_json_;
+    std::vector<int> src_lens_, tgt_lens_;
+};
+
+}  // namespace
+
+TrainResult train_translator(const TrainOptions& requested, bool resume, const TrainHooks& hooks) {
+    RunLog log(hooks);
+    ResolvedRun run = resolve_run(requested, resume, log);
+    // Every step frees and allocates the same large buffers; keep them in the heap instead of returning them to
+    // the system, or each step pays for page faults on hundreds of megabytes.
+    mallopt(M_MMAP_THRESHOLD, 1 << 30);
+    mallopt(M_TRIM_THRESHOLD, -1);
+    if (run.o.threads > 0) omp_set_num_threads(run.o.threads);
+    const TranslationCorpus corpus = load_corpus(run, log);
+    Training t(std::move(run), corpus, hooks, log);
+    while (t.state.epoch < t.options().epochs) {
+        const std::vector<std::vector<size_t>> batches = t.begin_epoch();
+        for (int bi = t.state.batch_in_epoch; bi < static_cast<int>(batches.size()); bi++) {
+            t.train_batch(batches, bi);
+            if (t.checkpoint_or_stop()) return t.finish();
+        }
+        t.end_epoch();
+    }
+    t.average_last();
+    return t.finish();
 }
 
 }  // namespace attend

@@ -7,12 +7,13 @@
 // checkpoint that loads, with the log cut back to it so that each step is logged once), Ctrl-C saves and stops, a loss that turns NaN/inf stops the run naming the step, validation loss and BLEU with the best
 // model kept, a JSON-lines log.
 //
-// Presets: transformer-tiny (Multi30K), transformer-d2l and bahdanau-d2l (the seeds' Tatoeba runs),
-// bahdanau-multi30k.
+// The presets these options start from: train/presets.h.
 #pragma once
 #include "model/bahdanau_seq2seq.h"
 #include "model/transformer_config.h"
 #include "train/checkpoint.h"
+#include "train/optimizer.h"
+#include "train/presets.h"
 #include "train/translation_corpus.h"
 
 #include <atomic>
@@ -21,6 +22,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace attend {
 
@@ -56,17 +58,15 @@ struct TrainOptions {
     int val_bleu_sentences = 0;    // 0: the whole validation set
     int average_last = 0;          // at the end, also export the mean of the last N checkpoints
     int threads = 0;               // 0: OpenMP's default
-    // "cpu" or "cuda" (train_device.h). cuda runs each step on the GPU (Transformer + cross_entropy only); the
+    // "cpu" or "cuda" (train/train_device.h). cuda runs each step on the GPU (Transformer + cross_entropy only); the
     // checkpoints are the same files, so a resumed run may switch device (the device of the resuming call counts).
     std::string device = "cpu";
 };
 nlohmann::json train_options_to_json(const TrainOptions& o);
 TrainOptions train_options_from_json(const nlohmann::json& j);
 
-// transformer-tiny (Multi30K, joint BPE 10k, 4+4 layers, C 128, ...), transformer-d2l, bahdanau-d2l (the seeds'
-// configurations on the first 600 Tatoeba pairs), bahdanau-multi30k. Throws naming the known presets.
-TrainOptions train_preset(const std::string& name);
-std::vector<std::string> train_preset_names();
+// The run's Adam hyperparameters (lr is the peak: each step passes the scheduled rate).
+AdamConfig adam_config(const TrainOptions& o);
 
 struct TrainResult {
     TrainingState state;
@@ -78,7 +78,7 @@ struct TrainResult {
     std::string best_model;      // exported best-by-val-BLEU model (F32)
 };
 
-class TrainStepBackend;  // train_device.h
+class TrainStepBackend;  // train/train_device.h
 struct Transformer;  // model/transformer.h
 
 struct TrainHooks {
@@ -92,7 +92,7 @@ struct TrainHooks {
 
 // Trains from scratch, or continues the newest checkpoint in options.out_dir when resume is true, on
 // options.device: for "cuda" the step (forward, loss, backward, clipping, Adam) runs through the GPU step backend of
-// train_device.h and parameters are copied back to the host before every checkpoint, validation and export.
+// train/train_device.h and parameters are copied back to the host before every checkpoint, validation and export.
 TrainResult train_translator(const TrainOptions& options, bool resume, const TrainHooks& hooks = {});
 
 // Corpus BLEU (tokenized references) of greedy translations of the first `sentences` validation pairs (0: all);

@@ -7,7 +7,7 @@
 #include <doctest/doctest.h>
 
 #include "cuda/device_memory.h"
-#include "devices.h"
+#include "train/devices.h"
 #include "kernels/attn_mask.h"
 
 #include <cmath>

@@ -15,6 +15,7 @@
 #include "model/transformer.h"
 #include "train/loss.h"
 #include "train/optimizer.h"
+#include "train/train_batch.h"
 #include "train/transformer_backward.h"
 #include "train/xavier_init.h"
 
@@ -46,17 +47,9 @@ TransformerConfig tiny_config(bool variant) {
     return c;
 }
 
-struct HostBatch {
-    int B = 0, S = 0, T = 0;
-    std::vector<int> src, src_valid, tgt_in, tgt_valid, tgt_out;
-    cuda::TransformerBatchView view() const {
-        return {B, S, T, src.data(), src_valid.data(), tgt_in.data(), tgt_valid.data(), tgt_out.data()};
-    }
-};
-
 // Padded random sentences: ids in [1, V) inside the valid length, the padding id 0 after it.
-HostBatch random_batch(const TransformerConfig& c, int B, int S, int T, uint32_t seed) {
-    HostBatch b;
+TrainBatch random_batch(const TransformerConfig& c, int B, int S, int T, uint32_t seed) {
+    TrainBatch b;
     b.B = B;
     b.S = S;
     b.T = T;
@@ -81,7 +74,7 @@ HostBatch random_batch(const TransformerConfig& c, int B, int S, int T, uint32_t
 }
 
 // trainer.cpp's step up to the backward, on the CPU. Returns the mean loss; the logits stay in acts.
-double cpu_forward_backward(Transformer& model, TransformerActivations& acts, const HostBatch& b, bool dropout,
+double cpu_forward_backward(Transformer& model, TransformerActivations& acts, const TrainBatch& b, bool dropout,
                             uint64_t seed, float smoothing) {
     const TransformerConfig& c = model.config;
     plan_transformer(acts, c, b.B, b.S, b.T);
@@ -117,11 +110,11 @@ TEST_CASE("cuda: Transformer forward + backward on the GPU match the CPU (dropou
         Transformer cpu(c);
         xavier_init_weights(cpu.params, 7);
         cuda::TransformerCuda gpu(cpu, AdamConfig{}, kArena);
-        const HostBatch b = random_batch(c, 5, 11, 9, 123);
+        const TrainBatch b = random_batch(c, 5, 11, 9, 123);
         const float smoothing = 0.1f;
         TransformerActivations acts;
         const double cpu_loss = cpu_forward_backward(cpu, acts, b, true, 99, smoothing);
-        const double gpu_loss = gpu.forward_backward(b.view(), true, 99, smoothing);
+        const double gpu_loss = gpu.forward_backward(b, true, 99, smoothing);
         CHECK(std::fabs(gpu_loss - cpu_loss) <= 1e-5 * std::fabs(cpu_loss));
 
         const std::vector<float> cpu_logits(acts.logits, acts.logits + size_t(b.B) * b.T * c.tgt_vocab);
@@ -155,12 +148,12 @@ TEST_CASE("cuda: 30 Transformer training steps on the GPU follow the CPU's loss 
     const float smoothing = 0.1f, clip = 1.0f;
     for (int step = 1; step <= 30; ++step) {
         CAPTURE(step);
-        const HostBatch b = random_batch(c, 6, 4 + step % 7, 3 + step % 9, 1000 + step);
+        const TrainBatch b = random_batch(c, 6, 4 + step % 7, 3 + step % 9, 1000 + step);
         const uint64_t seed = 5000 + step;
         const double cpu_loss = cpu_forward_backward(cpu, acts, b, true, seed, smoothing);
         clip_grad_norm(cpu.params.grads(), cpu.params.size(), clip);
         cpu_adam.step(cpu.params.values(), cpu.params.grads(), warmup_lr(step));
-        const double gpu_loss = gpu.train_step(b.view(), seed, smoothing, clip, warmup_lr(step));
+        const double gpu_loss = gpu.train_step(b, seed, smoothing, clip, warmup_lr(step));
         MESSAGE("step " << step << ": loss cpu " << cpu_loss << " gpu " << gpu_loss);
         CHECK(std::fabs(gpu_loss - cpu_loss) <= 2e-3 * std::fabs(cpu_loss));
     }
@@ -169,9 +162,9 @@ TEST_CASE("cuda: 30 Transformer training steps on the GPU follow the CPU's loss 
     // The GPU's parameters in a CPU model: the CPU computes the loss the GPU computes.
     Transformer trained(c);
     gpu.download_params(trained.params);
-    const HostBatch val = random_batch(c, 4, 10, 8, 77);
+    const TrainBatch val = random_batch(c, 4, 10, 8, 77);
     int count = 0;
-    const double gpu_sum = gpu.loss_sum(val.view(), 0.0f, &count);
+    const double gpu_sum = gpu.loss_sum(val, 0.0f, &count);
     plan_transformer(acts, c, val.B, val.S, val.T);
     transformer_forward(acts, trained, val.src.data(), val.src_valid.data(), val.tgt_in.data(), val.tgt_valid.data());
     std::vector<float> probs(size_t(val.B) * val.T * c.tgt_vocab);
@@ -187,9 +180,9 @@ TEST_CASE("cuda: TransformerCuda refuses bad ids before touching the GPU kernels
     const TransformerConfig c = tiny_config(false);
     Transformer cpu(c);
     cuda::TransformerCuda gpu(cpu, AdamConfig{}, kArena);
-    HostBatch b = random_batch(c, 2, 5, 5, 3);
+    TrainBatch b = random_batch(c, 2, 5, 5, 3);
     b.src[1] = c.src_vocab;
-    CHECK_THROWS_WITH_AS(gpu.forward_backward(b.view(), false, 0, 0.0f),
+    CHECK_THROWS_WITH_AS(gpu.forward_backward(b, false, 0, 0.0f),
                          doctest::Contains("source id 37 at position 1 is outside the vocabulary"), Error);
 }
 
@@ -210,14 +203,14 @@ TEST_CASE("cuda: Transformer training step throughput (transformer-tiny sizes; p
     Transformer model(c);
     xavier_init_weights(model.params, 3);
     cuda::TransformerCuda gpu(model, AdamConfig{}, size_t(2) << 30);
-    const HostBatch b = random_batch(c, 128, 32, 32, 9);
+    const TrainBatch b = random_batch(c, 128, 32, 32, 9);
     int64_t tokens = 0;
     for (int v : b.tgt_valid) tokens += v;
-    gpu.train_step(b.view(), 1, 0.1f, 1.0f, 1e-4f);  // warm-up (cuBLAS heuristics, first launches)
+    gpu.train_step(b, 1, 0.1f, 1.0f, 1e-4f);  // warm-up (cuBLAS heuristics, first launches)
     const int steps = 20;
     const auto t0 = std::chrono::steady_clock::now();
     double loss = 0;
-    for (int s = 0; s < steps; ++s) loss = gpu.train_step(b.view(), 2 + s, 0.1f, 1.0f, 1e-4f);  // each syncs
+    for (int s = 0; s < steps; ++s) loss = gpu.train_step(b, 2 + s, 0.1f, 1.0f, 1e-4f);  // each syncs
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     MESSAGE("transformer-tiny step on the GPU: " << seconds / steps * 1e3 << " ms/step, " << tokens * steps / seconds
                                                  << " target tokens/s, loss " << loss << ", arena high water "

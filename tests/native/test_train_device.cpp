@@ -3,7 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "trainer_test_util.h"
-#include "devices.h"
+#include "train/devices.h"
 #include "error.h"
 #include "model/dropout.h"
 #include "train/checkpoint.h"
@@ -12,7 +12,7 @@
 #include "train/train_batch.h"
 #include "train/trainable_model.h"
 #include "train/trainer.h"
-#include "train_device.h"
+#include "train/train_device.h"
 #include "translate/model_file.h"
 
 #include <algorithm>
@@ -214,17 +214,8 @@ public:
         trainable_ = make_trainable(tm_);
     }
 
-    double step(const TrainStepBatch& v, uint64_t dropout_seed, float label_smoothing, float clip_norm,
-                float lr) override {
-        TrainBatch b;
-        b.B = v.B;
-        b.S = v.S;
-        b.T = v.T;
-        b.src.assign(v.src, v.src + size_t(v.B) * v.S);
-        b.tgt_in.assign(v.tgt_in, v.tgt_in + size_t(v.B) * v.T);
-        b.tgt_out.assign(v.tgt_out, v.tgt_out + size_t(v.B) * v.T);
-        b.src_valid.assign(v.src_valid, v.src_valid + v.B);
-        b.tgt_valid.assign(v.tgt_valid, v.tgt_valid + v.B);
+    StepLoss step(const TrainBatch& b, uint64_t dropout_seed, float label_smoothing, float clip_norm,
+                  float lr) override {
         Transformer& t = *tm_.transformer;
         ParameterStore& p = t.params;
         const int N = b.B * b.T, V = t.config.tgt_vocab, pad = t.config.pad_id;
@@ -242,7 +233,7 @@ public:
         if (clip_norm > 0) clip_grad_norm(p.grads(), p.size(), clip_norm);
         adam_.step(p.values(), p.grads(), lr);
         ++*steps_taken_;
-        return loss_sum / std::max(1, count);
+        return {loss_sum / std::max(1, count), loss_sum, count};
     }
     void download(ParameterStore& params, std::vector<float>& m, std::vector<float>& v) override {
         const ParameterStore& p = tm_.transformer->params;
@@ -262,15 +253,6 @@ public:
     }
 
 private:
-    static AdamConfig adam_config(const TrainOptions& o) {
-        AdamConfig a;
-        a.lr = o.lr;
-        a.beta1 = o.beta1;
-        a.beta2 = o.beta2;
-        a.eps = o.adam_eps;
-        a.weight_decay = o.weight_decay;
-        return a;
-    }
     TranslatorModel tm_;
     std::unique_ptr<TrainableModel> trainable_;
     Adam adam_;

@@ -1,4 +1,4 @@
-#include "devices.h"
+#include "train/devices.h"
 
 #ifdef ATTEND_HAVE_CUDA
 #include "cuda/cuda_device.h"

@@ -1,0 +1,146 @@
+#include "train/train_device.h"
+
+#include "error.h"
+#include "model/dropout.h"
+#include "train/devices.h"
+#include "train/loss.h"
+#include "train/trainable_model.h"
+
+#ifdef ATTEND_HAVE_CUDA
+#include "cuda/transformer_cuda.h"
+#endif
+
+#include <algorithm>
+#include <cmath>
+
+namespace attend {
+
+TrainDevice parse_train_device(const std::string& name) {
+    if (name == "cpu") return TrainDevice::Cpu;
+    if (name == "cuda" || name == "cuda:0") return TrainDevice::Cuda;
+    throw Error("--device '" + name + "': expected cpu or cuda");
+}
+
+const char* train_device_name(TrainDevice device) { return device == TrainDevice::Cuda ? "cuda" : "cpu"; }
+
+// The GPU must be there and usable; the message carries the CUDA runtime's own reason.
+void require_train_device(TrainDevice device) {
+    if (device == TrainDevice::Cpu) return;
+    const CudaAvailability cuda = cuda_availability();
+    if (!cuda.compiled)
+        throw Error("attend train --device cuda: " + cuda.reason + "; train on the CPU with --device cpu");
+    if (cuda.gpus == 0)
+        throw Error("attend train --device cuda: no usable CUDA GPU (" + cuda.reason +
+                    "); `attend devices` lists what this machine has; train on the CPU with --device cpu");
+}
+
+TrainResult train_translator_on(TrainDevice device, const TrainOptions& options, bool resume,
+                                const TrainHooks& hooks) {
+    TrainOptions o = options;
+    o.device = train_device_name(device);
+    return train_translator(o, resume, hooks);
+}
+
+namespace {
+
+class CpuTrainStep final : public TrainStepBackend {
+public:
+    CpuTrainStep(TranslatorModel& model, TrainableModel& trainable, Adam& adam, const TrainOptions& o)
+        : model_(model), params_(model.parameters()), adam_(adam), trainable_(trainable),
+          masked_loss_(o.loss == "masked_softmax_ce"),
+          dropout_p_(model.transformer ? model.transformer->config.dropout : model.bahdanau->config.dropout) {}
+
+    StepLoss step(const TrainBatch& b, uint64_t dropout_seed, float label_smoothing, float clip_norm,
+                  float lr) override {
+        const int N = b.B * b.T, V = static_cast<int>(model_.target_vocab.size()), pad = model_.pad_id;
+        DropoutStream dropout(dropout_p_, dropout_seed);
+        const float* logits = trainable_.forward(b, &dropout);
+        probs_.resize(size_t(N) * V);
+        StepLoss loss;
+        if (masked_loss_) {
+            loss.sum = masked_softmax_ce_forward(nullptr, probs_.data(), logits, b.tgt_out.data(), b.tgt_valid.data(),
+                                                 b.B, b.T, V);
+            loss.tokens = b.target_tokens;
+            loss.mean = loss.sum * b.T / std::max<int64_t>(1, loss.tokens);  // the sum is of per-row means over T
+        } else {
+            loss.sum = cross_entropy_forward(nullptr, probs_.data(), logits, b.tgt_out.data(), pad, label_smoothing, N, V);
+            loss.tokens = cross_entropy_count(b.tgt_out.data(), pad, N);
+            loss.mean = loss.sum / std::max<int64_t>(1, loss.tokens);
+        }
+        if (!std::isfinite(loss.mean)) return loss;  // the trainer stops; no update from a broken loss
+        params_.zero_grad();
+        dlogits_.assign(size_t(N) * V, 0.0f);
+        if (masked_loss_)
+            masked_softmax_ce_backward(dlogits_.data(), nullptr, probs_.data(), b.tgt_out.data(), b.tgt_valid.data(),
+                                       b.B, b.T, V);
+        else
+            cross_entropy_backward(dlogits_.data(), nullptr, 1.0f / std::max<int64_t>(1, loss.tokens), probs_.data(),
+                                   b.tgt_out.data(), pad, label_smoothing, N, V);
+        trainable_.backward(b, dlogits_.data());
+        if (clip_norm > 0) clip_grad_norm(params_.grads(), params_.size(), clip_norm);
+        adam_.step(params_.values(), params_.grads(), lr);
+        return loss;
+    }
+    // The step trains the host copies themselves.
+    void download(ParameterStore&, std::vector<float>&, std::vector<float>&) override {}
+    void upload(const ParameterStore&, const std::vector<float>&, const std::vector<float>&, int64_t) override {}
+
+private:
+    TranslatorModel& model_;
+    ParameterStore& params_;
+    Adam& adam_;
+    TrainableModel& trainable_;
+    const bool masked_loss_;
+    const float dropout_p_;
+    std::vector<float> probs_, dlogits_;
+};
+
+#ifdef ATTEND_HAVE_CUDA
+class CudaTrainStep final : public TrainStepBackend {
+public:
+    CudaTrainStep(const Transformer& model, const AdamConfig& adam) : step_(model, adam), pad_(model.config.pad_id) {}
+    StepLoss step(const TrainBatch& b, uint64_t dropout_seed, float label_smoothing, float clip_norm,
+                  float lr) override {
+        StepLoss loss;
+        loss.mean = step_.train_step(b, dropout_seed, label_smoothing, clip_norm, lr);
+        loss.tokens = cross_entropy_count(b.tgt_out.data(), pad_, b.B * b.T);
+        loss.sum = loss.mean * std::max<int64_t>(1, loss.tokens);
+        return loss;
+    }
+    void download(ParameterStore& params, std::vector<float>& m, std::vector<float>& v) override {
+        step_.download_params(params);
+        step_.download_adam_state(m, v);
+    }
+    void upload(const ParameterStore& params, const std::vector<float>& m, const std::vector<float>& v,
+                int64_t adam_steps) override {
+        step_.upload_params(params);
+        step_.set_adam_state(m, v, adam_steps);
+    }
+
+private:
+    cuda::TransformerCuda step_;
+    const int pad_;
+};
+#endif
+
+}  // namespace
+
+std::unique_ptr<TrainStepBackend> make_cpu_train_step(TranslatorModel& model, TrainableModel& trainable, Adam& adam,
+                                                      const TrainOptions& o) {
+    return std::make_unique<CpuTrainStep>(model, trainable, adam, o);
+}
+
+std::unique_ptr<TrainStepBackend> make_train_step_backend(TrainDevice device, const Transformer& model,
+                                                          const TrainOptions& o) {
+    if (device == TrainDevice::Cpu) return nullptr;
+    require_train_device(device);  // a public entry point: the same refusal as the trainer's
+#ifdef ATTEND_HAVE_CUDA
+    return std::make_unique<CudaTrainStep>(model, adam_config(o));
+#else
+    (void)model;
+    (void)o;
+    throw Error("attend train --device cuda: this build has no CUDA backend");  // require_train_device already said so
+#endif
+}
+
+}  // namespace attend
