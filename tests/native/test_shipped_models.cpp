@@ -72,7 +72,9 @@ TEST_CASE("shipped models score their recorded BLEU") {
 }
 
 TEST_CASE("shipped models: batched greedy search gives the tokens of one sentence at a time") {
-    for (const nlohmann::json& entry : read_models_json()["models"]) {
+    const nlohmann::json models = read_models_json()["models"];  // kept: a range-for over read_models_json()["models"]
+                                                                 // would walk a destroyed temporary
+    for (const nlohmann::json& entry : models) {
         Translator translator = Translator::from_bytes(read_bytes(models_dir() + "/" + entry.at("file").get<std::string>()),
                                                        entry.at("file").get<std::string>());
         const TranslatorModel& m = translator.model();

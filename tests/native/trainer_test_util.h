@@ -3,14 +3,18 @@
 #pragma once
 #include "train/trainer.h"
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <string>
 
 namespace attend_test {
 
-// An empty run folder under the system's temp folder, named after the test.
+// An empty run folder under the system's temp folder, named after the test and this process: test binaries of
+// several build trees or checkouts may run at once on one machine.
 inline std::string fresh_run_dir(const std::string& name) {
-    std::filesystem::path dir = std::filesystem::temp_directory_path() / ("attend-test-" + name);
+    std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / ("attend-test-" + std::to_string(::getpid()) + "-" + name);
     std::filesystem::remove_all(dir);
     return dir.string();
 }
