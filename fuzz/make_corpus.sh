@@ -7,6 +7,8 @@
 #   fuzz/pending-regression/model_file/  a small file whose config claims gigabytes of weights: scripts/fuzz.sh
 #                           replays fuzz/regression/<harness>/; this one moves there once the loader checks the
 #                           config against the tensors before it allocates
+#   fuzz/pending-regression/json_metadata/  a config number too large for an int (undefined behaviour in the
+#                           conversion): moves to fuzz/regression/ once config numbers are range-checked
 # The seeds only need to reach the code; their exact bytes do not matter, so regenerating them on another
 # machine (other float results) is fine.
 set -euo pipefail
