@@ -4,13 +4,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Build and test dependencies. python3-torch is not here: it only generates fixtures and is a benchmark peer
+# Build and test dependencies (clang-14 + libfuzzer-14-dev: the fuzz harnesses, scripts/fuzz.sh). python3-torch is not here: it only generates fixtures and is a benchmark peer
 # (scripts/setup-torch.sh installs it); the test suite never needs it.
 packages=(
   cmake ninja-build g++ make pkg-config
   libeigen3-dev libxsimd-dev doctest-dev nlohmann-json3-dev libcli11-dev zlib1g-dev
   emscripten binaryen
   chromium
+  clang-14 libfuzzer-14-dev
 )
 
 missing=()

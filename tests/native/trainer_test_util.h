@@ -1,17 +1,18 @@
 // The small Multi30K Transformer run that the trainer tests share: transformer-tiny shrunk to seconds per epoch,
 // with dropout on so that a resume must reproduce the dropout masks too.
 #pragma once
-#include <unistd.h>
 #include "train/trainer.h"
+
+#include <unistd.h>
 
 #include <filesystem>
 #include <string>
 
 namespace attend_test {
 
-// An empty run folder under the system's temp folder, named after the test.
+// An empty run folder under the system's temp folder, named after the test and this process: test binaries of
+// several build trees or checkouts may run at once on one machine.
 inline std::string fresh_run_dir(const std::string& name) {
-    // The process id keeps suites that run side by side (native, portable, sanitized builds) out of each other's way.
     std::filesystem::path dir =
         std::filesystem::temp_directory_path() / ("attend-test-" + std::to_string(::getpid()) + "-" + name);
     std::filesystem::remove_all(dir);

@@ -1,9 +1,10 @@
 // The WebAssembly translator on a GRU + Bahdanau attention model (the bahdanau-d2l preset, trained once by the
 // native CLI on 600 Tatoeba en-fr pairs) against native `attend translate` with the same options: the same
-// tokens and text, greedy and beam 3, SIMD and plain builds; `go .` -> `va !`; one cross-attention map
-// (1 layer x 1 head, target x source, rows summing to 1) within 1e-5 of native, and no self-attention maps.
-// `go .` -> `va !` is the greedy translation (the d2l seeds' table); beam search prefers `bouge !` (also in the
-// training data, and more probable under this model), so for beams the test holds wasm to native only.
+// tokens and text, greedy and beam 3, SIMD and plain builds; `go .` -> one of its training references; one
+// cross-attention map (1 layer x 1 head, target x source, rows summing to 1) within 1e-5 of native, and no
+// self-attention maps. Which of the references of `go .` (`va !`, `marche .`, `bouge !`) the model settles on
+// depends on the float arithmetic of the machine that trained it (AVX-512, AVX2 and SSE runs differ), so any of
+// them is right.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -20,6 +21,7 @@ const searches = {
   greedy: { beam: 1, lengthPenalty: 0.6, maxLength: 0 },
   'beam 3': { beam: 3, lengthPenalty: 0.6, maxLength: 0 },
 };
+const goReferences = ['va !', 'marche .', 'bouge !'];  // "Go." in the first 600 training pairs
 const native = Object.fromEntries(Object.entries(searches).map(([name, options]) =>
   [name, nativeTranslations(modelFile, sentences, { ...options, threads: 1 })]));
 
@@ -41,8 +43,8 @@ function checkCross(cross, sourceTokens, targetTokens, label) {
   }
 }
 
-test('the native translations are a Bahdanau model\'s: go . -> va ! (greedy), one target x source map each', () => {
-  assert.equal(native.greedy[0].text, 'va !', 'greedy: go .');
+test('the native translations are a Bahdanau model\'s: go . -> one of its references (greedy), one target x source map each', () => {
+  assert.ok(goReferences.includes(native.greedy[0].text), `greedy: go . -> ${native.greedy[0].text}`);
   for (const [name, out] of Object.entries(native)) {
     out.forEach((s, i) => {
       assert.deepEqual([s.cross.layers, s.cross.heads, s.cross.rows, s.cross.cols],
@@ -79,7 +81,7 @@ for (const simd of [true, false]) {
           maxDifference(want.decoder_self, r.attention.decoderSelf));
       }
     }
-    assert.equal((await t.translate('go .', searches.greedy)).text, 'va !', 'greedy: go .');
+    assert.equal((await t.translate('go .', searches.greedy)).text, native.greedy[0].text, 'greedy: go .');
     console.log(`# largest cross-attention difference to native: ${worst.toExponential(2)}`);
     assert.ok(worst <= 1e-5, `attention maps differ from native by ${worst}`);
     t.dispose();

@@ -1,0 +1,60 @@
+// libFuzzer harness: any bytes as raw user text through a tiny pipeline of each kind (Moses + BPE for en, de
+// and fr, and the seeds' d2l words), and the tokens back to display and BLEU text.
+// Contract under test (text/text_pipeline.h): raw text is tokenized, or refused with attend::Error (invalid
+// UTF-8); the tokens detokenize without error, and everything produced is valid UTF-8.
+#include "error.h"
+#include "text/text_pipeline.h"
+#include "text/utf8.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace {
+
+using namespace attend;
+
+TextPipeline moses_bpe(Lang lang) {
+    TextPipeline p;
+    p.type = TextPipelineType::moses_bpe;
+    p.lang = lang;
+    // A few prefixes of each kind, as tokenizer.perl's files mark them.
+    p.prefixes = NonbreakingPrefixes::parse("Mr\nDr\nz.B\nSt\n# a comment\nNo #NUMERIC_ONLY#\nArt #NUMERIC_ONLY#\n");
+    p.bpe = Bpe::learn(count_words({"a man rides a bike .", "ein mann fährt fahrrad .", "un homme à vélo ."}), 20, 1);
+    return p;
+}
+
+const std::vector<TextPipeline>& pipelines() {
+    static const std::vector<TextPipeline> all = {moses_bpe(Lang::en), moses_bpe(Lang::de), moses_bpe(Lang::fr),
+                                                  d2l_words_pipeline(Lang::en), d2l_words_pipeline(Lang::fr)};
+    return all;
+}
+
+void require_utf8(const std::string& text) {
+    if (utf8_find_invalid(text) != std::string_view::npos) std::abort();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    if (size == 0) return 0;
+    const TextPipeline& pipeline = pipelines()[data[0] % pipelines().size()];
+    const std::string_view raw(reinterpret_cast<const char*>(data) + 1, size - 1);
+    std::vector<std::string> tokens;
+    try {
+        tokens = preprocess_for_model(raw, pipeline);
+    } catch (const Error&) {
+        if (utf8_find_invalid(raw) == std::string_view::npos) std::abort();  // valid text must be accepted
+        return 0;
+    }
+    for (const std::string& t : tokens) {
+        require_utf8(t);
+        if (t.empty()) std::abort();
+    }
+    require_utf8(postprocess_for_display(tokens, pipeline));
+    require_utf8(postprocess_for_bleu(tokens, pipeline));
+    return 0;
+}
