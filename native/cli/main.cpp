@@ -35,7 +35,9 @@ int main(int argc, char** argv) {
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        return app.exit(e);
+        // CLI11 numbers its parse errors (105 for a value out of range, 106 for an unknown option...); to a caller
+        // they are all one thing, a command line to fix, so they share the status of every other bad input: 1.
+        return app.exit(e) == 0 ? 0 : 1;
     } catch (const attend::Error& e) {
         std::fprintf(stderr, "attend: error: %s\n", e.what());
         return 1;

@@ -95,7 +95,7 @@ test('options out of range are errors naming the option (exit status 1)', () => 
     [['--max-length', '-1'], /max length must be between 0 and 4096, got -1/],
     [['--threads', '0'], /--threads must be at least 1, got 0/],
     [['--threads', '-2'], /--threads must be at least 1, got -2/],
-    [['--batch', '0'], /max batch size must be between 1 and 1024, got 0/],
+    [['--batch', '0'], /--batch: must be at least 1, got 0/],
     [['--repetition-penalty', '0'], /repetition penalty must be a finite number above 0, got 0/],
     [['--no-repeat-ngram-size', '-1'], /no_repeat_ngram_size must be between 0 and 64, got -1/],
   ]) {
