@@ -4,11 +4,10 @@
 #   model_file/     Transformer (F32, F16, I8) and GRU + Bahdanau model files, a few KB each
 #   json_metadata/  each model's metadata entries (config, pipelines, vocabularies), one selector byte first
 #   text_pipeline/  sentences with hard cases (prefixes, numbers, quotes, markup, scripts), one selector byte first
-#   fuzz/pending-regression/model_file/  a small file whose config claims gigabytes of weights: scripts/fuzz.sh
-#                           replays fuzz/regression/<harness>/; this one moves there once the loader checks the
-#                           config against the tensors before it allocates
-#   fuzz/pending-regression/json_metadata/  a config number too large for an int (undefined behaviour in the
-#                           conversion): moves to fuzz/regression/ once config numbers are range-checked
+#   fuzz/regression/model_file/  a small file whose config claims gigabytes of weights (the loader must refuse it
+#                           from the header, before allocating); scripts/fuzz.sh replays fuzz/regression/<harness>/
+#                           first. fuzz/regression/json_metadata/ holds a config number too large for an int, a
+#                           finding of the fuzzer kept by hand.
 # The seeds only need to reach the code; their exact bytes do not matter, so regenerating them on another
 # machine (other float results) is fine.
 set -euo pipefail
@@ -18,7 +17,7 @@ attend=${ATTEND_BIN:-build/bin/attend}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 corpus=fuzz/corpus
-mkdir -p "$corpus/model_file" "$corpus/json_metadata" "$corpus/text_pipeline" fuzz/pending-regression/model_file
+mkdir -p "$corpus/model_file" "$corpus/json_metadata" "$corpus/text_pipeline" fuzz/regression/model_file
 
 "$attend" train --out "$work/tf" --max-steps 1 --dim 8 --layers 1 --heads 2 --ffn 8 --bpe 30 --max-sentences 40 \
   --max-tokens 300 --val-bleu-sentences 2 --threads 1 > /dev/null
@@ -71,6 +70,6 @@ header, data = read(corpus / 'model_file' / 'transformer-f32.safetensors')
 config = json.loads(header['__metadata__']['attend.config'])
 config['ffn_dim'] = 20000000
 header['__metadata__']['attend.config'] = json.dumps(config)
-write(pathlib.Path('fuzz/pending-regression/model_file/ffn-dim-20M.safetensors'), header, data)
+write(pathlib.Path('fuzz/regression/model_file/ffn-dim-20M.safetensors'), header, data)
 PY
-ls -l "$corpus"/* fuzz/pending-regression/model_file
+ls -l "$corpus"/* fuzz/regression/model_file
