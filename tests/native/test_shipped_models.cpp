@@ -1,5 +1,6 @@
-// Every shipped model (web/models/models.json) still scores the BLEU recorded in its `check` entry: the first N
-// sentences of a Multi30K split, raw source through the model's own pipeline, tokenized lowercase references.
+// Every shipped model (web/models/models.json) still scores what its `check` entry records: the first N sentences
+// of a Multi30K split, raw source through the model's own pipeline; BLEU on lowercased tokenized text against the
+// official references, and (where recorded) cased 13a BLEU and chrF2 on the detokenized text against the raw ones.
 // This catches any change to the tokenizer, BPE, model, search or file format that moves a shipped model's output.
 //
 // On other instruction sets: the weights are fixed, but AVX-512, AVX2 and SSE builds round differently (FMA or
@@ -13,6 +14,7 @@
 #include "data/multi30k.h"
 #include "data/text_file.h"
 #include "text/bleu.h"
+#include "text/translation_metrics.h"
 #include "translate/translator.h"
 
 #include <nlohmann/json.hpp>
@@ -59,21 +61,28 @@ TEST_CASE("shipped models score their recorded BLEU") {
         const std::string data = default_data_dir();
         std::vector<std::string> sources = read_lines(multi30k_path(data, split, m.source_pipeline.lang, TextForm::raw));
         std::vector<std::string> refs = read_lines(multi30k_path(data, split, m.target_pipeline.lang, TextForm::tok));
+        std::vector<std::string> raw_refs = read_lines(multi30k_path(data, split, m.target_pipeline.lang, TextForm::raw));
         REQUIRE(sources.size() >= static_cast<size_t>(sentences));
         sources.resize(sentences);
         refs.resize(sentences);
+        raw_refs.resize(sentences);
 
         TranslationOptions options;
         options.beam_size = check.at("beam");
         options.length_penalty = check.at("length_penalty");
-        std::vector<std::string> hyps(sources.size());
+        std::vector<std::string> hyps(sources.size()), texts(sources.size());
 #pragma omp parallel for schedule(dynamic, 4)
-        for (long i = 0; i < static_cast<long>(sources.size()); i++)
-            hyps[i] = translator.translate(sources[i], options).tokenized;
-        const double bleu = corpus_bleu(hyps, refs).score;
-        MESSAGE(id << ": BLEU " << bleu << " on the first " << sentences << " " << split << " sentences (recorded "
-                   << recorded_bleu << ")");
-        CHECK(std::abs(bleu - recorded_bleu) <= 0.1);
+        for (long i = 0; i < static_cast<long>(sources.size()); i++) {
+            const TranslationResult r = translator.translate(sources[i], options);
+            hyps[i] = r.tokenized;
+            texts[i] = r.text;
+        }
+        const TranslationScores scores = score_translations(hyps, texts, refs, raw_refs);
+        MESSAGE(id << " on the first " << sentences << " " << split << " sentences: " << scores.format()
+                   << " (recorded BLEU " << recorded_bleu << ")");
+        CHECK(std::abs(scores.bleu.score - recorded_bleu) <= 0.1);
+        if (check.contains("cased_bleu")) CHECK(std::abs(scores.cased_13a.score - check["cased_bleu"].get<double>()) <= 0.1);
+        if (check.contains("chrf")) CHECK(std::abs(scores.chrf.score - check["chrf"].get<double>()) <= 0.1);
     }
 }
 
