@@ -8,7 +8,7 @@ import { requireFile, root } from '../wasm/lib/paths.mjs';
 import { serve } from './lib/server.mjs';
 import { launch, watchErrors } from './lib/browser.mjs';
 
-requireFile(path.join(root, 'web', 'models', 'multi30k-en-de.safetensors'));
+requireFile(path.join(root, 'web', 'models', 'multi30k-en-de-cased.safetensors'));
 const artifacts = path.join(root, 'test-artifacts');
 fs.mkdirSync(artifacts, { recursive: true });
 const server = await serve(root);
