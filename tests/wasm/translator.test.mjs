@@ -211,6 +211,14 @@ test('options are checked: null is the defaults, and each wrong value is an Erro
   assert.equal(plain.finished, true);
   assert.equal((await t.translate('A dog runs.', null)).text, (await t.translate('A dog runs.')).text);
   assert.equal((await t.translate('A dog runs.', { beam: 2, attention: false, maxLength: null })).text, plain.text);
+  // A translation cut by the length limit is kept, and says that it was cut: greedy search with a limit is the
+  // start of the greedy translation without one, so a limit below that translation's length cuts it.
+  const whole = await t.translate('A dog runs on the beach.', { beam: 1, attention: false });
+  assert.ok(whole.targetTokens.length > 2, `the uncut translation has ${whole.targetTokens.length} tokens`);
+  const cut = await t.translate('A dog runs on the beach.', { beam: 1, attention: false, maxLength: 2 });
+  assert.equal(cut.finished, false);
+  assert.deepEqual(cut.targetTokens, whole.targetTokens.slice(0, 2));
+  assert.equal(cut.warnings.length, 1);
   for (const [options, message] of [
     [{ beam: NaN }, /option beam must be a finite number, got NaN/],
     [{ beam: Infinity }, /option beam must be a finite number, got Infinity/],
