@@ -1,10 +1,39 @@
 // The alignment view (bertviz-style): query tokens on the left, key tokens on the right, a line from each query to
 // each key it attends to, as thick as the weight. Hovering (or arrow keys) picks one token and shows only its lines.
 
-const FONT = '13px system-ui, -apple-system, "Segoe UI", sans-serif';
-const BOLD = 'bold 13px system-ui, -apple-system, "Segoe UI", sans-serif';
+export const FONT = '13px system-ui, -apple-system, "Segoe UI", sans-serif';
+export const BOLD = 'bold 13px system-ui, -apple-system, "Segoe UI", sans-serif';
 const ROW = 22;
-const short = (s) => (s.length > 16 ? s.slice(0, 15) + '…' : s);
+export const short = (s) => (s.length > 16 ? s.slice(0, 15) + '…' : s);
+
+// The two columns both line views share (queries left, keys right, spread over the taller side): sizes the canvas
+// for the labels and the screen, paints its background, and says where each token sits and which colours to use.
+export function layoutColumns(c, ctx, d) {
+  ctx.font = BOLD;
+  const widest = (labels) => labels.reduce((m, s) => Math.max(m, ctx.measureText(short(s)).width), 0);
+  const leftText = Math.ceil(widest(d.rowLabels)) + 8;
+  const rightText = Math.ceil(widest(d.colLabels)) + 8;
+  const avail = Math.max(260, Math.min(720, c.parentElement?.clientWidth || 600));
+  const width = Math.max(avail, leftText + rightText + 120);
+  const n = Math.max(d.rows, d.cols);
+  const height = n * ROW + 16;
+  const dpr = window.devicePixelRatio || 1;
+  c.width = Math.round(width * dpr);
+  c.height = Math.round(height * dpr);
+  c.style.width = `${width}px`;
+  c.style.height = `${height}px`;
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  const style = getComputedStyle(c);
+  ctx.fillStyle = style.getPropertyValue('--canvas-bg').trim() || '#fff';
+  ctx.fillRect(0, 0, width, height);
+  return {
+    x0: leftText + 4, x1: width - rightText - 4, width, height, avail, style,
+    yq: (i) => 8 + (i + 0.5) * ROW * (n / d.rows),
+    yk: (j) => 8 + (j + 0.5) * ROW * (n / d.cols),
+    accent: style.getPropertyValue('--accent').trim() || '#d6336c',
+    ink: style.getPropertyValue('--ink').trim() || '#222',
+  };
+}
 
 export class Alignment {
   #canvas; #ctx; #readout;
@@ -50,33 +79,10 @@ export class Alignment {
   draw() {
     const d = this.#data;
     if (!d) return;
-    const c = this.#canvas;
     const ctx = this.#ctx;
-    ctx.font = BOLD;
-    const widest = (labels) => labels.reduce((m, s) => Math.max(m, ctx.measureText(short(s)).width), 0);
-    const leftText = Math.ceil(widest(d.rowLabels)) + 8;
-    const rightText = Math.ceil(widest(d.colLabels)) + 8;
-    const avail = Math.max(260, Math.min(720, c.parentElement?.clientWidth || 600));
-    const width = Math.max(avail, leftText + rightText + 120);
-    const height = Math.max(d.rows, d.cols) * ROW + 16;
-    const x0 = leftText + 4;
-    const x1 = width - rightText - 4;
-    const yq = (i) => 8 + (i + 0.5) * ROW * (Math.max(d.rows, d.cols) / d.rows);
-    const yk = (j) => 8 + (j + 0.5) * ROW * (Math.max(d.rows, d.cols) / d.cols);
-    this.#layout = { x0, x1, width, height, yq, yk };
-
-    const dpr = window.devicePixelRatio || 1;
-    c.width = Math.round(width * dpr);
-    c.height = Math.round(height * dpr);
-    c.style.width = `${width}px`;
-    c.style.height = `${height}px`;
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    const style = getComputedStyle(c);
-    ctx.fillStyle = style.getPropertyValue('--canvas-bg').trim() || '#fff';
-    ctx.fillRect(0, 0, width, height);
-    const lineRgb = style.getPropertyValue('--line-rgb').trim() || '49, 104, 142';
-    const accent = style.getPropertyValue('--accent').trim() || '#d6336c';
-    const ink = style.getPropertyValue('--ink').trim() || '#222';
+    const L = (this.#layout = layoutColumns(this.#canvas, ctx, d));
+    const { x0, x1, yq, yk, avail, accent, ink } = L;
+    const lineRgb = L.style.getPropertyValue('--line-rgb').trim() || '49, 104, 142';
 
     const pick = this.#pick;
     const shown = (i, j) => !pick || (pick.side === 'query' ? pick.index === i : pick.index === j);
@@ -107,7 +113,7 @@ export class Alignment {
       }
     }
 
-    Object.assign(c.dataset, { crowded, lines });
+    Object.assign(this.#canvas.dataset, { crowded, lines });
 
     // Labels: a picked query marks the keys it attends to over half its largest weight, and vice versa.
     const marked = { query: new Set(), key: new Set() };

@@ -2,13 +2,10 @@
 // one colour per head, each line as opaque as its weight; weights under the threshold are not drawn. Hovering,
 // tapping or the arrow keys pick a token and show only its lines.
 
-const FONT = '13px system-ui, -apple-system, "Segoe UI", sans-serif';
-const BOLD = 'bold 13px system-ui, -apple-system, "Segoe UI", sans-serif';
-const ROW = 22;
+import { BOLD, FONT, layoutColumns, short } from './alignment.js';
 // Tableau 10: told apart by people with the common colour-vision deficiencies, mostly.
 export const HEAD_COLOURS = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7',
   '#9c755f', '#bab0ac'];
-const short = (s) => (s.length > 16 ? s.slice(0, 15) + '…' : s);
 const rgb = (hex) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)).join(', ');
 
 export class HeadView {
@@ -45,32 +42,8 @@ export class HeadView {
   draw() {
     const d = this.#data;
     if (!d) return;
-    const c = this.#canvas;
     const ctx = this.#ctx;
-    ctx.font = BOLD;
-    const widest = (labels) => labels.reduce((m, s) => Math.max(m, ctx.measureText(short(s)).width), 0);
-    const leftText = Math.ceil(widest(d.rowLabels)) + 8;
-    const rightText = Math.ceil(widest(d.colLabels)) + 8;
-    const avail = Math.max(260, Math.min(720, c.parentElement?.clientWidth || 600));
-    const width = Math.max(avail, leftText + rightText + 120);
-    const n = Math.max(d.rows, d.cols);
-    const height = n * ROW + 16;
-    const x0 = leftText + 4;
-    const x1 = width - rightText - 4;
-    const yq = (i) => 8 + (i + 0.5) * ROW * (n / d.rows);
-    const yk = (j) => 8 + (j + 0.5) * ROW * (n / d.cols);
-    this.#layout = { x0, x1, yq, yk };
-    const dpr = window.devicePixelRatio || 1;
-    c.width = Math.round(width * dpr);
-    c.height = Math.round(height * dpr);
-    c.style.width = `${width}px`;
-    c.style.height = `${height}px`;
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    const style = getComputedStyle(c);
-    ctx.fillStyle = style.getPropertyValue('--canvas-bg').trim() || '#fff';
-    ctx.fillRect(0, 0, width, height);
-    const accent = style.getPropertyValue('--accent').trim() || '#d6336c';
-    const ink = style.getPropertyValue('--ink').trim() || '#222';
+    const { x0, x1, yq, yk, accent, ink } = (this.#layout = layoutColumns(this.#canvas, ctx, d));
 
     const pick = this.#pick;
     const shown = (i, j) => !pick || (pick.side === 'query' ? pick.index === i : pick.index === j);
@@ -95,7 +68,7 @@ export class HeadView {
         }
       }
     });
-    Object.assign(c.dataset, { lines, rows: d.rows, cols: d.cols, heads: d.heads.length, threshold: d.threshold,
+    Object.assign(this.#canvas.dataset, { lines, rows: d.rows, cols: d.cols, heads: d.heads.length, threshold: d.threshold,
       shownHeads: d.shown.map((s, h) => (s ? h : -1)).filter((h) => h >= 0).join(',') });
 
     ctx.textBaseline = 'middle';
