@@ -3,7 +3,7 @@
 
 Run with Debian's torch: /usr/bin/python3 bench/torch_train.py [--steps N] [--dropout P] ...
 Model: embedding * sqrt(C) + sinusoidal positional encoding + nn.Transformer (post-LN, batch_first) + output
-Linear, mean cross entropy; Adam (lr 1e-3). Two threads, as the C++ side uses. Prints
+Linear, mean cross entropy; Adam (lr 1e-3). Two threads, as the C++ side uses. --device cuda runs on the GPU. Prints
 `torch_train_tokens_per_s <value> tokens/s` where tokens are TARGET tokens (batch * target length) per second,
 best step of the timed ones (the machine is shared; other processes only ever add time).
 """
@@ -26,7 +26,12 @@ def main():
     p.add_argument("--batch", type=int, default=64)
     p.add_argument("--length", type=int, default=20)
     p.add_argument("--dropout", type=float, default=0.1)
+    p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    p.add_argument("--tf32", action="store_true", help="cuda: TF32 matmuls")
     a = p.parse_args()
+    dev = torch.device(a.device)
+    torch.backends.cuda.matmul.allow_tf32 = a.tf32
+    torch.backends.cudnn.allow_tf32 = a.tf32
     torch.set_num_threads(2)
     torch.manual_seed(0)
     C, V, B, L = a.model_dim, a.vocab, a.batch, a.length
@@ -35,15 +40,16 @@ def main():
                                  dim_feedforward=a.ffn, dropout=a.dropout, batch_first=True)
     output = nn.Linear(C, V)
     drop = nn.Dropout(a.dropout)
-    modules = nn.ModuleList([src_emb, tgt_emb, transformer, output])
+    modules = nn.ModuleList([src_emb, tgt_emb, transformer, output]).to(dev)
     opt = torch.optim.Adam(modules.parameters(), lr=1e-3)
     P = torch.zeros(1, L, C)
     X = torch.arange(L, dtype=torch.float32).reshape(-1, 1) / torch.pow(10000, torch.arange(0, C, 2) / C)
     P[:, :, 0::2], P[:, :, 1::2] = torch.sin(X), torch.cos(X)
-    causal = transformer.generate_square_subsequent_mask(L)
-    src = torch.randint(0, V, (B, L))
-    tgt = torch.randint(0, V, (B, L))
-    labels = torch.randint(0, V, (B, L))
+    P = P.to(dev)
+    causal = transformer.generate_square_subsequent_mask(L).to(dev)
+    src = torch.randint(0, V, (B, L), device=dev)
+    tgt = torch.randint(0, V, (B, L), device=dev)
+    labels = torch.randint(0, V, (B, L), device=dev)
 
     def step():
         opt.zero_grad()
@@ -53,6 +59,8 @@ def main():
         loss = nn.functional.cross_entropy(logits.reshape(-1, V), labels.reshape(-1))
         loss.backward()
         opt.step()
+        if dev.type == "cuda":
+            loss.item()  # waits for the GPU, as the C++ step's loss read-back does
 
     step()  # warm-up
     best = float("inf")

@@ -1,6 +1,7 @@
 // `attend bench train`: Transformer training throughput (forward + backward + Adam) on the configuration
 // (C 256, 3+3 layers, 4 heads, FFN 1024, vocabulary 8000, batch 64 x length 20), then the same step in PyTorch
-// (bench/torch_train.py with Debian's python3-torch, 2 threads) when torch imports.
+// (bench/torch_train.py with Debian's python3-torch, 2 threads) when torch imports. --device cuda times the GPU step
+// (cuda::TransformerCuda: forward, loss, backward, clipping and Adam on the device) beside torch on the same GPU.
 // Tokens are TARGET tokens (batch * target length) per second, for both sides; the best step counts (the
 // machine is shared, other processes only ever add time).
 #include "cli/command.h"
@@ -12,12 +13,19 @@
 #include "train/optimizer.h"
 #include "train/transformer_backward.h"
 #include "train/xavier_init.h"
+#include "train/train_batch.h"
+#include "train/train_device.h"
+#if ATTEND_HAVE_CUDA
+#include "cuda/cublas_linear.h"
+#include "cuda/transformer_cuda.h"
+#endif
 
 #include <omp.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -31,6 +39,8 @@ struct BenchTrainOptions {
     int model_dim = 256, heads = 4, layers = 3, ffn = 1024, vocab = 8000, batch = 64, length = 20;
     float dropout = 0.1f;
     bool with_torch = true;
+    std::string device = "cpu";
+    bool tf32 = false;
 };
 
 double run_torch(const BenchTrainOptions& o) {
@@ -39,7 +49,8 @@ double run_torch(const BenchTrainOptions& o) {
                              " --heads " + std::to_string(o.heads) + " --layers " + std::to_string(o.layers) +
                              " --ffn " + std::to_string(o.ffn) + " --vocab " + std::to_string(o.vocab) + " --batch " +
                              std::to_string(o.batch) + " --length " + std::to_string(o.length) + " --dropout " +
-                             std::to_string(o.dropout);
+                             std::to_string(o.dropout) + (o.device == "cpu" ? "" : " --device cuda") +
+                             (o.tf32 ? " --tf32" : "");
     std::map<std::string, double> figures = run_torch_figures("train", "bench/torch_train.py", args, true);
     auto it = figures.find("torch_train_tokens_per_s");
     return it == figures.end() ? 0.0 : it->second;
@@ -77,7 +88,23 @@ void run_bench_train(const BenchTrainOptions& o) {
     const int N = B * L;
     DropoutStream dropout(c.dropout, 42);
     double loss = 0.0;
-    auto step = [&] {
+    const TrainDevice device = parse_train_device(o.device);
+    require_train_device(device);
+    std::function<void()> step;
+#if ATTEND_HAVE_CUDA
+    std::unique_ptr<cuda::TransformerCuda> gpu;
+    TrainBatch batch;
+    if (device == TrainDevice::Cuda) {
+        cuda::set_tf32(o.tf32);
+        gpu = std::make_unique<cuda::TransformerCuda>(model, adam_config);
+        batch.B = B, batch.S = L, batch.T = L;
+        batch.src = src, batch.tgt_in = tgt, batch.tgt_out = labels;
+        batch.target_tokens = N;
+        // train_step reads the loss back, so each timed step ends with the GPU idle.
+        step = [&] { loss = gpu->train_step(batch, 42, 0.0f, 0.0f, adam_config.lr); };
+    }
+#endif
+    if (device == TrainDevice::Cpu) step = [&] {
         model.params.zero_grad();
         transformer_forward(acts, model, src.data(), nullptr, tgt.data(), nullptr, &dropout);
         loss = cross_entropy_forward(nullptr, probs.data(), acts.logits, labels.data(), -100, 0.0f, N, V) / N;
@@ -86,15 +113,16 @@ void run_bench_train(const BenchTrainOptions& o) {
         transformer_backward(model, acts, dlogits.data(), src.data(), tgt.data());
         adam.step(model.params.values(), model.params.grads());
     };
+    if (!step) throw Error("bench train: --device " + o.device + " is not available in this build");
     if (!std::getenv("OMP_WAIT_POLICY"))
         std::printf(
             "# OMP_WAIT_POLICY is unset: on a busy shared machine OMP_WAIT_POLICY=passive stops waiting threads from "
             "spinning (the torch peer inherits the same environment)\n");
     std::printf(
         "# transformer C %d, %d+%d layers, %d heads, ffn %d, vocab %d, batch %d x length %d, dropout %.2f, "
-        "%zu parameters, %d OpenMP threads; tokens = target tokens\n",
+        "%zu parameters, device %s%s, %d OpenMP threads; tokens = target tokens\n",
         c.model_dim, o.layers, o.layers, c.heads, c.ffn_dim, V, B, L, c.dropout, model.params.size(),
-        omp_get_max_threads());
+        o.device.c_str(), o.tf32 ? " (TF32 GEMMs)" : "", omp_get_max_threads());
     step();  // warm-up
     const double first_loss = loss;
     double best = 1e30;
@@ -131,6 +159,9 @@ CommandRegistrar registrar([](CLI::App& app) {
     cmd->add_option("--batch", o->batch, "Sentences per batch")->check(at_least(1));
     cmd->add_option("--length", o->length, "Source and target length")->check(at_least(1));
     cmd->add_option("--dropout", o->dropout, "Dropout probability (both sides)")->check(fraction());
+    cmd->add_option("--device", o->device, "cpu or cuda (the GPU step; torch then runs on the same GPU)")
+        ->check(CLI::IsMember({"cpu", "cuda"}));
+    cmd->add_flag("--tf32", o->tf32, "cuda: TF32 tensor cores for the GEMMs (both sides)");
     cmd->add_flag(
         "--no-torch", [o](int64_t) { o->with_torch = false; }, "Do not run bench/torch_train.py");
     cmd->callback([o] { run_bench_train(*o); });

@@ -8,18 +8,23 @@
 namespace attend::cli {
 
 namespace {
-const char* kPython = "/usr/bin/python3";
+// $ATTEND_PYTHON names another interpreter (a GPU machine's CUDA build of torch lives in its own environment).
+std::string python() {
+    const char* env = std::getenv("ATTEND_PYTHON");
+    return env && *env ? env : "/usr/bin/python3";
 }
+}  // namespace
 
 bool torch_available() {
-    if (std::system((std::string(kPython) + " -c 'import torch' >/dev/null 2>&1").c_str()) == 0) return true;
-    std::printf("# torch comparison skipped: '%s -c \"import torch\"' failed (Debian's python3-torch is needed)\n", kPython);
+    if (std::system((python() + " -c 'import torch' >/dev/null 2>&1").c_str()) == 0) return true;
+    std::printf("# torch comparison skipped: '%s -c \"import torch\"' failed (Debian's python3-torch is needed)\n",
+                python().c_str());
     return false;
 }
 
 void run_torch_script(const std::string& bench, const std::string& script, const std::string& args,
                       const std::function<void(const std::string& line)>& on_line) {
-    const std::string command = std::string(kPython) + " " + ATTEND_SOURCE_DIR + "/" + script + " " + args;
+    const std::string command = python() + " " + ATTEND_SOURCE_DIR + "/" + script + " " + args;
     FILE* pipe = popen(command.c_str(), "r");
     if (!pipe) throw Error("bench " + bench + ": could not run '" + command + "'");
     std::string line;

@@ -1,5 +1,5 @@
-// Running a PyTorch peer script beside a benchmark: Debian's /usr/bin/python3 with python3-torch, scripts from
-// this repository (bench/, tools/). Every `attend bench` command that compares with PyTorch goes through here.
+// Running a PyTorch peer script beside a benchmark: Debian's /usr/bin/python3 with python3-torch (or $ATTEND_PYTHON),
+// scripts from this repository (bench/, tools/). Every `attend bench` command that compares with PyTorch goes through here.
 #pragma once
 #include <functional>
 #include <map>

@@ -1,5 +1,7 @@
 #include "train/loss.h"
 
+#include "train/ordered_sum.h"
+
 #include <cmath>
 #include <limits>
 #include <string>
@@ -42,9 +44,7 @@ void row_backward(float* dz, float g, const float* p, int y, float smoothing, in
 double cross_entropy_forward(float* losses, float* probs, const float* logits, const int* targets, int ignore_index,
                              float label_smoothing, int N, int V) {
     for (int n = 0; n < N; ++n) check_target(targets[n], ignore_index, V, n);
-    double total = 0;
-#pragma omp parallel for reduction(+ : total) if (size_t(N) * V > 32768)
-    for (int n = 0; n < N; ++n) {
+    return ordered_sum(N, 16, size_t(N) * V > 32768, [&](int64_t n) {
         float* p = probs + size_t(n) * V;
         const float* z = logits + size_t(n) * V;
         double loss = 0;
@@ -54,9 +54,8 @@ double cross_entropy_forward(float* losses, float* probs, const float* logits, c
             loss = row_loss(p, z, targets[n], label_smoothing, V);
         }
         if (losses) losses[n] = float(loss);
-        total += loss;
-    }
-    return total;
+        return loss;
+    });
 }
 
 int cross_entropy_count(const int* targets, int ignore_index, int N) {
@@ -82,13 +81,11 @@ double masked_softmax_ce_forward(float* losses, float* probs, const float* logit
             check_target(labels[size_t(b) * T + t], std::numeric_limits<int>::min(), V, b * T + t);
     double total = 0;
     for (int b = 0; b < B; ++b) {
-        double sum = 0;
-#pragma omp parallel for reduction(+ : sum) if (size_t(T) * V > 32768)
-        for (int t = 0; t < T; ++t) {
+        const double sum = ordered_sum(T, 16, size_t(T) * V > 32768, [&](int64_t t) {
             const size_t row = size_t(b) * T + t;
             const double ce = row_loss(probs + row * V, logits + row * V, labels[row], 0.0f, V);
-            if (t < valid_len[b]) sum += ce;  // sequence_mask: weight 1 inside the valid length, 0 after
-        }
+            return t < valid_len[b] ? ce : 0.0;  // sequence_mask: weight 1 inside the valid length, 0 after
+        });
         const double loss = sum / T;  // .mean(dim=1) over all T steps, masked ones included as zeros
         if (losses) losses[b] = float(loss);
         total += loss;

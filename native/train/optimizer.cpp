@@ -1,5 +1,7 @@
 #include "train/optimizer.h"
 
+#include "train/ordered_sum.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -61,11 +63,8 @@ void Adam::step(float* params, const float* grads, float lr) {
 }
 
 double global_grad_norm(const float* grads, size_t n) {
-    double sum = 0;
     const int64_t N = int64_t(n);
-#pragma omp parallel for reduction(+ : sum) if (N > 65536)
-    for (int64_t i = 0; i < N; ++i) sum += double(grads[i]) * grads[i];
-    return std::sqrt(sum);
+    return std::sqrt(ordered_sum(N, 4096, N > 65536, [&](int64_t i) { return double(grads[i]) * grads[i]; }));
 }
 
 double clip_grad_norm(float* grads, size_t n, double theta) {

@@ -7,7 +7,11 @@
 #include "error.h"
 #include "gradcheck.h"
 #include "io/safetensors.h"
+#include "model/dropout.h"
 #include "train/loss.h"
+#include "train/optimizer.h"
+
+#include <omp.h>
 
 using namespace attend;
 
@@ -126,4 +130,34 @@ TEST_CASE("MaskedSoftmaxCELoss backward matches central differences of a double 
     CHECK_THROWS_WITH_AS(
         masked_softmax_ce_forward(losses.data(), probs.data(), pred.data(), label.data(), valid.data(), B, T, V),
         doctest::Contains("target -1 of row 5 is outside [0, 4)"), Error);
+}
+
+TEST_CASE("the loss sums and the gradient norm are the same bits for any OpenMP thread count") {
+    // A run resumed on a machine with another core count, or a step repeated, must sum in the same order:
+    // OpenMP's reduction(+) adds the threads' partial sums in finishing order, which with 3+ threads changes bits.
+    const int N = 96, V = 1000, B = 4, T = N / B;  // N * V above the kernels' parallel threshold
+    std::vector<float> logits(size_t(N) * V), probs(logits.size()), grads(size_t(1) << 18);
+    for (size_t i = 0; i < logits.size(); ++i) logits[i] = 8.0f * (uniform_at(3, i) - 0.5f);
+    for (size_t i = 0; i < grads.size(); ++i) grads[i] = uniform_at(4, i) - 0.5f;
+    std::vector<int> targets(N), valid(B);
+    for (int n = 0; n < N; ++n) targets[n] = int(uniform_at(5, n) * V) % V;
+    for (int b = 0; b < B; ++b) valid[b] = 1 + b * 7;
+    struct Sums { double ce, masked, norm; };
+    auto sums = [&](int threads) {
+        omp_set_num_threads(threads);
+        Sums s{cross_entropy_forward(nullptr, probs.data(), logits.data(), targets.data(), -100, 0.1f, N, V),
+               masked_softmax_ce_forward(nullptr, probs.data(), logits.data(), targets.data(), valid.data(), B, T, V),
+               global_grad_norm(grads.data(), grads.size())};
+        return s;
+    };
+    const int saved = omp_get_max_threads();
+    const Sums one = sums(1);
+    for (int threads : {2, 3, 5, 8}) {
+        CAPTURE(threads);
+        const Sums s = sums(threads);
+        CHECK(s.ce == one.ce);
+        CHECK(s.masked == one.masked);
+        CHECK(s.norm == one.norm);
+    }
+    omp_set_num_threads(saved);
 }

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# compute-sanitizer over test_cuda on a machine with an NVIDIA GPU: memcheck (out-of-bounds and misaligned
+# accesses, leaks of device memory) and racecheck (shared-memory hazards) over every case but the throughput one,
+# which only repeats the training step the other cases already cover. Any finding exits non-zero. API errors are not
+# reported: some cases provoke them on purpose (a copy with bad arguments must become an attend::Error naming the
+# call), and every runtime call outside those is checked by CUDA_CHECK, which fails its case.
+#   scripts/cuda-sanitize.sh [path/to/test_cuda]   (default build/bin/test_cuda)
+set -euo pipefail
+bin=${1:-build/bin/test_cuda}
+sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+[ -x "$sanitizer" ] || { echo "cuda-sanitize: compute-sanitizer not found (CUDA toolkit)" >&2; exit 2; }
+[ -x "$bin" ] || { echo "cuda-sanitize: $bin not found: build test_cuda first" >&2; exit 2; }
+for tool in memcheck racecheck; do
+    extra=()
+    [ "$tool" = memcheck ] && extra=(--leak-check full)
+    echo "== compute-sanitizer --tool $tool"
+    "$sanitizer" --tool "$tool" "${extra[@]}" --report-api-errors no --error-exitcode 1 "$bin" -tce="*throughput*"
+done
+echo "cuda-sanitize: memcheck and racecheck clean"
