@@ -17,7 +17,7 @@ export interface TranslateOptions {
   maxLength?: number;
   /** At most ceil(ratio x source tokens) + 10 tokens are generated; 0: no limit relative to the source. Default 2. */
   maxLengthRatio?: number;
-  /** alpha in log P / L^alpha. Default 0.6. */
+  /** alpha in log P / L^alpha. Default: the model's own (info().decoding), else 0.6. */
   lengthPenalty?: number;
   /** Never generate an n-gram of this size twice (0: off), 0 to 64. Default 4. */
   noRepeatNgramSize?: number;
@@ -69,6 +69,8 @@ export interface ModelInfo {
   target_vocab_size: number;
   max_source_tokens: number;
   card: Record<string, unknown>;
+  /** The defaults translate() uses: the model file's own length penalty (tuned on validation data) or 0.6. */
+  decoding: { length_penalty: number; length_penalty_from_model: boolean };
 }
 
 /** One sentence of a document: its place in the input and its translation. */

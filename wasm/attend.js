@@ -179,7 +179,7 @@ export class AttendTranslator {
   // { text, tokenized, sourceTokens, targetTokens, score, finished, warnings,
   //   attention: { cross, encoderSelf, decoderSelf }, timings }
   // options (each optional; null or undefined: the default): beam (5), maxLength (0), maxLengthRatio (2),
-  // lengthPenalty (0.6), noRepeatNgramSize (4), repetitionPenalty (1), maxTokenRun (3), maxCharRun (4),
+  // lengthPenalty (the model's own, else 0.6), noRepeatNgramSize (4), repetitionPenalty (1), maxTokenRun (3), maxCharRun (4),
   // attention (true).
   async translate(text, options) {
     const started = performance.now();

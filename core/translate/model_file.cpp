@@ -28,6 +28,26 @@ json meta_json(const SafeTensors& file, const std::string& key) {
     }
 }
 
+void check_length_penalty(float alpha, const std::string& where) {
+    if (!std::isfinite(alpha) || alpha < 0.0f || alpha > kMaxModelLengthPenalty)
+        throw Error(where + ": length_penalty must be a number in [0, " + std::to_string(int(kMaxModelLengthPenalty)) +
+                    "], got " + std::to_string(alpha));
+}
+
+// attend.decoding: exactly {"length_penalty": alpha}; anything else is refused by name.
+float decoding_length_penalty(const SafeTensors& file, const std::string& src) {
+    const json d = meta_json(file, "attend.decoding");
+    const std::string where = src + ": attend.decoding";
+    if (!d.is_object()) throw Error(where + " must be a JSON object, got " + d.dump());
+    for (const auto& [key, value] : d.items())
+        if (key != "length_penalty") throw Error(where + ": unknown key '" + key + "' (expected length_penalty)");
+    auto it = d.find("length_penalty");
+    if (it == d.end() || !it->is_number()) throw Error(where + ": length_penalty must be a number");
+    const float alpha = it->get<float>();
+    check_length_penalty(alpha, where);
+    return alpha;
+}
+
 template <typename T>
 T meta_as(const SafeTensors& file, const std::string& key) {
     json j = meta_json(file, key);
@@ -231,6 +251,7 @@ TranslatorModel load_translator_model(const SafeTensors& file, const std::string
     m.weights_dtype = dtype_from_name(meta(file, "attend.weights_dtype"), src + ": attend.weights_dtype");
     auto card = file.metadata().find("attend.card");
     if (card != file.metadata().end()) m.card = meta_json(file, "attend.card");
+    if (file.metadata().count("attend.decoding")) m.length_penalty = decoding_length_penalty(file, src);
 
     if (is_transformer) {
         const TransformerConfig& c = transformer_config;
@@ -281,6 +302,10 @@ void add_translator_model(SafeTensorsWriter& w, const TranslatorModel& m, DType 
                                                  {"bos", m.target_vocab.token(m.bos_id)},
                                                  {"eos", m.target_vocab.token(m.eos_id)}}.dump());
     if (!m.card.empty()) w.set_metadata("attend.card", m.card.dump());
+    if (m.length_penalty) {
+        check_length_penalty(*m.length_penalty, "save model");
+        w.set_metadata("attend.decoding", json{{"length_penalty", *m.length_penalty}}.dump());
+    }
 
     const ParameterStore& params = m.parameters();
     for (const TensorSpec& spec : params.specs()) {

@@ -12,6 +12,8 @@
 //   attend.source_vocab / attend.target_vocab           Vocab JSON (equal when embeddings are tied)
 //   attend.special_tokens  {"pad": "<pad>", "bos": "<bos>", "eos": "<eos>"}
 //   attend.card            optional JSON: training data, time, BLEU (free form)
+//   attend.decoding        optional JSON: {"length_penalty": alpha}, the decoding settings tuned for this model on
+//                          validation data, which translators use unless the caller sets them
 // The source sentence is encoded as its tokens followed by <eos>; the decoder starts from <bos>.
 #pragma once
 #include "io/safetensors.h"
@@ -22,6 +24,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -30,6 +33,7 @@ namespace attend {
 
 constexpr const char* kModelFormat = "attend-translator";
 constexpr int kModelFormatVersion = 1;
+constexpr float kMaxModelLengthPenalty = 10.0f;  // attend.decoding's length_penalty lies in [0, this]
 
 struct TranslatorModel {
     // Exactly one of these holds the network, as attend.architecture says.
@@ -40,6 +44,8 @@ struct TranslatorModel {
     int pad_id = 1, bos_id = 2, eos_id = 3;
     DType weights_dtype = DType::F32;  // as stored in the file it came from
     nlohmann::json card = nlohmann::json::object();
+    // attend.decoding: alpha in log P / L^alpha tuned for this model (absent: the translators' general default).
+    std::optional<float> length_penalty;
     size_t file_bytes = 0;             // size of the file it came from (0 when built in memory)
 
     // "transformer" or "bahdanau"; throws attend::Error when the model holds no network.

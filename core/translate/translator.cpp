@@ -349,7 +349,14 @@ void Translator::fill_translation(TranslationResult& r, const Hypothesis& best) 
     r.tokenized = postprocess_for_bleu(words, model_.target_pipeline);
 }
 
+TranslationOptions Translator::default_options() const {
+    TranslationOptions o;
+    if (model_.length_penalty) o.length_penalty = *model_.length_penalty;
+    return o;
+}
+
 nlohmann::json Translator::info() const {
+    const TranslationOptions defaults = default_options();
     return {
         {"architecture", model_.architecture()},
         {"source_language", lang_code(model_.source_pipeline.lang)},
@@ -362,6 +369,8 @@ nlohmann::json Translator::info() const {
         {"target_vocab_size", model_.target_vocab.size()},
         {"max_source_tokens", max_source_tokens()},
         {"card", model_.card},
+        {"decoding", {{"length_penalty", defaults.length_penalty},
+                      {"length_penalty_from_model", model_.length_penalty.has_value()}}},
     };
 }
 

@@ -19,7 +19,8 @@ constexpr int kMaxNoRepeatNgramSize = 64;
 
 struct TranslationOptions {
     int beam_size = 5;             // 1: greedy; 1..kMaxBeamSize
-    float length_penalty = 0.6f;   // alpha in log P / L^alpha; finite
+    // alpha in log P / L^alpha; finite. A model file may name its own (Translator::default_options).
+    float length_penalty = 0.6f;
     // The most tokens to generate, <eos> included (CTranslate2's max_decoding_length), 0..kMaxDecodingLength;
     // 0: the model's limit. Never more than the model's limit, nor than max_length_ratio allows.
     int max_length = 0;
@@ -110,7 +111,10 @@ public:
     // Source tokens (model pieces) of a raw sentence, <eos> appended; throws like translate(), and also when the
     // text is longer than the model accepts (naming the limit).
     std::vector<std::string> source_tokens(std::string_view text) const;
-    // Languages, config, parameters, dtype, size, card.
+    // The options a caller starts from: TranslationOptions' defaults with the model's own decoding settings
+    // (attend.decoding: the length penalty tuned on validation data) where its file has them.
+    TranslationOptions default_options() const;
+    // Languages, config, parameters, dtype, size, card, decoding (the default_options the model sets).
     nlohmann::json info() const;
     const TranslatorModel& model() const { return model_; }
     int max_source_tokens() const;  // including <eos>

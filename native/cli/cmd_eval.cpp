@@ -29,6 +29,7 @@ struct EvalFlags {
     std::vector<std::string> splits = {"test_2016_flickr"};
     int beam = 5, limit = 0, threads = 0;
     float length_penalty = 0.6f;
+    bool length_penalty_given = false;  // else the model's own (Translator::default_options)
 };
 
 void run_d2l_table(const Translator& translator, int beam) {
@@ -69,9 +70,9 @@ void eval_split(const Translator& translator, const EvalFlags& f, const std::str
         refs.resize(f.limit);
         raw_refs.resize(f.limit);
     }
-    TranslationOptions opt;
+    TranslationOptions opt = translator.default_options();
     opt.beam_size = f.beam;
-    opt.length_penalty = f.length_penalty;
+    if (f.length_penalty_given) opt.length_penalty = f.length_penalty;
     std::vector<std::string> hyps(sources.size()), texts(sources.size());
     auto start = std::chrono::steady_clock::now();
 #pragma omp parallel for schedule(dynamic, 4)
@@ -82,8 +83,9 @@ void eval_split(const Translator& translator, const EvalFlags& f, const std::str
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     TranslationScores scores = score_translations(hyps, texts, refs, raw_refs);
-    std::printf("%s %s-%s beam %d, %zu sentences: %s\n", split.c_str(), lang_code(m.source_pipeline.lang).c_str(),
-                lang_code(m.target_pipeline.lang).c_str(), f.beam, sources.size(), scores.format().c_str());
+    std::printf("%s %s-%s beam %d, length penalty %.2g, %zu sentences: %s\n", split.c_str(),
+                lang_code(m.source_pipeline.lang).c_str(), lang_code(m.target_pipeline.lang).c_str(), f.beam,
+                opt.length_penalty, sources.size(), scores.format().c_str());
     std::fflush(stdout);
     std::fprintf(stderr, "translated in %.1f s (%.1f ms per sentence, %d threads)\n", seconds,
                  1000.0 * seconds / sources.size(), omp_get_max_threads());
@@ -133,14 +135,17 @@ CommandRegistrar registrar([](CLI::App& app) {
     cmd->add_option("-b,--beam", f->beam, "Beam size (default 5; 1 for the d2l table)")
         ->capture_default_str()
         ->check(at_least(1));
-    cmd->add_option("--length-penalty", f->length_penalty, "alpha in log P / L^alpha")
-        ->capture_default_str()
+    cmd->add_option("--length-penalty", f->length_penalty,
+                    "alpha in log P / L^alpha (default: the model's own, else 0.6)")
         ->check(finite());
     cmd->add_option("--limit", f->limit, "Only the first N sentences")->check(at_least(0));
     cmd->add_option("--output", f->output, "Write the tokenized translations here (several splits: FILE.<split>.ext)");
     cmd->add_option("--output-text", f->output_text, "Write the detokenized translations here (as --output)");
     cmd->add_option("--threads", f->threads, "CPU threads")->check(at_least(1));
-    cmd->callback([f, cmd] { run_eval(*f, cmd->count("--beam") > 0, cmd->count("--split") > 0); });
+    cmd->callback([f, cmd] {
+        f->length_penalty_given = cmd->count("--length-penalty") > 0;
+        run_eval(*f, cmd->count("--beam") > 0, cmd->count("--split") > 0);
+    });
 });
 
 }  // namespace

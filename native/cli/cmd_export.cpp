@@ -18,6 +18,7 @@ namespace fs = std::filesystem;
 struct ExportFlags {
     std::string input, out, dtype = "f16", card;
     int average = 0;
+    float length_penalty = -1.0f;  // < 0: keep what the input has
 };
 
 DType parse_dtype(std::string name) {
@@ -49,6 +50,7 @@ void run_export(const ExportFlags& f) {
             throw Error(f.card + ": not valid JSON (" + e.what() + ")");
         }
     }
+    if (f.length_penalty >= 0.0f) m.length_penalty = f.length_penalty;
     write_file_atomically(f.out, save_translator_model(m, dtype));
     std::printf("%s: %s, %zu parameters, %.2f MB\n", f.out.c_str(), dtype_name(dtype), parameter_count(m),
                 fs::file_size(f.out) / 1e6);
@@ -61,7 +63,11 @@ void run_info(const std::string& path, bool json_output) {
                                            {"parameters", parameter_count(m)}, {"config", m.config_json()},
                                            {"source_language", lang_code(m.source_pipeline.lang)},
                                            {"target_language", lang_code(m.target_pipeline.lang)},
-                                           {"card", m.card}}.dump(2).c_str());
+                                           {"card", m.card},
+                                           {"length_penalty", m.length_penalty ? nlohmann::json(*m.length_penalty)
+                                                                               : nlohmann::json(nullptr)}}
+                                .dump(2)
+                                .c_str());
         return;
     }
     std::printf("file        %s (%.2f MB)\n", path.c_str(), m.file_bytes / 1e6);
@@ -84,6 +90,7 @@ void run_info(const std::string& path, bool json_output) {
         std::printf("vocabulary  %zu source, %zu target; BPE %zu merges\n", m.source_vocab.size(), m.target_vocab.size(),
                     m.source_pipeline.bpe ? m.source_pipeline.bpe->size() : size_t{0});
     std::printf("max length  %d tokens\n", m.max_source_tokens());
+    if (m.length_penalty) std::printf("decoding    length penalty %.3g (the model's own default)\n", *m.length_penalty);
     if (!m.card.empty()) std::printf("card        %s\n", m.card.dump().c_str());
 }
 
@@ -95,6 +102,9 @@ CommandRegistrar registrar([](CLI::App& app) {
     cmd->add_option("--dtype", f->dtype, "f32, f16 or i8")->capture_default_str();
     cmd->add_option("--average", f->average, "Average the last N checkpoints of the run folder")->check(at_least(0));
     cmd->add_option("--card", f->card, "JSON file merged into the model card (metadata attend.card)");
+    cmd->add_option("--length-penalty", f->length_penalty,
+                    "The model's default length penalty (metadata attend.decoding), tuned on validation data")
+        ->check(CLI::Range(0.0f, kMaxModelLengthPenalty));
     cmd->callback([f] { run_export(*f); });
 
     auto path = std::make_shared<std::string>();

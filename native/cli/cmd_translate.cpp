@@ -25,6 +25,7 @@ struct TranslateFlags {
     TranslationOptions options;
     int threads = 0;
     bool tokenized = false, json = false, verbose = false, text_given = false;
+    bool length_penalty_given = false;  // else the model's own (Translator::default_options)
 };
 
 nlohmann::json maps_json(const AttentionMaps& a) {
@@ -70,6 +71,7 @@ void run_translate(TranslateFlags& f) {
     validate_options(f.options);
     if (f.threads < 0) throw Error("--threads must be at least 1, got " + std::to_string(f.threads));
     Translator translator(load_model_or_checkpoint(f.model));
+    if (!f.length_penalty_given) f.options.length_penalty = translator.default_options().length_penalty;
     std::vector<std::string> lines;
     if (f.text_given) {
         if (blank(f.text)) throw Error("the text to translate is empty");
@@ -170,7 +172,8 @@ CommandRegistrar registrar([](CLI::App& app) {
     cmd->add_option("-i,--input", f->input, "File with one sentence a line (.gz too); default: standard input");
     cmd->add_option("-b,--beam", o.beam_size, "Beam size (1: greedy; at most " + std::to_string(kMaxBeamSize) + ")")
         ->capture_default_str();
-    cmd->add_option("--length-penalty", o.length_penalty, "alpha in log P / L^alpha")->capture_default_str();
+    cmd->add_option("--length-penalty", o.length_penalty,
+                    "alpha in log P / L^alpha (default: the model's own, else 0.6)");
     cmd->add_option("--max-length", o.max_length,
                     "Most tokens to generate (0: the model's limit; never more than --max-length-ratio allows)");
     cmd->add_option("--max-length-ratio", o.max_length_ratio,
@@ -197,6 +200,7 @@ CommandRegistrar registrar([](CLI::App& app) {
     cmd->add_flag("-v,--verbose", f->verbose, "Print timing to standard error");
     cmd->callback([f, cmd] {
         f->text_given = cmd->count("--text") > 0;
+        f->length_penalty_given = cmd->count("--length-penalty") > 0;
         if (cmd->count("--threads") > 0 && f->threads < 1)
             throw Error("--threads must be at least 1, got " + std::to_string(f->threads));
         run_translate(*f);

@@ -437,8 +437,11 @@ StepDevice make_step_device(TranslatorModel& tm, TrainableModel& trainable, Adam
         require_device_supports(TrainDevice::Cuda, o);  // what any device step supports
         return {hooks.step_backend(*tm.transformer, o), "test step backend", false};
     }
-    if (device != TrainDevice::Cpu)
-        return {make_train_step_backend(device, *tm.transformer, o), cuda_availability().description, false};
+    if (device != TrainDevice::Cpu) {
+        // The step runs on cuda:0, the description's first line.
+        const std::string gpus = cuda_availability().description;
+        return {make_train_step_backend(device, *tm.transformer, o), gpus.substr(0, gpus.find('\n')), false};
+    }
     return {make_cpu_train_step(tm, trainable, adam, o), cpu_name(), true};
 }
 

@@ -190,6 +190,45 @@ TEST_CASE("loading names what is wrong with a model file") {
     CHECK_FALSE(load_error({'h', 'e', 'l', 'l', 'o'}).empty());
 }
 
+TEST_CASE("a model file may carry its own length penalty, which translation uses unless the caller sets one") {
+    TranslatorModel m = copy_of(small_model());
+    CHECK_FALSE(m.length_penalty.has_value());
+    CHECK(Translator(copy_of(m)).default_options().length_penalty == TranslationOptions{}.length_penalty);
+    m.length_penalty = 1.4f;
+    const std::vector<uint8_t> bytes = save_translator_model(m, DType::I8);
+    const SafeTensors file = SafeTensors::from_bytes(std::vector<uint8_t>(bytes));
+    CHECK(nlohmann::json::parse(file.metadata().at("attend.decoding")) == nlohmann::json{{"length_penalty", 1.4f}});
+    Translator t(load_translator_model_bytes(bytes, "lp"));
+    REQUIRE(t.model().length_penalty.has_value());
+    CHECK(*t.model().length_penalty == 1.4f);
+    CHECK(t.default_options().length_penalty == 1.4f);
+    CHECK(t.default_options().beam_size == TranslationOptions{}.beam_size);
+    CHECK(t.info()["decoding"]["length_penalty"].get<float>() == 1.4f);
+    CHECK(t.info()["decoding"]["length_penalty_from_model"] == true);
+    // The model's default and the same alpha given explicitly give the same search.
+    TranslationOptions explicit_alpha;
+    explicit_alpha.length_penalty = 1.4f;
+    const std::string text = "A man in a blue shirt is riding a bike.";
+    CHECK(t.translate(text, t.default_options()).score == t.translate(text, explicit_alpha).score);
+
+    // Bad decoding metadata is refused by name.
+    for (const auto& [value, expected] : std::vector<std::pair<std::string, std::string>>{
+             {"[1.4]", "must be a JSON object"},
+             {R"({"length_penalty": "high"})", "length_penalty must be a number"},
+             {R"({"length_penalty": -0.5})", "length_penalty must be a number in [0, 10]"},
+             {R"({"length_penalty": 1e39})", "length_penalty must be a number in [0, 10]"},
+             {R"({"length_penalty": 1.0, "beam": 4})", "unknown key 'beam'"},
+             {"{oops", "attend.decoding"}}) {
+        CAPTURE(value);
+        const std::string error = load_error(with_metadata(small_model(), "attend.decoding", value));
+        CHECK(error.find("attend.decoding") != std::string::npos);
+        CHECK(error.find(expected) != std::string::npos);
+    }
+    TranslatorModel bad = copy_of(small_model());
+    bad.length_penalty = std::nanf("");
+    CHECK_THROWS_WITH_AS(save_translator_model(bad, DType::F32), doctest::Contains("length_penalty"), Error);
+}
+
 TEST_CASE("translate rejects empty and invalid text with the reason, and translates the start of over-long text") {
     Translator t(copy_of(small_model()));
     CHECK_THROWS_WITH(t.translate(""), doctest::Contains("empty"));

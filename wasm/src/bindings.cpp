@@ -97,11 +97,12 @@ EMSCRIPTEN_KEEPALIVE const char* attend_translator_info(int handle) {
 namespace {
 
 // options_json: {"beam": 5, "lengthPenalty": 0.6, "maxLength": 0, "maxLengthRatio": 2, "noRepeatNgramSize": ..,
-// "repetitionPenalty": .., "maxTokenRun": .., "maxCharRun": .., "attention": true}; absent keys take TranslationOptions' defaults.
-TranslationOptions parse_options(const char* options_json) {
+// "repetitionPenalty": .., "maxTokenRun": .., "maxCharRun": .., "attention": true}; absent keys take the translator's
+// defaults (Translator::default_options: the model's own length penalty where its file has one).
+TranslationOptions parse_options(const Translator& translator, const char* options_json) {
     nlohmann::json o = nlohmann::json::parse(options_json ? options_json : "{}", nullptr, /*allow_exceptions=*/false);
     if (!o.is_object()) throw Error("the options must be a JSON object");
-    TranslationOptions opt;
+    TranslationOptions opt = translator.default_options();
     opt.beam_size = int_option(o, "beam", opt.beam_size);
     opt.length_penalty = static_cast<float>(number_option(o, "lengthPenalty", opt.length_penalty));
     opt.max_length = int_option(o, "maxLength", opt.max_length);
@@ -145,7 +146,7 @@ extern "C" {
 EMSCRIPTEN_KEEPALIVE int attend_translate(int handle, const char* text, const char* options_json) {
     return guarded([&] {
         Translator& t = translator(handle);
-        const TranslationOptions opt = parse_options(options_json);
+        const TranslationOptions opt = parse_options(t, options_json);
         Result out;
         out.json = result_json(t.translate(text, opt), opt.return_attention, out.floats).dump();
         return store(std::move(out));
@@ -156,7 +157,7 @@ EMSCRIPTEN_KEEPALIVE int attend_translate(int handle, const char* text, const ch
 EMSCRIPTEN_KEEPALIVE int attend_translate_document(int handle, const char* text, const char* options_json) {
     return guarded([&] {
         Translator& t = translator(handle);
-        const TranslationOptions opt = parse_options(options_json);
+        const TranslationOptions opt = parse_options(t, options_json);
         const DocumentTranslation doc = t.translate_document(text, opt);
         Result out;
         nlohmann::json sentences = nlohmann::json::array();
