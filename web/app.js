@@ -59,7 +59,9 @@ const state = {
   loadSeq: 0,
   busy: false,
   again: false,         // a translation was asked for while one ran
-  result: null,         // the last translation (with attention)
+  doc: null,            // the last translation: translateDocument's result, with beam, ms and source
+  sentence: 0,          // which of its sentences the word lines and the attention views show
+  result: null,         // that sentence's translation (with attention)
   kind: 'cross',
   // The last layer, averaged over its heads, is where a trained model's cross attention reads most like an
   // alignment (the first layers attend by position and to punctuation); Infinity is clamped to the last layer.
@@ -364,7 +366,7 @@ function showDirection(m) {
 function swapLanguages() {
   const back = reverseOf(state.model);
   if (!back) return;
-  if (state.result?.text) $('source-text').value = state.result.text;
+  if (state.doc?.text) $('source-text').value = state.doc.text;
   state.start = null;   // what the box holds now is what the user swapped: it stays
   $('model-select').value = back.id;
   state.autoTranslate = $('source-text').value.trim() !== '';
@@ -398,11 +400,13 @@ async function translate() {
   // A model switch while this runs makes its result (or the error of the disposed worker) another model's.
   const seq = state.loadSeq;
   try {
-    const r = await state.translator.translate(text, { beam, attention: true });
+    const doc = await state.translator.translateDocument(text, { beam, attention: true });
     if (seq !== state.loadSeq) return;
     const ms = performance.now() - started;
     error.hidden = true;
-    state.result = { ...r, beam, ms, source: text };
+    state.doc = { ...doc, beam, ms, source: text };
+    // The maps open on the first sentence that has them (one that could not be translated has none).
+    state.sentence = Math.max(0, doc.sentences.findIndex((x) => hasMaps(x.attention?.cross)));
     showResult();
     $('translate-status').textContent = `done in ${ms.toFixed(0)} ms`;
     writeAddress();
@@ -421,6 +425,7 @@ async function translate() {
 
 // No result on screen: the output, the maps, the status line and the selection go together.
 function clearResult() {
+  state.doc = null;
   state.result = null;
   state.word = null;
   $('output').hidden = true;
@@ -437,9 +442,9 @@ function clearResult() {
 function writeAddress() {
   const url = new URL(location.href);
   if (state.model) url.searchParams.set('model', state.model.id);
-  if (state.result) {
-    url.searchParams.set('text', state.result.source);
-    url.searchParams.set('beam', String(state.result.beam));
+  if (state.doc) {
+    url.searchParams.set('text', state.doc.source);
+    url.searchParams.set('beam', String(state.doc.beam));
   } else {
     url.searchParams.delete('text');
     url.searchParams.delete('beam');
@@ -449,14 +454,60 @@ function writeAddress() {
 }
 
 function showResult() {
-  const r = state.result;
+  const d = state.doc;
   $('output').hidden = false;
-  $('output-text').textContent = r.text;
-  $('output-timing').textContent = `${r.ms.toFixed(0)} ms in all (search ${r.timings.searchMs.toFixed(1)} ms) · beam ${r.beam}`
-    + ` · ${r.sourceTokens.length} source and ${r.targetTokens.length} target tokens`;
+  const spans = sentenceSpans(d);
+  if (spans) $('output-text').replaceChildren(...spans);
+  else $('output-text').textContent = d.text;
+  const several = d.sentences.length > 1;
+  $('sentence-choice').hidden = !several;
+  $('output-text').classList.toggle('several', several);
+  $('sentence-select').replaceChildren(...d.sentences.map((x, i) => {
+    const source = d.source.slice(x.begin, x.end);
+    return new Option(`${i + 1}: ${source.length > 60 ? `${source.slice(0, 59)}…` : source}`, i);
+  }));
+  showSentence(state.sentence);
+}
 
-  const source = wordsOf(r.sourceTokens);
-  const target = wordsOf(r.targetTokens);
+// The translated text as one span per sentence (the attention views show the one chosen), laid out as the
+// translator joins them: a line's sentences with spaces, the input's lines kept. Any other layout of the text
+// (which this page does not know) is shown as plain text, with the sentence menu still there.
+function sentenceSpans(d) {
+  if (d.sentences.length < 2) return null;
+  const lines = d.source.split('\n').map(() => []);
+  const nodes = lines.map(() => []);
+  d.sentences.forEach((x, i) => {
+    if (!x.text) return;
+    const span = document.createElement('span');
+    span.className = 'sentence';
+    span.dataset.index = i;
+    span.textContent = x.text;
+    span.addEventListener('click', () => showSentence(i));
+    lines[x.line]?.push(x.text);
+    if (nodes[x.line]?.length) nodes[x.line].push(' ');
+    nodes[x.line]?.push(span);
+  });
+  if (lines.map((l) => l.join(' ')).join('\n') !== d.text) return null;
+  return nodes.flatMap((n, l) => (l > 0 ? ['\n', ...n] : n));
+}
+
+// One sentence of the translation in the word lines and the attention views.
+function showSentence(index) {
+  const d = state.doc;
+  state.sentence = index;
+  const r = d.sentences[index] ?? null;
+  state.result = r;
+  $('sentence-select').value = String(index);
+  for (const span of $('output-text').querySelectorAll('.sentence')) {
+    span.classList.toggle('chosen', Number(span.dataset.index) === index);
+  }
+  const search = d.sentences.reduce((sum, x) => sum + (x.timings?.searchMs ?? 0), 0);
+  const counts = r ? `${r.sourceTokens.length} source and ${r.targetTokens.length} target tokens` : 'no tokens';
+  $('output-timing').textContent = `${d.ms.toFixed(0)} ms in all (search ${search.toFixed(1)} ms) · beam ${d.beam}`
+    + (d.sentences.length > 1 ? ` · ${d.sentences.length} sentences; sentence ${index + 1}: ${counts}` : ` · ${counts}`);
+
+  const source = wordsOf(r?.sourceTokens ?? []);
+  const target = wordsOf(r?.targetTokens ?? []);
   $('source-words').replaceChildren(...source.map((w, i) => {
     const span = document.createElement('span');
     span.className = 'word';
@@ -486,7 +537,8 @@ function showResult() {
   }));
   state.sourceWords = source;
   state.targetWords = target;
-  if (!hasMaps(r.attention?.cross)) {
+  state.word = null;
+  if (!hasMaps(r?.attention?.cross)) {
     $('attention-panel').hidden = true;
     return;
   }
@@ -832,7 +884,8 @@ function wire() {
   if (params.get('text')) $('source-text').value = params.get('text');
   else state.start = { text: $('source-text').value, lang: 'en' };  // index.html's sentence
   if (params.get('beam')) $('beam-size').value = params.get('beam');
-  $('copy-text').addEventListener('click', () => copy(state.result?.text ?? '', 'translation'));
+  $('copy-text').addEventListener('click', () => copy(state.doc?.text ?? '', 'translation'));
+  $('sentence-select').addEventListener('change', (e) => showSentence(Number(e.target.value)));
   $('copy-link').addEventListener('click', () => copy($('share-link').href, 'link'));
   $('download-png').addEventListener('click', async () => {
     const map = currentMap();
@@ -843,7 +896,7 @@ function wire() {
     download(new Blob([heatmapSvg(map)], { type: 'image/svg+xml' }), `${fileStem()}.svg`);
   });
   $('download-json').addEventListener('click', () => {
-    const json = JSON.stringify(attentionJson([state.result]));
+    const json = JSON.stringify(attentionJson(state.doc.sentences));
     download(new Blob([json + '\n'], { type: 'application/json' }), 'attention.json');
   });
   $('engine-info').textContent = `This browser runs the ${simdSupported() ? 'WebAssembly SIMD' : 'plain WebAssembly'} build.`;
