@@ -22,14 +22,35 @@ const CACHE_NAME = 'attend-models-v1';
 // The worker script lives beside the page, inside the service worker's scope, so that it works offline too.
 const WORKER_URL = new URL('./worker.js', import.meta.url);
 
-const EXAMPLES = [
-  'A dog runs on the beach.',
-  'Two young men are playing soccer in a park.',
-  'A woman in a red dress is walking down the street.',
-  'A little girl is climbing a wooden staircase.',
-  'A man is riding a bicycle on a dirt road.',
-  'People are sitting at tables outside a restaurant.',
-];
+const LANGUAGES = { en: 'English', de: 'German', fr: 'French', cs: 'Czech' };
+
+// Example sentences in each source language the shipped models read (the same scenes in each).
+const EXAMPLES = {
+  en: [
+    'A dog runs on the beach.',
+    'Two young men are playing soccer in a park.',
+    'A woman in a red dress is walking down the street.',
+    'A little girl is climbing a wooden staircase.',
+    'A man is riding a bicycle on a dirt road.',
+    'People are sitting at tables outside a restaurant.',
+  ],
+  de: [
+    'Ein Hund rennt am Strand.',
+    'Zwei junge Männer spielen Fußball in einem Park.',
+    'Eine Frau in einem roten Kleid geht die Straße entlang.',
+    'Ein kleines Mädchen klettert eine Holztreppe hinauf.',
+    'Ein Mann fährt auf einem Feldweg Fahrrad.',
+    'Menschen sitzen an Tischen vor einem Restaurant.',
+  ],
+  fr: [
+    'Un chien court sur la plage.',
+    'Deux jeunes hommes jouent au football dans un parc.',
+    'Une femme en robe rouge marche dans la rue.',
+    'Une petite fille monte un escalier en bois.',
+    'Un homme fait du vélo sur un chemin de terre.',
+    'Des gens sont assis à des tables devant un restaurant.',
+  ],
+};
 
 const state = {
   models: [],
@@ -38,7 +59,9 @@ const state = {
   loadSeq: 0,
   busy: false,
   again: false,         // a translation was asked for while one ran
-  result: null,         // the last translation (with attention)
+  doc: null,            // the last translation: translateDocument's result, with beam, ms and source
+  sentence: 0,          // which of its sentences the word lines and the attention views show
+  result: null,         // that sentence's translation (with attention)
   kind: 'cross',
   // The last layer, averaged over its heads, is where a trained model's cross attention reads most like an
   // alignment (the first layers attend by position and to punctuation); Infinity is clamped to the last layer.
@@ -49,6 +72,7 @@ const state = {
   headsShown: [],       // the head view's toggles, one per head
   word: null,           // the output word picked (clicked, tapped, Enter), or null: { index, tokens }
   autoTranslate: !!params.get('text'),
+  start: null,          // { text, lang } of the sentence the page opened with, while the user has not changed it
 };
 
 // What a model was trained on, from the data set its card names ("multi30k en-de train (tok), BPE 10000"), for
@@ -81,13 +105,24 @@ const setBody = (key, value) => { document.body.dataset[key] = value; };
 
 const numberOrNaN = (v) => (v == null || v === '' ? NaN : Number(v));
 
+// A language as a lowercase code where it is one the page knows by name ("German" -> "de"), so that entries that
+// give codes and entries that only give a pair ("English → German") can be matched against each other.
+function languageCode(value) {
+  const v = String(value ?? '').trim().toLowerCase();
+  return Object.keys(LANGUAGES).find((code) => LANGUAGES[code].toLowerCase() === v) ?? v;
+}
+const languageName = (code) => LANGUAGES[code] ?? code;
+
 function entryFrom(raw, i) {
   if (!raw || typeof raw.file !== 'string') throw new Error(`entry ${i + 1} of ${modelsUrl.pathname} has no "file"`);
-  const source = raw.source ?? raw.source_language;
-  const target = raw.target ?? raw.target_language;
+  const [pairSource, pairTarget] = String(raw.pair ?? '').split(/\s*(?:→|->)\s*/);
+  const source = languageCode(raw.source ?? raw.source_language ?? pairSource);
+  const target = languageCode(raw.target ?? raw.target_language ?? pairTarget);
   return {
     id: String(raw.id ?? raw.file.replace(/\.safetensors$/, '')),
-    pair: raw.pair ?? (source && target ? `${source} → ${target}` : raw.file),
+    pair: raw.pair ?? (source && target ? `${languageName(source)} → ${languageName(target)}` : raw.file),
+    source,
+    target,
     name: raw.name ?? '',
     parameters: numberOrNaN(raw.parameters),
     bleu: numberOrNaN(raw.bleu),
@@ -225,6 +260,7 @@ async function loadModel(entry) {
   // Another model's translation and maps must not stay under this one's name.
   if (switching) { clearResult(); writeAddress(); }
   showDetails(entry);
+  showDirection(entry);
   hideModelError();
   setBody('modelState', 'loading');
   $('translate-button').disabled = true;
@@ -276,6 +312,67 @@ function hideModelError() {
   $('model-error').hidden = true;
 }
 
+// ---------- the direction, and swapping it
+
+// The part of a model's name after its last comma ("Transformer 4+4, d 128, cased" -> "cased"): models of one
+// family share it, so that swapping keeps cased output cased.
+const family = (m) => m.name.split(',').pop().trim().toLowerCase();
+
+// The model that translates the other way: the same name first, then the same family, then any.
+function reverseOf(m) {
+  if (!m?.source || !m?.target) return null;
+  const back = state.models.filter((o) => o !== m && o.source === m.target && o.target === m.source);
+  return back.find((o) => o.name === m.name) ?? back.find((o) => family(o) === family(m)) ?? back[0] ?? null;
+}
+
+function showDirection(m) {
+  const from = languageName(m.source);
+  const to = languageName(m.target);
+  $('source-lang').textContent = from;
+  $('target-lang').textContent = to;
+  $('source-text-lang').textContent = from || 'Source';
+  $('source-text').lang = m.source;
+  const button = $('swap-languages');
+  const back = reverseOf(m);
+  button.disabled = !back;
+  if (back) {
+    button.title = `Translate ${to} → ${from} instead (${back.name || back.pair})`;
+    button.setAttribute('aria-label', `Swap languages: translate from ${to} to ${from}`);
+  } else {
+    button.title = m.source && m.target ? `No ${to} → ${from} model is listed` : 'The list does not say which languages this model translates';
+    button.setAttribute('aria-label', `Swap languages (unavailable: ${button.title})`);
+  }
+  // The examples, and the starting sentence while it is untouched, are in the language the model reads.
+  const examples = EXAMPLES[m.source] ?? [];
+  $('examples').replaceChildren(...examples.map((text) => {
+    const li = document.createElement('li');
+    const example = document.createElement('button');
+    example.type = 'button';
+    example.className = 'example';
+    example.textContent = text;
+    example.addEventListener('click', () => { $('source-text').value = text; translate(); });
+    li.append(example);
+    return li;
+  }));
+  $('examples').parentElement.hidden = examples.length === 0;
+  const input = $('source-text');
+  if (examples.length && state.start && input.value === state.start.text && m.source !== state.start.lang) {
+    input.value = examples[0];
+    state.start = { text: input.value, lang: m.source };
+  }
+}
+
+// The translation becomes the text (without one, the text stays), and the reverse model translates it.
+function swapLanguages() {
+  const back = reverseOf(state.model);
+  if (!back) return;
+  if (state.doc?.text) $('source-text').value = state.doc.text;
+  state.start = null;   // what the box holds now is what the user swapped: it stays
+  $('model-select').value = back.id;
+  state.autoTranslate = $('source-text').value.trim() !== '';
+  loadModel(back);
+}
+
 // ---------- translating
 
 async function translate() {
@@ -300,16 +397,22 @@ async function translate() {
   setBody('translateState', 'busy');
   $('translate-status').textContent = 'translating…';
   const started = performance.now();
+  // A model switch while this runs makes its result (or the error of the disposed worker) another model's.
+  const seq = state.loadSeq;
   try {
-    const r = await state.translator.translate(text, { beam, attention: true });
+    const doc = await state.translator.translateDocument(text, { beam, attention: true });
+    if (seq !== state.loadSeq) return;
     const ms = performance.now() - started;
     error.hidden = true;
-    state.result = { ...r, beam, ms, source: text };
+    state.doc = { ...doc, beam, ms, source: text };
+    // The maps open on the first sentence that has them (one that could not be translated has none).
+    state.sentence = Math.max(0, doc.sentences.findIndex((x) => hasMaps(x.attention?.cross)));
     showResult();
     $('translate-status').textContent = `done in ${ms.toFixed(0)} ms`;
     writeAddress();
     setBody('translateState', 'done');
   } catch (e) {
+    if (seq !== state.loadSeq) return;
     error.textContent = `The translation failed: ${e.message}`;
     error.hidden = false;
     $('translate-status').textContent = '';
@@ -322,6 +425,7 @@ async function translate() {
 
 // No result on screen: the output, the maps, the status line and the selection go together.
 function clearResult() {
+  state.doc = null;
   state.result = null;
   state.word = null;
   $('output').hidden = true;
@@ -338,9 +442,9 @@ function clearResult() {
 function writeAddress() {
   const url = new URL(location.href);
   if (state.model) url.searchParams.set('model', state.model.id);
-  if (state.result) {
-    url.searchParams.set('text', state.result.source);
-    url.searchParams.set('beam', String(state.result.beam));
+  if (state.doc) {
+    url.searchParams.set('text', state.doc.source);
+    url.searchParams.set('beam', String(state.doc.beam));
   } else {
     url.searchParams.delete('text');
     url.searchParams.delete('beam');
@@ -350,14 +454,60 @@ function writeAddress() {
 }
 
 function showResult() {
-  const r = state.result;
+  const d = state.doc;
   $('output').hidden = false;
-  $('output-text').textContent = r.text;
-  $('output-timing').textContent = `${r.ms.toFixed(0)} ms in all (search ${r.timings.searchMs.toFixed(1)} ms) · beam ${r.beam}`
-    + ` · ${r.sourceTokens.length} source and ${r.targetTokens.length} target tokens`;
+  const spans = sentenceSpans(d);
+  if (spans) $('output-text').replaceChildren(...spans);
+  else $('output-text').textContent = d.text;
+  const several = d.sentences.length > 1;
+  $('sentence-choice').hidden = !several;
+  $('output-text').classList.toggle('several', several);
+  $('sentence-select').replaceChildren(...d.sentences.map((x, i) => {
+    const source = d.source.slice(x.begin, x.end);
+    return new Option(`${i + 1}: ${source.length > 60 ? `${source.slice(0, 59)}…` : source}`, i);
+  }));
+  showSentence(state.sentence);
+}
 
-  const source = wordsOf(r.sourceTokens);
-  const target = wordsOf(r.targetTokens);
+// The translated text as one span per sentence (the attention views show the one chosen), laid out as the
+// translator joins them: a line's sentences with spaces, the input's lines kept. Any other layout of the text
+// (which this page does not know) is shown as plain text, with the sentence menu still there.
+function sentenceSpans(d) {
+  if (d.sentences.length < 2) return null;
+  const lines = d.source.split('\n').map(() => []);
+  const nodes = lines.map(() => []);
+  d.sentences.forEach((x, i) => {
+    if (!x.text) return;
+    const span = document.createElement('span');
+    span.className = 'sentence';
+    span.dataset.index = i;
+    span.textContent = x.text;
+    span.addEventListener('click', () => showSentence(i));
+    lines[x.line]?.push(x.text);
+    if (nodes[x.line]?.length) nodes[x.line].push(' ');
+    nodes[x.line]?.push(span);
+  });
+  if (lines.map((l) => l.join(' ')).join('\n') !== d.text) return null;
+  return nodes.flatMap((n, l) => (l > 0 ? ['\n', ...n] : n));
+}
+
+// One sentence of the translation in the word lines and the attention views.
+function showSentence(index) {
+  const d = state.doc;
+  state.sentence = index;
+  const r = d.sentences[index] ?? null;
+  state.result = r;
+  $('sentence-select').value = String(index);
+  for (const span of $('output-text').querySelectorAll('.sentence')) {
+    span.classList.toggle('chosen', Number(span.dataset.index) === index);
+  }
+  const search = d.sentences.reduce((sum, x) => sum + (x.timings?.searchMs ?? 0), 0);
+  const counts = r ? `${r.sourceTokens.length} source and ${r.targetTokens.length} target tokens` : 'no tokens';
+  $('output-timing').textContent = `${d.ms.toFixed(0)} ms in all (search ${search.toFixed(1)} ms) · beam ${d.beam}`
+    + (d.sentences.length > 1 ? ` · ${d.sentences.length} sentences; sentence ${index + 1}: ${counts}` : ` · ${counts}`);
+
+  const source = wordsOf(r?.sourceTokens ?? []);
+  const target = wordsOf(r?.targetTokens ?? []);
   $('source-words').replaceChildren(...source.map((w, i) => {
     const span = document.createElement('span');
     span.className = 'word';
@@ -387,7 +537,8 @@ function showResult() {
   }));
   state.sourceWords = source;
   state.targetWords = target;
-  if (!hasMaps(r.attention?.cross)) {
+  state.word = null;
+  if (!hasMaps(r?.attention?.cross)) {
     $('attention-panel').hidden = true;
     return;
   }
@@ -719,16 +870,7 @@ function wire() {
       }
     });
   }
-  $('examples').replaceChildren(...EXAMPLES.map((text) => {
-    const li = document.createElement('li');
-    const button = document.createElement('button');
-    button.type = 'button';
-    button.className = 'example';
-    button.textContent = text;
-    button.addEventListener('click', () => { $('source-text').value = text; translate(); });
-    li.append(button);
-    return li;
-  }));
+  $('swap-languages').addEventListener('click', swapLanguages);
   let pending = 0;
   window.addEventListener('resize', () => {
     cancelAnimationFrame(pending);
@@ -740,8 +882,10 @@ function wire() {
     renderViews();
   });
   if (params.get('text')) $('source-text').value = params.get('text');
+  else state.start = { text: $('source-text').value, lang: 'en' };  // index.html's sentence
   if (params.get('beam')) $('beam-size').value = params.get('beam');
-  $('copy-text').addEventListener('click', () => copy(state.result?.text ?? '', 'translation'));
+  $('copy-text').addEventListener('click', () => copy(state.doc?.text ?? '', 'translation'));
+  $('sentence-select').addEventListener('change', (e) => showSentence(Number(e.target.value)));
   $('copy-link').addEventListener('click', () => copy($('share-link').href, 'link'));
   $('download-png').addEventListener('click', async () => {
     const map = currentMap();
@@ -752,7 +896,7 @@ function wire() {
     download(new Blob([heatmapSvg(map)], { type: 'image/svg+xml' }), `${fileStem()}.svg`);
   });
   $('download-json').addEventListener('click', () => {
-    const json = JSON.stringify(attentionJson([state.result]));
+    const json = JSON.stringify(attentionJson(state.doc.sentences));
     download(new Blob([json + '\n'], { type: 'application/json' }), 'attention.json');
   });
   $('engine-info').textContent = `This browser runs the ${simdSupported() ? 'WebAssembly SIMD' : 'plain WebAssembly'} build.`;

@@ -92,8 +92,11 @@ test('a model without self-attention (1 x 1 cross attention, empty self-attentio
         get() { return onmessage.get.call(this); },
         set(handler) {
           onmessage.set.call(this, (event) => {
-            const a = event.data?.result?.attention;
-            if (a && window.simulateRecurrent) {
+            // A sentence's translation, or each sentence of a document's.
+            const result = event.data?.result;
+            for (const r of result?.sentences ?? (result ? [result] : [])) {
+              const a = r.attention;
+              if (!a || !window.simulateRecurrent) continue;
               const [, , rows, cols] = a.cross.shape;
               const first = a.cross.layers[0][0];
               a.cross = { layers: [[first]], data: first, shape: [1, 1, rows, cols] };

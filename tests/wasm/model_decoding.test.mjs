@@ -1,0 +1,75 @@
+// A model file's own length penalty (attend.decoding) is the default of the WebAssembly translator: info() reports
+// the value models.json records for the shipped model's check, and translate() without lengthPenalty is the same
+// translation as translate() given that value. A caller's other value still wins. Models without attend.decoding
+// fall back to the general default (0.6).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { requireFile, root } from './lib/paths.mjs';
+import { Attend } from '../../wasm/attend.js';
+
+const dataDir = process.env.ATTEND_DATA || path.join(root, '..', 'shared', 'data');
+const models = JSON.parse(fs.readFileSync(path.join(root, 'web', 'models', 'models.json'), 'utf8')).models;
+const cased = models.filter((m) => m.id.endsWith('-cased'));
+const uncased = models.filter((m) => !m.id.endsWith('-cased'));
+const sentencesIn = (lang) => zlib.gunzipSync(fs.readFileSync(path.join(dataDir, 'multi30k', `test_2016_flickr.${lang}.gz`)))
+  .toString('utf8').split('\n').slice(0, 6);
+// The file stores the penalty as float32 and the core decodes with it as float32: models.json's 1.8 is the float
+// nearest to 1.8, which is exact to compare.
+const asStored = (x) => Math.fround(x);
+// score = logProb / L^alpha over the generated tokens (<eos> included), computed in float32 by the core.
+const expectedScore = (r, alpha) => r.logProb / Math.pow(r.targetIds.length, alpha);
+const close = (a, b) => Math.abs(a - b) <= 1e-5 * Math.max(1, Math.abs(b));
+
+test('models.json lists the four cased directions, each with source, target and a checked length penalty', () => {
+  assert.deepEqual(cased.map((m) => `${m.source}-${m.target}`).sort(), ['de-en', 'en-de', 'en-fr', 'fr-en']);
+  for (const m of cased) assert.equal(typeof m.check?.length_penalty, 'number', m.id);
+});
+
+for (const entry of cased) {
+  for (const simd of [true, false]) {
+    test(`${entry.id} (${simd ? 'SIMD' : 'no SIMD'}): its own length penalty ${entry.check.length_penalty} is the default`, async () => {
+      const file = requireFile(path.join(root, 'web', 'models', entry.file));
+      const t = await Attend.load(new Uint8Array(fs.readFileSync(file)), { simd });
+      const info = t.info();
+      assert.equal(info.source_language, entry.source);
+      assert.equal(info.target_language, entry.target);
+      assert.deepEqual(info.decoding, { length_penalty: asStored(entry.check.length_penalty), length_penalty_from_model: true });
+      const alpha = info.decoding.length_penalty;
+      // Another alpha than the model's: 0 (no normalization) where the model's is not 0, else 1.
+      const other = alpha === 0 ? 1 : 0;
+      for (const text of sentencesIn(entry.source)) {
+        const byDefault = await t.translate(text, { beam: 5, attention: false });
+        const given = await t.translate(text, { beam: 5, lengthPenalty: entry.check.length_penalty, attention: false });
+        assert.equal(byDefault.text, given.text, text);
+        assert.deepEqual(byDefault.targetIds, given.targetIds, text);
+        assert.equal(byDefault.score, given.score, text);
+        assert.ok(close(byDefault.score, expectedScore(byDefault, alpha)),
+          `${text}: score ${byDefault.score} is not logProb / L^${alpha} (${expectedScore(byDefault, alpha)})`);
+        // The caller's own value is used, not overridden by the model's.
+        const mine = await t.translate(text, { beam: 5, lengthPenalty: other, attention: false });
+        assert.ok(mine.text.length > 0, text);
+        assert.ok(close(mine.score, expectedScore(mine, other)),
+          `${text}: with lengthPenalty ${other} the score ${mine.score} is not logProb / L^${other} (${expectedScore(mine, other)})`);
+        if (mine.targetIds.length > 1) assert.notEqual(mine.score, byDefault.score, `${text}: lengthPenalty ${other} was ignored`);
+      }
+      t.dispose();
+    });
+  }
+}
+
+test('a model without attend.decoding reports and uses the general default, 0.6', async () => {
+  assert.ok(uncased.length > 0, 'models.json lists no model without a length penalty of its own');
+  for (const entry of uncased) {
+    const t = await Attend.load(new Uint8Array(fs.readFileSync(requireFile(path.join(root, 'web', 'models', entry.file)))));
+    assert.deepEqual(t.info().decoding, { length_penalty: asStored(0.6), length_penalty_from_model: false }, entry.id);
+    const text = sentencesIn(entry.source)[0];
+    const byDefault = await t.translate(text, { attention: false });
+    const given = await t.translate(text, { lengthPenalty: 0.6, attention: false });
+    assert.equal(byDefault.text, given.text, entry.id);
+    assert.equal(byDefault.score, given.score, entry.id);
+    t.dispose();
+  }
+});
