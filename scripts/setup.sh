@@ -4,7 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Build and test dependencies (clang-14 + libfuzzer-14-dev: the fuzz harnesses, scripts/fuzz.sh). python3-torch is not here: it only generates fixtures and is a benchmark peer
+# Build and test dependencies (clang-14 + libfuzzer-14-dev: the fuzz harnesses, scripts/fuzz.sh; OpenMPI: data-parallel
+# training, `mpirun -np N attend train`). python3-torch is not here: it only generates fixtures and is a benchmark peer
 # (scripts/setup-torch.sh installs it); the test suite never needs it.
 packages=(
   cmake ninja-build g++ make pkg-config
@@ -12,6 +13,7 @@ packages=(
   emscripten binaryen
   chromium
   clang-14 libfuzzer-14-dev
+  openmpi-bin libopenmpi-dev
 )
 
 missing=()

@@ -43,9 +43,24 @@ struct Dropout {
 class DropoutStream {
 public:
     DropoutStream(float p = 0.0f, uint64_t seed = 0) : p_(p), seed_(seed) {}
+    // Data-parallel training: this process holds rows [row_begin, row_begin + rows) of a batch of total_rows. Every
+    // tensor a Transformer drops is laid out with the batch first, so element i of this share is element
+    // row_begin * (n / rows) + i of the whole batch's, and each site skips the whole batch's elements: every rank
+    // draws exactly the masks one process would draw for the whole batch.
+    void set_rows(int64_t row_begin, int64_t rows, int64_t total_rows) {
+        row_begin_ = row_begin;
+        rows_ = rows;
+        total_rows_ = total_rows;
+    }
     Dropout next(uint64_t n) {
-        Dropout d{p_, seed_, counter_};
-        counter_ += n;
+        if (rows_ == total_rows_) {
+            Dropout d{p_, seed_, counter_};
+            counter_ += n;
+            return d;
+        }
+        const uint64_t per_row = n / uint64_t(rows_);  // n is rows * (elements per row)
+        Dropout d{p_, seed_, counter_ + uint64_t(row_begin_) * per_row};
+        counter_ += per_row * uint64_t(total_rows_);
         return d;
     }
     float p() const { return p_; }
@@ -56,6 +71,7 @@ private:
     float p_;
     uint64_t seed_;
     uint64_t counter_ = 0;
+    int64_t row_begin_ = 0, rows_ = 1, total_rows_ = 1;
 };
 
 // out = dropout(x); out may equal x. With an inactive descriptor it copies. out, x: [n]

@@ -2,6 +2,8 @@
 // (C 256, 3+3 layers, 4 heads, FFN 1024, vocabulary 8000, batch 64 x length 20), then the same step in PyTorch
 // (bench/torch_train.py with Debian's python3-torch, 2 threads) when torch imports. --device cuda times the GPU step
 // (cuda::TransformerCuda: forward, loss, backward, clipping and Adam on the device) beside torch on the same GPU.
+// Under `mpirun -np N` each rank runs its share of the batch's rows and the gradients are summed with
+// MPI_Allreduce, as `attend train` does: the tokens are the whole batch's, and the all-reduce's time is printed.
 // Tokens are TARGET tokens (batch * target length) per second, for both sides; the best step counts (the
 // machine is shared, other processes only ever add time).
 #include "cli/command.h"
@@ -13,6 +15,7 @@
 #include "train/optimizer.h"
 #include "train/transformer_backward.h"
 #include "train/xavier_init.h"
+#include "train/communicator.h"
 #include "train/train_batch.h"
 #include "train/train_device.h"
 #if ATTEND_HAVE_CUDA
@@ -104,37 +107,66 @@ void run_bench_train(const BenchTrainOptions& o) {
         step = [&] { loss = gpu->train_step(batch, 42, 0.0f, 0.0f, adam_config.lr); };
     }
 #endif
+    Communicator& comm = world();
+    // This rank's rows [row0, row0 + rows) of the batch (all of it in one process).
+    const int row0 = int(int64_t(B) * comm.rank() / comm.size()), rows = int(int64_t(B) * (comm.rank() + 1) / comm.size()) - row0;
+    if (comm.size() > 1) {
+        if (device != TrainDevice::Cpu) throw Error("bench train: data-parallel (mpirun) runs the CPU step only");
+        if (rows < 1) throw Error("bench train: --batch " + std::to_string(B) + " has fewer rows than the " +
+                                  std::to_string(comm.size()) + " ranks");
+        plan_transformer(acts, c, rows, L, L);
+    }
+    const int n = rows * L;  // this rank's rows
+    double allreduce_seconds = 0;
     if (device == TrainDevice::Cpu) step = [&] {
         model.params.zero_grad();
-        transformer_forward(acts, model, src.data(), nullptr, tgt.data(), nullptr, &dropout);
-        loss = cross_entropy_forward(nullptr, probs.data(), acts.logits, labels.data(), -100, 0.0f, N, V) / N;
-        std::fill(dlogits.begin(), dlogits.end(), 0.0f);
-        cross_entropy_backward(dlogits.data(), nullptr, 1.0f / N, probs.data(), labels.data(), -100, 0.0f, N, V);
-        transformer_backward(model, acts, dlogits.data(), src.data(), tgt.data());
+        DropoutStream drop(c.dropout, 42);
+        drop.set_rows(row0, rows, B);
+        const size_t first = size_t(row0) * L;
+        transformer_forward(acts, model, src.data() + first, nullptr, tgt.data() + first, nullptr, &drop);
+        loss = cross_entropy_forward(nullptr, probs.data(), acts.logits, labels.data() + first, -100, 0.0f, n, V);
+        std::fill(dlogits.begin(), dlogits.begin() + size_t(n) * V, 0.0f);
+        cross_entropy_backward(dlogits.data(), nullptr, 1.0f / N, probs.data(), labels.data() + first, -100, 0.0f, n, V);
+        transformer_backward(model, acts, dlogits.data(), src.data() + first, tgt.data() + first);
+        const auto reduce_start = std::chrono::steady_clock::now();
+        comm.allreduce_sum(model.params.grads(), model.params.size());
+        comm.allreduce_sum(&loss, 1);
+        allreduce_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - reduce_start).count();
+        loss /= N;
         adam.step(model.params.values(), model.params.grads());
     };
     if (!step) throw Error("bench train: --device " + o.device + " is not available in this build");
-    if (!std::getenv("OMP_WAIT_POLICY"))
+    if (comm.rank() == 0 && !std::getenv("OMP_WAIT_POLICY"))
         std::printf(
             "# OMP_WAIT_POLICY is unset: on a busy shared machine OMP_WAIT_POLICY=passive stops waiting threads from "
             "spinning (the torch peer inherits the same environment)\n");
-    std::printf(
+    if (comm.rank() == 0)
+        std::printf(
         "# transformer C %d, %d+%d layers, %d heads, ffn %d, vocab %d, batch %d x length %d, dropout %.2f, "
-        "%zu parameters, device %s%s, %d OpenMP threads; tokens = target tokens\n",
+        "%zu parameters, device %s%s, %d OpenMP threads%s; tokens = target tokens\n",
         c.model_dim, o.layers, o.layers, c.heads, c.ffn_dim, V, B, L, c.dropout, model.params.size(),
-        o.device.c_str(), o.tf32 ? " (TF32 GEMMs)" : "", omp_get_max_threads());
+        o.device.c_str(), o.tf32 ? " (TF32 GEMMs)" : "", omp_get_max_threads(),
+        comm.size() > 1 ? (" per rank, " + comm.describe()).c_str() : "");
     step();  // warm-up
     const double first_loss = loss;
-    double best = 1e30;
+    double best = 1e30, best_allreduce = 0;
     for (int i = 0; i < o.steps; ++i) {
+        comm.barrier();  // the ranks start each timed step together
         auto start = std::chrono::steady_clock::now();
         step();
-        best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        comm.allreduce_sum(&seconds, 1);  // the step takes as long as its slowest rank: time the mean, then the best
+        seconds /= comm.size();
+        if (seconds < best) best = seconds, best_allreduce = allreduce_seconds;
     }
+    if (comm.rank() != 0) return;
     std::printf("# loss %.4f after the warm-up step, %.4f after %d more (same batch, so it should fall)\n", first_loss,
                 loss, o.steps);
     const double tokens_per_s = double(N) / best;
     std::printf("train_step_ms %.2f ms\n", best * 1e3);
+    if (comm.size() > 1)
+        std::printf("train_allreduce_ms %.2f ms (%.1f%% of the step; %s, %.1f MB of gradients)\n", best_allreduce * 1e3,
+                    100.0 * best_allreduce / best, comm.describe().c_str(), model.params.size() * 4 / 1e6);
     std::printf("train_tokens_per_s %.1f tokens/s\n", tokens_per_s);
     if (!o.with_torch) {
         std::printf("# torch comparison skipped: --no-torch\n");

@@ -1,5 +1,7 @@
 // `attend train`: train a translator (Transformer or GRU + Bahdanau) from a preset, with flags overriding the preset.
 #include "cli/command.h"
+#include "train/communicator.h"
+#include "train/presets.h"
 #include "cli/option_checks.h"
 #include "error.h"
 #include "model/config_checks.h"
@@ -109,6 +111,7 @@ void run_train(const TrainFlags& f) {
     std::signal(SIGINT, SIG_DFL);
     std::signal(SIGTERM, SIG_DFL);
     if (tty) std::fprintf(stderr, "\n");
+    if (world().rank() != 0) return;  // rank 0 speaks for a data-parallel run
     std::printf("steps %lld, epochs %d, last loss %.4f, val loss %.4f, val BLEU %.2f, %.0f s%s\n",
                 static_cast<long long>(r.state.step), r.state.epoch, r.last_loss, r.val_loss, r.val_bleu,
                 r.state.elapsed_seconds, r.interrupted ? " (interrupted: continue with --resume)" : "");
@@ -118,7 +121,11 @@ void run_train(const TrainFlags& f) {
 CommandRegistrar registrar([](CLI::App& app) {
     auto flags = std::make_shared<TrainFlags>();
     CLI::App* cmd = app.add_subcommand(
-        "train", "Train a translator (presets: transformer-tiny, transformer-d2l, bahdanau-d2l, bahdanau-multi30k)");
+        "train", [] {
+            std::string names;
+            for (const std::string& n : train_preset_names()) names += (names.empty() ? "" : ", ") + n;
+            return "Train a translator (presets: " + names + "); data-parallel under mpirun";
+        }());
     cmd->add_option("--preset", flags->preset, "Preset to start from")->capture_default_str();
     cmd->add_option("--source", flags->source, "Source language (en, de, fr; default: the preset's)");
     cmd->add_option("--target", flags->target, "Target language (en, de, fr; default: the preset's)");

@@ -1,4 +1,5 @@
 // The `attend` command line program: train, translate, evaluate, export, and benchmark.
+#include "train/communicator.h"
 #include "cli/command.h"
 #include "error.h"
 
@@ -38,9 +39,19 @@ int main(int argc, char** argv) {
         // CLI11 numbers its parse errors (105 for a value out of range, 106 for an unknown option...); to a caller
         // they are all one thing, a command line to fix, so they share the status of every other bad input: 1.
         return app.exit(e) == 0 ? 0 : 1;
-    } catch (const attend::Error& e) {
-        std::fprintf(stderr, "attend: error: %s\n", e.what());
+    } catch (const attend::CollectiveError& e) {
+        if (attend::world().rank() == 0) std::fprintf(stderr, "attend: error: %s\n", e.what());
         return 1;
+    } catch (const attend::Error& e) {
+        attend::Communicator& job = attend::world();
+        if (job.size() == 1) {
+            std::fprintf(stderr, "attend: error: %s\n", e.what());
+            return 1;
+        }
+        // The other ranks may be waiting in a collective for this one: end the whole job.
+        std::fprintf(stderr, "attend: error on rank %d of %d: %s\n", job.rank(), job.size(), e.what());
+        std::fflush(stderr);
+        job.abort(1);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "attend: internal error: %s\n", e.what());
         return 2;

@@ -44,6 +44,27 @@ TrainBatch make_train_batch(const std::vector<std::vector<int>>& sources, const 
     return b;
 }
 
+TrainBatch shard_rows(const TrainBatch& whole, int rank, int ranks, int pad) {
+    if (ranks < 1 || rank < 0 || rank >= ranks)
+        throw Error("batch share: rank " + std::to_string(rank) + " of " + std::to_string(ranks));
+    const int begin = int(int64_t(whole.B) * rank / ranks), end = int(int64_t(whole.B) * (rank + 1) / ranks);
+    TrainBatch b;
+    b.B = end - begin;
+    b.S = whole.S;
+    b.T = whole.T;
+    b.src.assign(whole.src.begin() + size_t(begin) * b.S, whole.src.begin() + size_t(end) * b.S);
+    b.tgt_in.assign(whole.tgt_in.begin() + size_t(begin) * b.T, whole.tgt_in.begin() + size_t(end) * b.T);
+    b.tgt_out.assign(whole.tgt_out.begin() + size_t(begin) * b.T, whole.tgt_out.begin() + size_t(end) * b.T);
+    if (!whole.src_valid.empty()) b.src_valid.assign(whole.src_valid.begin() + begin, whole.src_valid.begin() + end);
+    if (!whole.tgt_valid.empty()) b.tgt_valid.assign(whole.tgt_valid.begin() + begin, whole.tgt_valid.begin() + end);
+    for (int v : b.tgt_valid) b.target_tokens += v;
+    b.row_begin = begin;
+    b.total_rows = whole.B;
+    for (int y : whole.tgt_out) b.global_labels += y != pad;
+    b.global_target_tokens = whole.target_tokens;
+    return b;
+}
+
 std::vector<std::vector<size_t>> shuffled_batches(size_t n, int batch_size, uint64_t seed, int64_t epoch) {
     if (batch_size < 1) throw Error("batches: batch_size is " + std::to_string(batch_size) + ", expected >= 1");
     std::vector<size_t> order = random_permutation(n, seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(epoch) + 1);

@@ -18,6 +18,11 @@ struct TrainBatch {
     std::vector<int> tgt_out;  // [B, T] labels (padding: pad)
     std::vector<int> src_valid, tgt_valid;  // [B]
     int64_t target_tokens = 0;              // sum of tgt_valid
+    // Data-parallel share (shard_rows): rows [row_begin, row_begin + B) of a whole batch of total_rows rows, padded to
+    // the whole batch's S and T; global_labels: the non-pad labels of the whole batch (the loss's denominator),
+    // global_target_tokens its sum of tgt_valid. total_rows 0: this is the whole batch.
+    int row_begin = 0, total_rows = 0;
+    int64_t global_labels = 0, global_target_tokens = 0;
 };
 
 struct BatchLayout {
@@ -28,6 +33,10 @@ struct BatchLayout {
 // Rows `examples` of sources / targets (ids without specials).
 TrainBatch make_train_batch(const std::vector<std::vector<int>>& sources, const std::vector<std::vector<int>>& targets,
                             const std::vector<size_t>& examples, const BatchLayout& layout);
+
+// Rank `rank` of `ranks`'s share of `whole`: rows [rank * B / ranks, (rank + 1) * B / ranks), with the whole batch's
+// padded lengths and label counts (labels equal to `pad` are not counted). A share may have no rows.
+TrainBatch shard_rows(const TrainBatch& whole, int rank, int ranks, int pad);
 
 // The seeds' DataLoader(shuffle=True) over n examples: a fresh permutation per (seed, epoch) cut into batches of
 // batch_size (the last one shorter).

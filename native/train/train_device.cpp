@@ -45,38 +45,46 @@ namespace {
 
 class CpuTrainStep final : public TrainStepBackend {
 public:
-    CpuTrainStep(TranslatorModel& model, TrainableModel& trainable, Adam& adam, const TrainOptions& o)
-        : model_(model), params_(model.parameters()), adam_(adam), trainable_(trainable),
+    CpuTrainStep(TranslatorModel& model, TrainableModel& trainable, Adam& adam, const TrainOptions& o,
+                 Communicator& comm)
+        : model_(model), params_(model.parameters()), adam_(adam), trainable_(trainable), comm_(comm),
           masked_loss_(o.loss == "masked_softmax_ce"),
           dropout_p_(model.transformer ? model.transformer->config.dropout : model.bahdanau->config.dropout) {}
 
     StepLoss step(const TrainBatch& b, uint64_t dropout_seed, float label_smoothing, float clip_norm,
                   float lr) override {
         const int N = b.B * b.T, V = static_cast<int>(model_.target_vocab.size()), pad = model_.pad_id;
+        const bool share = b.total_rows > 0;  // one rank's rows of a data-parallel batch
         DropoutStream dropout(dropout_p_, dropout_seed);
-        const float* logits = trainable_.forward(b, &dropout);
-        probs_.resize(size_t(N) * V);
+        // A Transformer's masks follow the row; the GRU model's time-major tensors draw other (equally random) masks.
+        if (share && model_.transformer) dropout.set_rows(b.row_begin, b.B, b.total_rows);
         StepLoss loss;
-        if (masked_loss_) {
-            loss.sum = masked_softmax_ce_forward(nullptr, probs_.data(), logits, b.tgt_out.data(), b.tgt_valid.data(),
-                                                 b.B, b.T, V);
-            loss.tokens = b.target_tokens;
-            loss.mean = loss.sum * b.T / std::max<int64_t>(1, loss.tokens);  // the sum is of per-row means over T
-        } else {
-            loss.sum = cross_entropy_forward(nullptr, probs_.data(), logits, b.tgt_out.data(), pad, label_smoothing, N, V);
-            loss.tokens = cross_entropy_count(b.tgt_out.data(), pad, N);
-            loss.mean = loss.sum / std::max<int64_t>(1, loss.tokens);
-        }
+        // Whole-batch denominators, so that the ranks' summed gradients are the whole batch's gradient.
+        loss.tokens = masked_loss_ ? (share ? b.global_target_tokens : b.target_tokens)
+                                   : (share ? b.global_labels : cross_entropy_count(b.tgt_out.data(), pad, N));
+        const float* logits = b.B > 0 ? trainable_.forward(b, &dropout) : nullptr;
+        probs_.resize(size_t(N) * V);
+        if (b.B > 0)
+            loss.sum = masked_loss_ ? masked_softmax_ce_forward(nullptr, probs_.data(), logits, b.tgt_out.data(),
+                                                                b.tgt_valid.data(), b.B, b.T, V)
+                                    : cross_entropy_forward(nullptr, probs_.data(), logits, b.tgt_out.data(), pad,
+                                                            label_smoothing, N, V);
+        comm_.allreduce_sum(&loss.sum, 1);  // every rank then stops (or goes on) on the same loss
+        // masked_softmax_ce sums per-row means over T
+        loss.mean = (masked_loss_ ? loss.sum * b.T : loss.sum) / std::max<int64_t>(1, loss.tokens);
         if (!std::isfinite(loss.mean)) return loss;  // the trainer stops; no update from a broken loss
         params_.zero_grad();
-        dlogits_.assign(size_t(N) * V, 0.0f);
-        if (masked_loss_)
-            masked_softmax_ce_backward(dlogits_.data(), nullptr, probs_.data(), b.tgt_out.data(), b.tgt_valid.data(),
-                                       b.B, b.T, V);
-        else
-            cross_entropy_backward(dlogits_.data(), nullptr, 1.0f / std::max<int64_t>(1, loss.tokens), probs_.data(),
-                                   b.tgt_out.data(), pad, label_smoothing, N, V);
-        trainable_.backward(b, dlogits_.data());
+        if (b.B > 0) {
+            dlogits_.assign(size_t(N) * V, 0.0f);
+            if (masked_loss_)
+                masked_softmax_ce_backward(dlogits_.data(), nullptr, probs_.data(), b.tgt_out.data(),
+                                           b.tgt_valid.data(), b.B, b.T, V);
+            else
+                cross_entropy_backward(dlogits_.data(), nullptr, 1.0f / std::max<int64_t>(1, loss.tokens),
+                                       probs_.data(), b.tgt_out.data(), pad, label_smoothing, N, V);
+            trainable_.backward(b, dlogits_.data());
+        }
+        comm_.allreduce_sum(params_.grads(), params_.size());
         if (clip_norm > 0) clip_grad_norm(params_.grads(), params_.size(), clip_norm);
         adam_.step(params_.values(), params_.grads(), lr);
         return loss;
@@ -90,6 +98,7 @@ private:
     ParameterStore& params_;
     Adam& adam_;
     TrainableModel& trainable_;
+    Communicator& comm_;
     const bool masked_loss_;
     const float dropout_p_;
     std::vector<float> probs_, dlogits_;
@@ -126,8 +135,8 @@ private:
 }  // namespace
 
 std::unique_ptr<TrainStepBackend> make_cpu_train_step(TranslatorModel& model, TrainableModel& trainable, Adam& adam,
-                                                      const TrainOptions& o) {
-    return std::make_unique<CpuTrainStep>(model, trainable, adam, o);
+                                                      const TrainOptions& o, Communicator& comm) {
+    return std::make_unique<CpuTrainStep>(model, trainable, adam, o, comm);
 }
 
 std::unique_ptr<TrainStepBackend> make_train_step_backend(TrainDevice device, const Transformer& model,

@@ -12,6 +12,7 @@
 #include "model/transformer.h"
 #include "train/optimizer.h"
 #include "train/train_batch.h"
+#include "train/communicator.h"
 #include "train/trainer.h"
 
 #include <cstdint>
@@ -63,7 +64,7 @@ public:
 // The CPU step on `model` (allocated with gradients, run through `trainable`, its make_trainable) and `adam`
 // themselves, with the run's loss (options.loss); all three must outlive it.
 std::unique_ptr<TrainStepBackend> make_cpu_train_step(TranslatorModel& model, TrainableModel& trainable, Adam& adam,
-                                                      const TrainOptions& options);
+                                                      const TrainOptions& o, Communicator& comm = single_process());
 
 // Null for the CPU (make_cpu_train_step trains there). For cuda: the GPU step (parameters copied from `model`, Adam
 // configured from `options`), or an attend::Error naming why not (no CUDA backend in this build, no usable GPU).

@@ -1,6 +1,7 @@
 #include "train/trainer.h"
 
 #include "data/token_batches.h"
+#include "train/communicator.h"
 #include "error.h"
 #include "text/bleu.h"
 #include "train/loss.h"
@@ -12,6 +13,8 @@
 #include "translate/model_search.h"
 
 #include <malloc.h>
+#include <csignal>
+#include <cstdlib>
 #include <omp.h>
 
 #include <algorithm>
@@ -237,7 +240,9 @@ namespace {
 // The run's voice: whole-line messages, the progress line (rate and ETA) and train.jsonl.
 class RunLog {
 public:
-    explicit RunLog(const TrainHooks& hooks) : hooks_(hooks) {}
+    explicit RunLog(const TrainHooks& hooks) : hooks_(hooks) {
+        run_start_ = window_start_ = std::chrono::steady_clock::now();
+    }
 
     void say(const std::string& line) const {
         if (hooks_.message) hooks_.message(line);
@@ -432,7 +437,10 @@ struct StepDevice {
 };
 
 StepDevice make_step_device(TranslatorModel& tm, TrainableModel& trainable, Adam& adam, const TrainOptions& o,
-                            TrainDevice device, const TrainHooks& hooks) {
+                            TrainDevice device, const TrainHooks& hooks, Communicator& comm) {
+    if (comm.size() > 1 && (device != TrainDevice::Cpu || hooks.step_backend))
+        throw Error("data-parallel training (" + comm.describe() + ") runs the CPU step; --device " +
+                    train_device_name(device) + " across ranks needs NCCL, which this build does not use");
     if (tm.transformer && hooks.step_backend) {
         require_device_supports(TrainDevice::Cuda, o);  // what any device step supports
         return {hooks.step_backend(*tm.transformer, o), "test step backend", false};
@@ -442,7 +450,31 @@ StepDevice make_step_device(TranslatorModel& tm, TrainableModel& trainable, Adam
         const std::string gpus = cuda_availability().description;
         return {make_train_step_backend(device, *tm.transformer, o), gpus.substr(0, gpus.find('\n')), false};
     }
-    return {make_cpu_train_step(tm, trainable, adam, o), cpu_name(), true};
+    return {make_cpu_train_step(tm, trainable, adam, o, comm), cpu_name(), true};
+}
+
+// Test hook: with ATTEND_TEST_KILL_RANK_AT_STEP=<rank>:<step> in the environment, that rank dies (SIGKILL, no
+// clean-up) right after that step, as a rank on a machine that fails would.
+void kill_rank_for_test(const Communicator& comm, int64_t step) {
+    static const char* hook = std::getenv("ATTEND_TEST_KILL_RANK_AT_STEP");
+    if (!hook) return;
+    int rank = -1;
+    long long at = -1;
+    if (std::sscanf(hook, "%d:%lld", &rank, &at) == 2 && rank == comm.rank() && at == step) std::raise(SIGKILL);
+}
+
+// What the ranks of a data-parallel run must agree on about the data: sizes, vocabularies and a hash of every id.
+std::string describe_corpus(const TranslationCorpus& c) {
+    uint64_t h = 1469598103934665603ull;  // FNV-1a
+    auto add = [&](uint64_t v) { h = (h ^ v) * 1099511628211ull; };
+    for (const auto* side : {&c.train_source, &c.train_target, &c.val_source, &c.val_target})
+        for (const std::vector<int>& row : *side) {
+            add(row.size());
+            for (int id : row) add(uint64_t(uint32_t(id)));
+        }
+    return std::to_string(c.train_source.size()) + " training pairs, " + std::to_string(c.val_source.size()) +
+           " validation pairs, vocabularies " + std::to_string(c.source_vocab.size()) + "/" +
+           std::to_string(c.target_vocab.size()) + ", ids hash " + std::to_string(h);
 }
 
 // Everything one train_translator call holds once the run is resolved and its corpus loaded.
@@ -450,19 +482,26 @@ class Training {
 public:
     // The step backend holds the parameters and Adam moments from the start; the host copies (the model's store,
     // adam_.m(), adam_.v()) are refreshed by sync_host() before anything reads them.
-    Training(ResolvedRun run, const TranslationCorpus& corpus, const TrainHooks& hooks, RunLog& log)
-        : o_(std::move(run.o)), corpus_(corpus), hooks_(hooks), log_(log), tm_(build_model(o_, corpus)),
+    Training(ResolvedRun run, const TranslationCorpus& corpus, const TrainHooks& hooks, RunLog& log,
+             Communicator& comm)
+        : o_(std::move(run.o)), corpus_(corpus), hooks_(hooks), log_(log), comm_(comm), tm_(build_model(o_, corpus)),
           trainable_(make_trainable(tm_)), layout_(batch_layout(tm_, o_)),
           adam_(tm_.parameters().size(), adam_config(o_)), device_(run.device),
           from_checkpoint_(run.resumed.has_value()) {
         state = start_parameters(tm_, adam_, o_, run.resumed);
-        step_ = make_step_device(tm_, *trainable_, adam_, o_, device_, hooks);
+        step_ = make_step_device(tm_, *trainable_, adam_, o_, device_, hooks, comm_);
         step_.backend->upload(tm_.parameters(), adam_.m(), adam_.v(), adam_.steps());
         options_json_ = train_options_to_json(o_);
+        // Before the first step: ranks that would train different things stop here, all with the same message.
+        require_same_on_all_ranks(comm_, "training options or resume point",
+                                  options_json_.dump() + " step " + std::to_string(state.step));
+        require_same_on_all_ranks(comm_, "data", describe_corpus(corpus_));
+        require_same_on_all_ranks(comm_, "attend binary", std::string(__DATE__ " " __TIME__ " ") + __VERSION__);
         log_.say("model: " + describe_model(tm_) + ", " + std::to_string(tm_.parameters().size()) + " parameters, " +
                  (step_.cpu ? std::to_string(omp_get_max_threads()) + " threads"
-                            : "training on " + std::string(train_device_name(device_)) + " (" + step_.hardware + ")"));
-        log_.open(o_.out_dir, state, from_checkpoint_);
+                            : "training on " + std::string(train_device_name(device_)) + " (" + step_.hardware + ")") +
+                 (comm_.size() > 1 ? " per rank, data-parallel over " + comm_.describe() : ""));
+        if (writer()) log_.open(o_.out_dir, state, from_checkpoint_);
         for (size_t i = 0; i < corpus_.train_source.size(); i++) {
             src_lens_.push_back(static_cast<int>(corpus_.train_source[i].size()) + 1);
             tgt_lens_.push_back(static_cast<int>(corpus_.train_target[i].size()) + 1);
@@ -492,7 +531,9 @@ public:
     void train_batch(const std::vector<std::vector<size_t>>& batches, int bi) {
         const TrainBatch b = make_train_batch(corpus_.train_source, corpus_.train_target, batches[bi], layout_);
         const float lr = learning_rate(o_, state.step + 1, state.epoch + double(bi) / batches.size());
-        const StepLoss loss = step_.backend->step(b, step_seed(o_.seed, state.step), o_.label_smoothing, o_.clip_norm, lr);
+        const StepLoss loss =
+            step_.backend->step(comm_.size() > 1 ? shard_rows(b, comm_.rank(), comm_.size(), layout_.pad) : b,
+                                step_seed(o_.seed, state.step), o_.label_smoothing, o_.clip_norm, lr);
         host_stale_ = true;
         if (!std::isfinite(loss.mean))
             throw Error("the training loss became " + std::string(std::isnan(loss.mean) ? "NaN" : "infinite") +
@@ -500,6 +541,7 @@ public:
                         ", " + train_device_name(device_) + "); stopping. The last checkpoint in " + o_.out_dir +
                         " is intact: lower --lr or raise --warmup");
         state.step++;
+        kill_rank_for_test(comm_, state.step);
         state.batch_in_epoch = bi + 1;
         state.target_tokens += b.target_tokens;
         state.elapsed_seconds = log_.elapsed_seconds();
@@ -508,13 +550,15 @@ public:
         state.log_loss_sum += loss.mean;
         state.log_steps++;
         result.last_loss = loss.mean;
-        log_.step(state, o_, bi, batches.size(), loss.mean, lr, b.target_tokens);
+        if (writer()) log_.step(state, o_, bi, batches.size(), loss.mean, lr, b.target_tokens);
     }
 
     // After a step: a checkpoint every checkpoint_every steps, and one before stopping (Ctrl-C, --max-steps).
     // True when the run stops here.
     bool checkpoint_or_stop() {
-        const bool stop = hooks_.stop && hooks_.stop->load();
+        double stops = hooks_.stop && hooks_.stop->load() ? 1.0 : 0.0;
+        comm_.allreduce_sum(&stops, 1);  // a signal reaches the ranks at different steps: stop together
+        const bool stop = stops > 0;
         const bool last = o_.max_steps > 0 && state.step >= o_.max_steps;
         if (stop || last || (o_.checkpoint_every > 0 && state.step % o_.checkpoint_every == 0)) save();
         if (!stop && !last) return false;
@@ -530,7 +574,9 @@ public:
         result.epoch_loss_d2l = state.epoch_tokens ? state.epoch_loss_sum / state.epoch_tokens : 0.0;
         const int epoch = state.epoch + 1;
         json line{{"event", "epoch"}, {"epoch", epoch}, {"step", state.step}, {"train_loss", result.epoch_loss_d2l}};
-        if (epoch % std::max(1, o_.validate_every) == 0 || epoch == o_.epochs) {
+        if (!writer()) {
+            // Rank 0 validates and writes; the others wait for it at the next step's first collective.
+        } else if (epoch % std::max(1, o_.validate_every) == 0 || epoch == o_.epochs) {
             sync_host();  // validation and the best model read the host parameters
             result.val_loss = validation_loss(*trainable_, tm_, corpus_, layout_);
             result.val_bleu = validation_bleu(tm_, corpus_, o_.val_bleu_sentences);
@@ -560,7 +606,7 @@ public:
 
     // At the end, with average_last > 1: the mean of the last checkpoints, exported beside them.
     void average_last() {
-        if (o_.average_last <= 1) return;
+        if (o_.average_last <= 1 || !writer()) return;
         std::vector<std::string> all = list_checkpoints(o_.out_dir);
         std::vector<std::string> last(all.end() - std::min<size_t>(all.size(), o_.average_last), all.end());
         TranslatorModel avg = average_checkpoints(last);
@@ -580,6 +626,8 @@ public:
     TrainResult result;
 
 private:
+    bool writer() const { return comm_.rank() == 0; }
+
     void sync_host() {
         if (!host_stale_) return;
         step_.backend->download(tm_.parameters(), adam_.m(), adam_.v());
@@ -588,6 +636,7 @@ private:
     }
 
     void save() {
+        if (!writer()) return;
         sync_host();
         // The card travels with the weights into anything exported from this checkpoint: describe these weights.
         tm_.card = card(result.val_bleu, state.epoch);
@@ -605,6 +654,7 @@ private:
     const TranslationCorpus& corpus_;
     const TrainHooks& hooks_;
     RunLog& log_;
+    Communicator& comm_;
     TranslatorModel tm_;
     std::unique_ptr<TrainableModel> trainable_;
     BatchLayout layout_;
@@ -619,16 +669,22 @@ private:
 
 }  // namespace
 
-TrainResult train_translator(const TrainOptions& requested, bool resume, const TrainHooks& hooks) {
+TrainResult train_translator(const TrainOptions& requested, bool resume, const TrainHooks& given_hooks) {
+    Communicator& comm = given_hooks.comm ? *given_hooks.comm : world();
+    TrainHooks hooks = given_hooks;
+    if (comm.rank() != 0) hooks.message = hooks.progress = nullptr;  // one voice: rank 0's
     RunLog log(hooks);
-    ResolvedRun run = resolve_run(requested, resume, log);
+    // Rank 0 first: it may set aside unreadable checkpoints, which the others must then not see.
+    ResolvedRun run;
+    rank0_first(comm, [&] { run = resolve_run(requested, resume, log); },
+                [&] { run = resolve_run(requested, resume, log); });
     // Every step frees and allocates the same large buffers; keep them in the heap instead of returning them to
     // the system, or each step pays for page faults on hundreds of megabytes.
     mallopt(M_MMAP_THRESHOLD, 1 << 30);
     mallopt(M_TRIM_THRESHOLD, -1);
     if (run.o.threads > 0) omp_set_num_threads(run.o.threads);
     const TranslationCorpus corpus = load_corpus(run, log);
-    Training t(std::move(run), corpus, hooks, log);
+    Training t(std::move(run), corpus, hooks, log, comm);
     while (t.state.epoch < t.options().epochs) {
         const std::vector<std::vector<size_t>> batches = t.begin_epoch();
         for (int bi = t.state.batch_in_epoch; bi < static_cast<int>(batches.size()); bi++) {

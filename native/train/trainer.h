@@ -26,6 +26,8 @@
 
 namespace attend {
 
+class Communicator;  // train/communicator.h
+
 struct TrainOptions {
     std::string preset;
     CorpusOptions corpus;
@@ -88,6 +90,9 @@ struct TrainHooks {
     // Tests: replaces make_train_step_backend(options.device, ...) for a Transformer run (any device), so the
     // trainer's device path (upload, step, download before checkpoints and validation) runs without a GPU.
     std::function<std::unique_ptr<TrainStepBackend>(const Transformer&, const TrainOptions&)> step_backend;
+    // The data-parallel group (train/communicator.h); null: world(), the MPI job when started by mpirun, else this
+    // process alone. Rank 0 alone logs, validates and writes checkpoints and models.
+    Communicator* comm = nullptr;
 };
 
 // Trains from scratch, or continues the newest checkpoint in options.out_dir when resume is true, on

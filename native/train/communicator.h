@@ -1,0 +1,65 @@
+// The process group of data-parallel training: `mpirun -np N attend train ...` (or `srun`) runs N ranks, each on a
+// disjoint share of every global batch; gradients are summed with one MPI_Allreduce over the flat gradient buffer,
+// so every rank applies the same Adam update. Without MPI (not compiled in, or not started by a launcher) the
+// group is this process alone and every collective is a no-op.
+#pragma once
+#include "error.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace attend {
+
+// An error every rank of the job raises together (the ranks disagree, rank 0 could not start the run): each rank
+// can exit normally, and one message (rank 0's) says why.
+class CollectiveError : public Error {
+public:
+    using Error::Error;
+};
+
+class Communicator {
+public:
+    virtual ~Communicator() = default;
+    virtual int rank() const = 0;
+    virtual int size() const = 0;
+    // In place: every rank ends with the element-wise sum over the ranks (the same bits on every rank).
+    virtual void allreduce_sum(float* data, size_t n) = 0;
+    virtual void allreduce_sum(double* data, size_t n) = 0;
+    // Every rank's string, in rank order.
+    virtual std::vector<std::string> allgather(const std::string& text) = 0;
+    virtual void barrier() = 0;
+    // Ends every rank of the job (a rank that cannot go on must not leave the others waiting in a collective).
+    [[noreturn]] virtual void abort(int status) = 0;
+    // "single process" or "MPI, N ranks".
+    virtual std::string describe() const = 0;
+};
+
+// True when this build has MPI (CMake found it).
+bool mpi_compiled();
+
+// This process alone.
+Communicator& single_process();
+
+// The job this process was started in: MPI_COMM_WORLD when a launcher (mpirun, mpiexec, srun) started it and MPI is
+// compiled in (MPI is initialised on the first call and finalised at exit), else single_process().
+Communicator& world();
+
+// A one-rank MPI communicator of this process (MPI_COMM_SELF), for comparing a run with the job's inside one MPI
+// job. Null without MPI.
+std::unique_ptr<Communicator> mpi_self();
+
+// Throws CollectiveError on every rank when the ranks' `what` differ, naming the first rank that differs from rank 0
+// and `subject` ("the training options", ...).
+void require_same_on_all_ranks(Communicator& comm, const std::string& subject, const std::string& what);
+
+// Runs `first` on rank 0, then `rest` on the other ranks (which may read what rank 0 wrote). An error on rank 0
+// becomes the same CollectiveError on every rank instead of leaving them waiting.
+template <class First, class Rest>
+void rank0_first(Communicator& comm, First&& first, Rest&& rest);
+
+}  // namespace attend
+
+#include "train/communicator_impl.h"
