@@ -19,6 +19,8 @@ export interface TranslateOptions {
   maxLengthRatio?: number;
   /** alpha in log P / L^alpha. Default: the model's own (info().decoding), else 0.6. */
   lengthPenalty?: number;
+  /** URLs, e-mail addresses and numbers are copied into the translation unchanged. Default true. */
+  copyThrough?: boolean;
   /** Never generate an n-gram of this size twice (0: off), 0 to 64. Default 4. */
   noRepeatNgramSize?: number;
   /** Logits of tokens generated before are divided by this (> 1 discourages repeats; 1: off). Default 1. */

@@ -140,6 +140,11 @@ function optionsJson(options) {
   const attention = options.attention ?? true;
   if (typeof attention !== 'boolean') throw new TypeError(`option attention must be true or false, got ${describe(attention)}`);
   out.attention = attention;
+  const copyThrough = options.copyThrough ?? true;
+  if (typeof copyThrough !== 'boolean') {
+    throw new TypeError(`option copyThrough must be true or false, got ${describe(copyThrough)}`);
+  }
+  out.copyThrough = copyThrough;
   return JSON.stringify(out);
 }
 
@@ -180,7 +185,7 @@ export class AttendTranslator {
   //   attention: { cross, encoderSelf, decoderSelf }, timings }
   // options (each optional; null or undefined: the default): beam (5), maxLength (0), maxLengthRatio (2),
   // lengthPenalty (the model's own, else 0.6), noRepeatNgramSize (4), repetitionPenalty (1), maxTokenRun (3), maxCharRun (4),
-  // attention (true).
+  // attention (true), copyThrough (true: URLs, e-mail addresses and numbers are copied unchanged).
   async translate(text, options) {
     const started = performance.now();
     const json = this.#run('_attend_translate', 'translate', text, options, (json, floats) => {

@@ -153,8 +153,35 @@ SearchOptions Translator::search_options(const TranslationOptions& options, int 
     return search;
 }
 
+MaskedText Translator::mask(std::string_view text, const TranslationOptions& options) const {
+    if (!options.copy_through || model_.source_pipeline.type != TextPipelineType::moses_bpe) {
+        MaskedText none;
+        none.text = std::string(text);
+        return none;
+    }
+    utf8_validate(text, "the text");  // before any span search reads it
+    return mask_copy_spans(text, model_.source_pipeline.lang, model_.target_pipeline.lang, model_.source_vocab,
+                           model_.target_vocab);
+}
+
+void Translator::unmask(TranslationResult& r, const MaskedText& masked) const {
+    if (masked.originals.empty()) return;
+    r.text = restore_copy_spans(r.text, masked, false);
+    r.tokenized = restore_copy_spans(r.tokenized, masked, model_.target_pipeline.moses.lowercase);
+    restore_copy_tokens(r.source_tokens, masked.source_words, masked.originals);
+    restore_copy_tokens(r.target_tokens, masked.target_words, masked.originals);
+}
+
 TranslationResult Translator::translate(std::string_view text, const TranslationOptions& options) const {
     validate_options(options);
+    if (text.empty()) return translate_masked(text, options);  // its own error
+    const MaskedText masked = mask(text, options);
+    TranslationResult r = translate_masked(masked.text, options);
+    unmask(r, masked);
+    return r;
+}
+
+TranslationResult Translator::translate_masked(std::string_view text, const TranslationOptions& options) const {
     TranslationResult r;
 
     auto start = std::chrono::steady_clock::now();
@@ -202,6 +229,26 @@ TranslationResult Translator::translate(std::string_view text, const Translation
 std::vector<TranslationResult> Translator::translate_batch(const std::vector<std::string>& texts,
                                                            const TranslationOptions& options) const {
     validate_options(options);
+    if (!options.copy_through) return translate_batch_masked(texts, options);
+    std::vector<MaskedText> masked(texts.size());
+    std::vector<std::string> inputs(texts.size());
+    for (size_t i = 0; i < texts.size(); i++) {
+        try {
+            masked[i] = mask(texts[i], options);
+        } catch (const Error&) {
+            masked[i].text = texts[i];  // translating it reports the error, naming the sentence
+        }
+        inputs[i] = masked[i].text;
+    }
+    TranslationOptions inner = options;
+    inner.copy_through = false;
+    std::vector<TranslationResult> results = translate_batch_masked(inputs, inner);
+    for (size_t i = 0; i < texts.size(); i++) unmask(results[i], masked[i]);
+    return results;
+}
+
+std::vector<TranslationResult> Translator::translate_batch_masked(const std::vector<std::string>& texts,
+                                                                  const TranslationOptions& options) const {
     std::vector<size_t> order(texts.size());
     std::iota(order.begin(), order.end(), size_t{0});
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return texts[a].size() < texts[b].size(); });

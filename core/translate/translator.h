@@ -2,6 +2,7 @@
 // Transformer and the GRU + Bahdanau models of Attend). Used by `attend translate`, by the WebAssembly module and by the web demo.
 #pragma once
 #include "decode/search_options.h"
+#include "translate/copy_through.h"
 #include "translate/model_file.h"
 
 #include <cstdint>
@@ -39,6 +40,8 @@ struct TranslationOptions {
     // No character more than this many times in a row in the output, unless the source has such a run of it
     // (0: off; 0..1000). Stops loops of short BPE pieces ("0@@ 0@@ 0@@") that the rules above let through.
     int max_char_run = 4;
+    // URLs, e-mail addresses and numbers are copied into the translation unchanged (translate/copy_through.h).
+    bool copy_through = true;
     bool return_attention = false;
     // translate_batch: sentences of similar length decoded together (greedy search of a Transformer without
     // attention maps; anything else goes one sentence at a time). 1: one at a time; 1..kMaxBatchSize.
@@ -120,6 +123,13 @@ public:
     int max_source_tokens() const;  // including <eos>
 
 private:
+    // translate() of a text whose copy-through spans are already masked.
+    TranslationResult translate_masked(std::string_view text, const TranslationOptions& options) const;
+    std::vector<TranslationResult> translate_batch_masked(const std::vector<std::string>& texts,
+                                                          const TranslationOptions& options) const;
+    // The masked text of `text` (its spans, when options.copy_through), and the result with the spans put back.
+    MaskedText mask(std::string_view text, const TranslationOptions& options) const;
+    void unmask(TranslationResult& r, const MaskedText& masked) const;
     // Source tokens for translation: cut to the model's limit (keeping <eos>) with a warning into `warnings`.
     std::vector<std::string> source_tokens_truncated(std::string_view text, std::vector<std::string>& warnings) const;
     // Search options for the source `text` of S tokens (the length limits applied).

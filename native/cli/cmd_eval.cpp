@@ -30,6 +30,7 @@ struct EvalFlags {
     int beam = 5, limit = 0, threads = 0;
     float length_penalty = 0.6f;
     bool length_penalty_given = false;  // else the model's own (Translator::default_options)
+    bool copy_through = true;
 };
 
 void run_d2l_table(const Translator& translator, int beam) {
@@ -73,6 +74,7 @@ void eval_split(const Translator& translator, const EvalFlags& f, const std::str
     TranslationOptions opt = translator.default_options();
     opt.beam_size = f.beam;
     if (f.length_penalty_given) opt.length_penalty = f.length_penalty;
+    opt.copy_through = f.copy_through;
     std::vector<std::string> hyps(sources.size()), texts(sources.size());
     auto start = std::chrono::steady_clock::now();
 #pragma omp parallel for schedule(dynamic, 4)
@@ -139,6 +141,7 @@ CommandRegistrar registrar([](CLI::App& app) {
                     "alpha in log P / L^alpha (default: the model's own, else 0.6)")
         ->check(finite());
     cmd->add_option("--limit", f->limit, "Only the first N sentences")->check(at_least(0));
+    cmd->add_flag("!--no-copy-through", f->copy_through, "Translate numbers, URLs and e-mail addresses like any text");
     cmd->add_option("--output", f->output, "Write the tokenized translations here (several splits: FILE.<split>.ext)");
     cmd->add_option("--output-text", f->output_text, "Write the detokenized translations here (as --output)");
     cmd->add_option("--threads", f->threads, "CPU threads")->check(at_least(1));

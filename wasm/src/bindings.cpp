@@ -111,6 +111,10 @@ TranslationOptions parse_options(const Translator& translator, const char* optio
     opt.repetition_penalty = static_cast<float>(number_option(o, "repetitionPenalty", opt.repetition_penalty));
     opt.max_token_run = int_option(o, "maxTokenRun", opt.max_token_run);
     opt.max_char_run = int_option(o, "maxCharRun", opt.max_char_run);
+    auto copy = o.find("copyThrough");
+    if (copy != o.end() && !copy->is_boolean())
+        throw Error("option copyThrough must be true or false, got " + copy->dump());
+    if (copy != o.end()) opt.copy_through = copy->get<bool>();
     auto attention = o.find("attention");
     if (attention != o.end() && !attention->is_boolean())
         throw Error("option attention must be true or false, got " + attention->dump());
