@@ -1,5 +1,6 @@
 // The worker side of attend-client.js: runs Attend in a Web Worker (module worker) so translation never blocks
-// the page. Messages: {id, op: 'load'|'translate'|'translateDocument'|'info'|'dispose', ...} -> {id, result} or {id, error}.
+// the page. Messages: {id, op: 'load'|'translate'|'translateDocument'|'info'|'dispose', ...} -> {id, result} or
+// {id, error, errorName}. attend-client.js sends one request at a time and keeps the rest (and handles aborts).
 import { Attend } from './attend.js';
 
 let translator = null;
@@ -11,7 +12,7 @@ self.onmessage = async ({ data }) => {
     if (op === 'load') {
       translator?.dispose();
       translator = await Attend.load(data.source, {
-        simd: data.simd, name: data.name,
+        simd: data.simd, name: data.name, cache: data.cache,
         onProgress: (loaded, total) => self.postMessage({ id, progress: [loaded, total] }),
       });
       result = translator.info();
@@ -31,6 +32,6 @@ self.onmessage = async ({ data }) => {
     }
     self.postMessage({ id, result });
   } catch (e) {
-    self.postMessage({ id, error: e?.message ?? String(e) });
+    self.postMessage({ id, error: e?.message ?? String(e), errorName: e?.name });
   }
 };

@@ -1,4 +1,5 @@
-// Types of the Attend WebAssembly module (attend.js) and its Web Worker wrapper (attend-client.js).
+// Types of the Attend WebAssembly module (attend.js). The Web Worker client (attend-client.js, the package's
+// ./worker) and the attention lab (attend-lab.js, ./lab) have their own: attend-client.d.ts, attend-lab.d.ts.
 
 export interface LoadOptions {
   /** Called while the model downloads: bytes so far and in all (0 when the server gives no length). */
@@ -7,6 +8,16 @@ export interface LoadOptions {
   simd?: boolean;
   /** Name used in error messages. */
   name?: string;
+  /**
+   * Keep a model downloaded from a URL in the Cache API cache 'attend-models', keyed by its URL, and load it
+   * from there next time (no network). Default true; false: always download, and store nothing. Where there is no
+   * Cache API (Node, a page that is not a secure context) every load downloads. A cached entry whose length is not
+   * the length it was stored with is downloaded again. A model replaced at the same URL is not noticed: give new
+   * versions new URLs, or pass false.
+   */
+  cache?: boolean;
+  /** Aborting stops the download and rejects with signal.reason (an AbortError DOMException when it has none). */
+  signal?: AbortSignal;
 }
 
 /** Each option is checked: a value of the wrong type or out of its range is an Error naming it (null: default). */
@@ -31,6 +42,12 @@ export interface TranslateOptions {
   maxCharRun?: number;
   /** Return every attention map. Default true. */
   attention?: boolean;
+  /**
+   * Rejects with signal.reason (an AbortError DOMException when it has none) if aborted before the result. With a
+   * signal the work waits one turn of the event loop first, so that an abort already on its way arrives; an array is
+   * checked again before each sentence. (On the main thread a sentence, once started, runs to its end.)
+   */
+  signal?: AbortSignal;
 }
 
 /** Attention weights of every layer and head: layers[l][h] is a rows x cols Float32Array (row-major). */
@@ -59,20 +76,47 @@ export interface Translation {
   timings: { preprocessMs: number; searchMs: number; attentionMs: number; totalMs: number };
 }
 
+/** What info() returns: camelCase keys, each two-word one also under its snake_case name for older callers. */
 export interface ModelInfo {
   architecture: string;
-  source_language: string;
-  target_language: string;
+  sourceLanguage: string;
+  targetLanguage: string;
+  /** The model file's attend.config as written (its keys are the file's own). */
   config: Record<string, unknown>;
   parameters: number;
   dtype: 'F32' | 'F16' | 'I8';
-  file_bytes: number;
-  source_vocab_size: number;
-  target_vocab_size: number;
-  max_source_tokens: number;
+  fileBytes: number;
+  sourceVocabSize: number;
+  targetVocabSize: number;
+  /** Longest source, <eos> included; longer text is cut, with a warning. */
+  maxSourceTokens: number;
+  /** The model file's card as written. */
   card: Record<string, unknown>;
   /** The defaults translate() uses: the model file's own length penalty (tuned on validation data) or 0.6. */
-  decoding: { length_penalty: number; length_penalty_from_model: boolean };
+  decoding: DecodingDefaults;
+
+  /** @deprecated use sourceLanguage */
+  source_language: string;
+  /** @deprecated use targetLanguage */
+  target_language: string;
+  /** @deprecated use fileBytes */
+  file_bytes: number;
+  /** @deprecated use sourceVocabSize */
+  source_vocab_size: number;
+  /** @deprecated use targetVocabSize */
+  target_vocab_size: number;
+  /** @deprecated use maxSourceTokens */
+  max_source_tokens: number;
+}
+
+export interface DecodingDefaults {
+  lengthPenalty: number;
+  /** true: lengthPenalty comes from the model file; false: it is the general default, 0.6. */
+  lengthPenaltyFromModel: boolean;
+  /** @deprecated use lengthPenalty */
+  length_penalty: number;
+  /** @deprecated use lengthPenaltyFromModel */
+  length_penalty_from_model: boolean;
 }
 
 /** One sentence of a document: its place in the input and its translation. */
@@ -95,12 +139,20 @@ export interface DocumentTranslation {
 export declare class AttendTranslator {
   readonly simd: boolean;
   info(): ModelInfo;
-  /** Throws for empty text, a lone surrogate, or an option out of range; over-long text is cut, with a warning. */
+  /** Rejects for empty text, a lone surrogate, or an option out of range; over-long text is cut, with a warning. */
   translate(text: string, options?: TranslateOptions | null): Promise<Translation>;
+  /**
+   * Each text in turn, the results in input order ([] for []). A non-string element is a TypeError naming its
+   * index, before anything is translated; a sentence that fails rejects the whole call, its index in the message.
+   */
+  translate(texts: readonly string[], options?: TranslateOptions | null): Promise<Translation[]>;
   /** Any text: split into sentences (Moses' rules), each translated; a sentence that fails leaves a warning. */
   translateDocument(text: string, options?: TranslateOptions | null): Promise<DocumentTranslation>;
   dispose(): void;
 }
+
+/** The Cache API cache that load() keeps downloaded models in (caches.delete(MODEL_CACHE) empties it). */
+export declare const MODEL_CACHE: 'attend-models';
 
 /** Whether this engine runs the SIMD build (WebAssembly SIMD and exception handling). */
 export declare function simdSupported(): boolean;
@@ -111,62 +163,6 @@ export declare const Attend: {
 };
 export default Attend;
 
-export declare class AttendWorker {
-  static load(source: string | URL | ArrayBuffer | Uint8Array, options?: LoadOptions & { workerUrl?: URL }): Promise<AttendWorker>;
-  info(): ModelInfo;
-  translate(text: string, options?: TranslateOptions | null): Promise<Translation>;
-  translateDocument(text: string, options?: TranslateOptions | null): Promise<DocumentTranslation>;
-  dispose(): Promise<void>;
-}
-
-// ---------------------------------------------------------------- the attention lab (attend-lab.js)
-
-export type Numbers = ArrayLike<number>;
-
-export interface AttentionResult {
-  /** [B, Tq, Dv] */
-  output: Float32Array;
-  /** Attention weights after the mask, [B, Tq, Tk]; each row sums to 1 (0 for a row with no valid key). */
-  weights: Float32Array;
-  /** Scores before the mask and the softmax, [B, Tq, Tk]. */
-  scores: Float32Array;
-}
-
-export interface NadarayaWatsonData {
-  xTrain: Float32Array;
-  yTrain: Float32Array;
-  xTest: Float32Array;
-  yTruth: Float32Array;
-  /** The parametric model's initial w (torch.rand((1,))). */
-  w0: number;
-}
-
-/** The seeds' teaching examples computed by the C++ core in WebAssembly. */
-export declare class AttendLab {
-  static load(options?: { simd?: boolean }): Promise<AttendLab>;
-  readonly simd: boolean;
-  /** d2l masked_softmax of x [B, Tq, Tk]; validLens: one per batch row [B] or per query [B * Tq]. */
-  maskedSoftmax(x: Numbers, shape: [number, number, number], validLens?: Numbers | null): Float32Array;
-  /** d2l AdditiveAttention: queries [B,Tq,Dq], keys [B,Tk,Dk], values [B,Tk,Dv], Wq [H,Dq], Wk [H,Dk], wv [H]. */
-  additiveAttention(args: {
-    queries: Numbers; keys: Numbers; values: Numbers; Wq: Numbers; Wk: Numbers; wv: Numbers;
-    validLens?: Numbers | null;
-    shape: { B: number; Tq: number; Tk: number; Dq: number; Dk: number; H: number; Dv: number };
-  }): AttentionResult;
-  /** d2l DotProductAttention: queries [B,Tq,D], keys [B,Tk,D], values [B,Tk,Dv]; scale defaults to 1/sqrt(D). */
-  dotProductAttention(args: {
-    queries: Numbers; keys: Numbers; values: Numbers; validLens?: Numbers | null; scale?: number;
-    shape: { B: number; Tq: number; Tk: number; D: number; Dv: number };
-  }): AttentionResult;
-  /** weights = softmax(scores) over the first validLen keys (all when < 0); context = weights x values [Tk, Dv]. */
-  attentionPool(scores: Numbers, values: Numbers, Dv: number, validLen?: number): { weights: Float32Array; context: Float32Array };
-  /** The sinusoidal positional encoding table, [T, C]. */
-  positionalEncoding(T: number, C: number): Float32Array;
-  normal(n: number, seed?: number, offset?: number): Float32Array;
-  uniform(n: number, seed?: number, offset?: number): Float32Array;
-  nwData(options?: { nTrain?: number; nTest?: number; seed?: number }): NadarayaWatsonData;
-  /** Kernel regression of each query on all training pairs; w = 1 is the non-parametric estimator. */
-  nwPredict(queries: Numbers, xTrain: Numbers, yTrain: Numbers, w?: number): { output: Float32Array; attention: Float32Array };
-  /** One SGD epoch of the seed's NWKernelRegression training (summed squared error, lr 0.5 by default). */
-  nwTrainEpoch(xTrain: Numbers, yTrain: Numbers, w: number, lr?: number): { loss: number; dw: number; w: number };
-}
+// Type-only, for code that imported these types from here: the classes live in ./worker and ./lab.
+export type { AttendWorker, WorkerLoadOptions } from './attend-client.js';
+export type { AttendLab, AttentionResult, NadarayaWatsonData, Numbers } from './attend-lab.js';

@@ -1,8 +1,9 @@
 // Attend in the browser (and Node): load a translator model file, translate, and get every attention map.
 //
 //   import { Attend } from './attend.js';
-//   const t = await Attend.load('models/multi30k-en-de.safetensors', { onProgress: (done, total) => {} });
+//   const t = await Attend.load('models/multi30k-en-de.safetensors', { onProgress: (done, total) => {}, signal });
 //   const r = await t.translate('A dog runs on the beach.', { beam: 5, attention: true });
+//   const rs = await t.translate(['A dog runs.', 'A cat sleeps.'], { signal });  // in input order
 //   r.text; r.attention.cross.layers[0][0]   // Float32Array rows x cols, target x source
 //   t.info(); t.dispose();
 //
@@ -31,7 +32,65 @@ const nodeImport = (specifier) => import(/* @vite-ignore */ /* webpackIgnore: tr
 
 const isNode = typeof process === 'object' && !!process.versions?.node && typeof window === 'undefined';
 
-async function readBytes(url, onProgress) {
+// The reason an aborted signal rejects with: its own, or an AbortError as fetch() gives (older engines leave
+// signal.reason undefined).
+function abortReason(signal) {
+  return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
+}
+
+function throwIfAborted(signal) {
+  if (signal?.aborted) throw abortReason(signal);
+}
+
+function checkSignal(signal, where) {
+  if (signal === undefined || signal === null) return undefined;
+  if (typeof signal !== 'object' || typeof signal.aborted !== 'boolean' || typeof signal.addEventListener !== 'function') {
+    throw new TypeError(`${where}: option signal must be an AbortSignal, got ${describe(signal)}`);
+  }
+  return signal;
+}
+
+// Model files are kept in this Cache API cache, keyed by their URL. Each entry carries the byte count it was
+// stored with: an entry cut short (quota eviction mid-write, a browser crash) is then detected and downloaded
+// again instead of being handed to the loader as a truncated model.
+export const MODEL_CACHE = 'attend-models';
+const LENGTH_HEADER = 'x-attend-bytes';
+
+async function openModelCache() {
+  try {
+    // No Cache API (Node, an insecure context) or one that refuses (private modes): download every time.
+    return typeof globalThis.caches?.open === 'function' ? await globalThis.caches.open(MODEL_CACHE) : null;
+  } catch {
+    return null;
+  }
+}
+
+async function cachedBytes(cache, key) {
+  try {
+    const hit = await cache.match(key);
+    if (!hit) return null;
+    const expected = Number(hit.headers.get(LENGTH_HEADER));
+    const bytes = new Uint8Array(await hit.arrayBuffer());
+    if (hit.headers.has(LENGTH_HEADER) && Number.isInteger(expected) && bytes.byteLength === expected) return bytes;
+    await cache.delete(key);
+  } catch {
+    // An unreadable entry is a miss too.
+  }
+  return null;
+}
+
+async function storeBytes(cache, key, bytes) {
+  try {
+    await cache.put(key, new Response(bytes, {
+      headers: { 'content-type': 'application/octet-stream', [LENGTH_HEADER]: String(bytes.byteLength) },
+    }));
+  } catch {
+    // Caching only saves a later download (the quota may be full); the bytes in hand are still good.
+  }
+}
+
+async function readBytes(url, { onProgress, signal, cache = false } = {}) {
+  throwIfAborted(signal);
   const href = url instanceof URL ? url.href : String(url);
   if (isNode && (href.startsWith('file:') || !/^[a-z]+:/i.test(href))) {
     const fs = await nodeImport('node:fs/promises');
@@ -39,39 +98,72 @@ async function readBytes(url, onProgress) {
     const path = href.startsWith('file:') ? fileURLToPath(href) : href;
     let data;
     try {
-      data = await fs.readFile(path);
+      data = await fs.readFile(path, { signal });
     } catch (e) {
+      throwIfAborted(signal);
       throw new Error(`cannot read ${path}: ${e.code || e.message}`);
     }
+    throwIfAborted(signal);
     onProgress?.(data.byteLength, data.byteLength);
     return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
   }
+  let key = href;
+  try {
+    key = new URL(href, globalThis.location?.href).href;
+  } catch {
+    // Left as given: fetch() reports the bad URL below.
+  }
+  const store = cache && /^https?:/i.test(key) ? await openModelCache() : null;
+  if (store) {
+    const bytes = await cachedBytes(store, key);
+    throwIfAborted(signal);
+    if (bytes) {
+      onProgress?.(bytes.byteLength, bytes.byteLength);
+      return bytes;
+    }
+  }
   let response;
   try {
-    response = await fetch(href);
+    response = await fetch(href, signal ? { signal } : undefined);
   } catch (e) {
+    throwIfAborted(signal);
     throw new Error(`cannot download ${href}: ${e.message}`);
   }
   if (!response.ok) throw new Error(`cannot download ${href}: HTTP ${response.status} ${response.statusText}`);
   const total = Number(response.headers.get('content-length')) || 0;
-  if (!response.body || !onProgress) {
-    const buffer = new Uint8Array(await response.arrayBuffer());
-    onProgress?.(buffer.byteLength, buffer.byteLength);
-    return buffer;
+  let bytes;
+  if (!response.body) {
+    bytes = new Uint8Array(await response.arrayBuffer());
+    throwIfAborted(signal);
+    onProgress?.(bytes.byteLength, bytes.byteLength);
+  } else {
+    const reader = response.body.getReader();
+    // fetch() ends its own body on abort, but a stream from elsewhere (a service worker's, an injected fetch's)
+    // may not: cancelling the reader stops the download and ends a pending read either way.
+    const stop = () => reader.cancel(abortReason(signal)).catch(() => {});
+    signal?.addEventListener('abort', stop, { once: true });
+    const chunks = [];
+    let received = 0;
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        chunks.push(value);
+        received += value.byteLength;
+        onProgress?.(received, total || received);
+      }
+    } catch (e) {
+      throwIfAborted(signal);
+      throw new Error(`cannot download ${href}: ${e.message}`);
+    } finally {
+      signal?.removeEventListener('abort', stop);
+    }
+    throwIfAborted(signal);
+    bytes = new Uint8Array(received);
+    let at = 0;
+    for (const c of chunks) { bytes.set(c, at); at += c.byteLength; }
   }
-  const reader = response.body.getReader();
-  const chunks = [];
-  let received = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    received += value.byteLength;
-    onProgress(received, total || received);
-  }
-  const bytes = new Uint8Array(received);
-  let at = 0;
-  for (const c of chunks) { bytes.set(c, at); at += c.byteLength; }
+  if (store) await storeBytes(store, key, bytes);
   return bytes;
 }
 
@@ -157,13 +249,28 @@ function checkWellFormed(text) {
   throw new Error(`the text is not well-formed Unicode: a lone surrogate U+${unit} at index ${at} (expected text with paired surrogates)`);
 }
 
+// info() as the core gives it (snake_case) with a camelCase twin of every key that has an underscore, nested
+// objects included, except the model file's own metadata (config, card), which is returned as written.
+const VERBATIM = new Set(['config', 'card']);
+function withCamelCase(value) {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const out = {};
+  for (const [key, v] of Object.entries(value)) {
+    const converted = VERBATIM.has(key) ? v : withCamelCase(v);
+    out[key] = converted;
+    const camel = key.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase());
+    if (camel !== key) out[camel] = structuredClone(converted);
+  }
+  return out;
+}
+
 export class AttendTranslator {
   #core; #handle; #info;
 
   constructor(core, handle) {
     this.#core = core;
     this.#handle = handle;
-    this.#info = JSON.parse(core.UTF8ToString(core._attend_translator_info(handle)));
+    this.#info = withCamelCase(JSON.parse(core.UTF8ToString(core._attend_translator_info(handle))));
     this.simd = core.simd;
   }
 
@@ -175,7 +282,10 @@ export class AttendTranslator {
     return new Error(this.#core.UTF8ToString(this.#core._attend_last_error()) || fallback);
   }
 
-  // { architecture, source_language, target_language, config, parameters, dtype, file_bytes, ... }
+  // { architecture, sourceLanguage, targetLanguage, config, parameters, dtype, fileBytes, sourceVocabSize,
+  //   targetVocabSize, maxSourceTokens, card, decoding: { lengthPenalty, lengthPenaltyFromModel } }, and every
+  // two-word key also in the core's snake_case (source_language, ...: deprecated, kept for existing callers).
+  // config and card are the model file's own metadata and keep its keys.
   info() {
     this.#check();
     return structuredClone(this.#info);
@@ -183,10 +293,57 @@ export class AttendTranslator {
 
   // { text, tokenized, sourceTokens, targetTokens, score, finished, warnings,
   //   attention: { cross, encoderSelf, decoderSelf }, timings }
+  // An array of texts gives an array of those, in input order.
   // options (each optional; null or undefined: the default): beam (5), maxLength (0), maxLengthRatio (2),
   // lengthPenalty (the model's own, else 0.6), noRepeatNgramSize (4), repetitionPenalty (1), maxTokenRun (3), maxCharRun (4),
-  // attention (true), copyThrough (true: URLs, e-mail addresses and numbers are copied unchanged).
+  // attention (true), copyThrough (true: URLs, e-mail addresses and numbers are copied unchanged),
+  // signal (an AbortSignal).
   async translate(text, options) {
+    const signal = checkSignal(options?.signal, 'translate(text, options)');
+    if (!Array.isArray(text)) {
+      await this.#startWork(signal);
+      return this.#translateOne(text, options, signal);
+    }
+    text.forEach((t, i) => {
+      if (typeof t !== 'string') throw new TypeError(`translate(texts): texts[${i}] must be a string, got ${t === null ? 'null' : typeof t}`);
+    });
+    optionsJson(options);  // a bad option fails before any sentence is translated
+    const results = [];
+    for (let i = 0; i < text.length; i++) {
+      await this.#startWork(signal);
+      try {
+        results.push(this.#translateOne(text[i], options));
+      } catch (e) {
+        // Which sentence failed, in an error of the same kind.
+        if (e instanceof Error && e !== signal?.reason) e.message = `texts[${i}]: ${e.message}`;
+        throw e;
+      }
+    }
+    return results;
+  }
+
+  // A text of any length, translated sentence by sentence with its lines and empty lines kept:
+  // { text, warnings, sentences: [{ begin, end (indices into text), line, ...what translate() returns }] }.
+  async translateDocument(text, options) {
+    const signal = checkSignal(options?.signal, 'translateDocument(text, options)');
+    await this.#startWork(signal);
+    return this.#run('_attend_translate_document', 'translateDocument', text, options, (json, floats) => {
+      for (const s of json.sentences) s.attention = s.attention && this.#maps(s.attention, floats);
+      return json;
+    });
+  }
+
+  // Translation runs synchronously on this thread, so an abort can only land between pieces of work: with a
+  // signal, each piece first yields to the event loop (letting an abort that is already queued arrive), then
+  // checks it. Without one nothing waits.
+  async #startWork(signal) {
+    if (!signal) return;
+    throwIfAborted(signal);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    throwIfAborted(signal);
+  }
+
+  #translateOne(text, options) {
     const started = performance.now();
     const json = this.#run('_attend_translate', 'translate', text, options, (json, floats) => {
       json.attention = json.attention && this.#maps(json.attention, floats);
@@ -194,15 +351,6 @@ export class AttendTranslator {
     });
     json.timings.totalMs = performance.now() - started;
     return json;
-  }
-
-  // A text of any length, translated sentence by sentence with its lines and empty lines kept:
-  // { text, warnings, sentences: [{ begin, end (indices into text), line, ...what translate() returns }] }.
-  async translateDocument(text, options) {
-    return this.#run('_attend_translate_document', 'translateDocument', text, options, (json, floats) => {
-      for (const s of json.sentences) s.attention = s.attention && this.#maps(s.attention, floats);
-      return json;
-    });
   }
 
   #maps(attention, floats) {
@@ -249,16 +397,23 @@ export const Attend = {
   simdSupported,
 
   // source: a URL (string or URL) of a .safetensors model file, or its bytes (ArrayBuffer / Uint8Array).
-  // options: { onProgress(loadedBytes, totalBytes), simd: true | false (default: detect), name }
-  async load(source, { onProgress, simd, name } = {}) {
+  // options: { onProgress(loadedBytes, totalBytes), simd: true | false (default: detect), name,
+  //   cache: true | false (default true: keep a downloaded model in the Cache API cache 'attend-models', keyed by
+  //   its URL, and load it from there next time; where there is no Cache API it downloads every time),
+  //   signal: an AbortSignal that stops the download and rejects with its reason }
+  async load(source, { onProgress, simd, name, cache = true, signal } = {}) {
+    checkSignal(signal, 'Attend.load(source, options)');
+    if (typeof cache !== 'boolean') throw new TypeError(`Attend.load(source, options): option cache must be true or false, got ${describe(cache)}`);
+    throwIfAborted(signal);
     const variant = (simd ?? simdSupported()) ? 'simd' : 'nosimd';
     const core = await loadCore(variant);
     core.simd = variant === 'simd';
     let bytes;
     if (source instanceof Uint8Array) bytes = source;
     else if (source instanceof ArrayBuffer) bytes = new Uint8Array(source);
-    else if (typeof source === 'string' || source instanceof URL) bytes = await readBytes(source, onProgress);
+    else if (typeof source === 'string' || source instanceof URL) bytes = await readBytes(source, { onProgress, signal, cache });
     else throw new TypeError('Attend.load(source): source must be a URL, an ArrayBuffer or a Uint8Array');
+    throwIfAborted(signal);
     const label = name ?? (typeof source === 'string' || source instanceof URL ? String(source) : 'model');
     const ptr = core._malloc(Math.max(1, bytes.byteLength));
     const nameBytes = core.lengthBytesUTF8(label) + 1;

@@ -28,6 +28,10 @@ test('models.json lists the four cased directions, each with source, target and 
   for (const m of cased) assert.equal(typeof m.check?.length_penalty, 'number', m.id);
 });
 
+// info().decoding: camelCase, and the same under the deprecated snake_case names.
+const decoding = (lengthPenalty, fromModel) => ({ lengthPenalty, lengthPenaltyFromModel: fromModel,
+  length_penalty: lengthPenalty, length_penalty_from_model: fromModel });
+
 for (const entry of cased) {
   for (const simd of [true, false]) {
     test(`${entry.id} (${simd ? 'SIMD' : 'no SIMD'}): its own length penalty ${entry.check.length_penalty} is the default`, async () => {
@@ -36,7 +40,7 @@ for (const entry of cased) {
       const info = t.info();
       assert.equal(info.source_language, entry.source);
       assert.equal(info.target_language, entry.target);
-      assert.deepEqual(info.decoding, { length_penalty: asStored(entry.check.length_penalty), length_penalty_from_model: true });
+      assert.deepEqual(info.decoding, decoding(asStored(entry.check.length_penalty), true));
       const alpha = info.decoding.length_penalty;
       // Another alpha than the model's: 0 (no normalization) where the model's is not 0, else 1.
       const other = alpha === 0 ? 1 : 0;
@@ -64,7 +68,7 @@ test('a model without attend.decoding reports and uses the general default, 0.6'
   assert.ok(uncased.length > 0, 'models.json lists no model without a length penalty of its own');
   for (const entry of uncased) {
     const t = await Attend.load(new Uint8Array(fs.readFileSync(requireFile(path.join(root, 'web', 'models', entry.file)))));
-    assert.deepEqual(t.info().decoding, { length_penalty: asStored(0.6), length_penalty_from_model: false }, entry.id);
+    assert.deepEqual(t.info().decoding, decoding(asStored(0.6), false), entry.id);
     const text = sentencesIn(entry.source)[0];
     const byDefault = await t.translate(text, { attention: false });
     const given = await t.translate(text, { lengthPenalty: 0.6, attention: false });

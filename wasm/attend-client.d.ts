@@ -1,0 +1,23 @@
+// Types of the Web Worker client (attend-client.js, the package's ./worker): attend.js's API, run in a worker.
+import type { DocumentTranslation, LoadOptions, ModelInfo, TranslateOptions, Translation } from './attend.js';
+
+export interface WorkerLoadOptions extends LoadOptions {
+  /** The worker script; default: attend-worker.js beside attend-client.js. */
+  workerUrl?: URL;
+}
+
+/**
+ * Requests go to the worker one at a time, in order. Aborting one that is still waiting takes it out of the queue;
+ * aborting the one the worker is running rejects at once and its result is dropped when it arrives.
+ */
+export declare class AttendWorker {
+  /** An abort (options.signal) during the load ends the worker, and with it the download. */
+  static load(source: string | URL | ArrayBuffer | Uint8Array, options?: WorkerLoadOptions): Promise<AttendWorker>;
+  info(): ModelInfo;
+  translate(text: string, options?: TranslateOptions | null): Promise<Translation>;
+  translate(texts: readonly string[], options?: TranslateOptions | null): Promise<Translation[]>;
+  translateDocument(text: string, options?: TranslateOptions | null): Promise<DocumentTranslation>;
+  dispose(): Promise<void>;
+}
+
+export default AttendWorker;
