@@ -12,7 +12,10 @@
 
 #include <omp.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <mutex>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -26,6 +29,7 @@ struct TranslateFlags {
     int threads = 0;
     bool tokenized = false, json = false, verbose = false, text_given = false;
     bool length_penalty_given = false;  // else the model's own (Translator::default_options)
+    std::string progress = "auto";
 };
 
 nlohmann::json maps_json(const AttentionMaps& a) {
@@ -36,22 +40,64 @@ bool blank(const std::string& line) {
     return std::all_of(line.begin(), line.end(), [](char c) { return c == ' ' || c == '\t' || c == '\r'; });
 }
 
+// The progress of a file on standard error: sentences done of all, sentences per second and the time left. On a
+// terminal one line redrawn at most five times a second; elsewhere (a log) a line every ten seconds.
+class Progress {
+public:
+    Progress(size_t total, bool enabled) : total_(total), enabled_(enabled && total > 1), tty_(isatty(STDERR_FILENO)) {}
+    void add(size_t n) {
+        if (!enabled_) return;
+        std::lock_guard<std::mutex> lock(mutex_);
+        done_ += n;
+        const double now = seconds();
+        if (done_ < total_ && now - printed_ < (tty_ ? 0.2 : 10.0)) return;
+        printed_ = now;
+        const double rate = done_ / std::max(now, 1e-9);
+        const int left = static_cast<int>((total_ - done_) / std::max(rate, 1e-9));
+        std::fprintf(stderr, tty_ ? "\r\033[K%zu/%zu sentences, %.1f sentences/s, ETA %dm%02ds" : "%zu/%zu sentences, %.1f sentences/s, ETA %dm%02ds\n",
+                     done_, total_, rate, left / 60, left % 60);
+        if (tty_ && done_ == total_) std::fprintf(stderr, "\n");
+        std::fflush(stderr);
+    }
+
+private:
+    double seconds() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
+    const size_t total_;
+    const bool enabled_, tty_;
+    size_t done_ = 0;
+    double printed_ = -1e9;
+    std::mutex mutex_;
+    const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
 // Translates lines[i] for every i in `todo` into results[i]; a sentence that fails gets its error in errors[i].
 void translate_lines(const Translator& translator, const std::vector<std::string>& lines,
                      const std::vector<size_t>& todo, const TranslationOptions& opt,
-                     std::vector<TranslationResult>& results, std::vector<std::string>& errors) {
+                     std::vector<TranslationResult>& results, std::vector<std::string>& errors, Progress& progress) {
     if (opt.beam_size == 1 && !opt.return_attention && opt.max_batch_size > 1) {
-        // Greedy search decodes batches of similar-length sentences together (batches side by side on threads).
-        std::vector<std::string> texts;
-        texts.reserve(todo.size());
-        for (size_t i : todo) texts.push_back(lines[i]);
-        try {
-            std::vector<TranslationResult> batch = translator.translate_batch(texts, opt);
-            for (size_t k = 0; k < todo.size(); k++) results[todo[k]] = std::move(batch[k]);
-            return;
-        } catch (const Error&) {
-            // One sentence failed the whole batch: translate one at a time below, to keep every other one.
+        // Greedy search decodes batches of similar-length sentences together (batches side by side on threads),
+        // in chunks of a few hundred sentences so that the progress line moves.
+        constexpr size_t kChunk = 512;
+        std::vector<size_t> failed;
+        for (size_t first = 0; first < todo.size(); first += kChunk) {
+            const size_t count = std::min(kChunk, todo.size() - first);
+            std::vector<std::string> texts;
+            texts.reserve(count);
+            for (size_t k = 0; k < count; k++) texts.push_back(lines[todo[first + k]]);
+            try {
+                std::vector<TranslationResult> batch = translator.translate_batch(texts, opt);
+                for (size_t k = 0; k < count; k++) results[todo[first + k]] = std::move(batch[k]);
+                progress.add(count);
+            } catch (const Error&) {
+                // One sentence failed its chunk: those go one at a time below, to keep every other one.
+                failed.insert(failed.end(), todo.begin() + first, todo.begin() + first + count);
+            }
         }
+        if (failed.empty()) return;
+        TranslationOptions one = opt;
+        one.max_batch_size = 1;
+        translate_lines(translator, lines, failed, one, results, errors, progress);
+        return;
     }
     // Sentences are independent: translate them in parallel, longest first so the threads finish together.
     std::vector<size_t> order = todo;
@@ -64,6 +110,7 @@ void translate_lines(const Translator& translator, const std::vector<std::string
         } catch (const Error& e) {
             errors[i] = e.what();
         }
+        progress.add(1);
     }
 }
 
@@ -98,7 +145,8 @@ void run_translate(TranslateFlags& f) {
             todo.push_back(i);
     }
     const auto start = std::chrono::steady_clock::now();
-    translate_lines(translator, lines, todo, opt, results, errors);
+    Progress progress(todo.size(), f.progress == "on" || (f.progress == "auto" && !f.text_given && isatty(STDERR_FILENO)));
+    translate_lines(translator, lines, todo, opt, results, errors, progress);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
     // A line's warnings: why it was skipped, or what happened to its translation.
@@ -200,6 +248,10 @@ CommandRegistrar registrar([](CLI::App& app) {
                   "One JSON object a line: line, text, score, tokens, finished, warnings (skipped lines: skipped)");
     cmd->add_option("--threads", f->threads, "CPU threads (sentences are translated in parallel; default: all)");
     cmd->add_flag("-v,--verbose", f->verbose, "Print timing to standard error");
+    cmd->add_option("--progress", f->progress,
+                    "Progress on standard error (sentences/s, ETA): on, off, or auto (on a terminal)")
+        ->check(CLI::IsMember({"auto", "on", "off"}))
+        ->capture_default_str();
     cmd->callback([f, cmd] {
         f->text_given = cmd->count("--text") > 0;
         f->length_penalty_given = cmd->count("--length-penalty") > 0;

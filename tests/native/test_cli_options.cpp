@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -123,4 +124,29 @@ TEST_CASE("attend bleu and translate: a truncated .gz input is an error naming t
     check_refused("bleu --ref '" + cut + "' --hyp '" + whole + "'", "the file is truncated");
     std::remove(whole.c_str());
     std::remove(cut.c_str());
+}
+
+TEST_CASE("attend translate --progress: the count, rate and time left on standard error; every line still out") {
+    const std::string model = std::string(ATTEND_SOURCE_DIR) + "/web/models/multi30k-en-de-cased.safetensors";
+    const std::string input = kTmp + "progress.txt";
+    {
+        std::FILE* f = std::fopen(input.c_str(), "w");
+        REQUIRE(f);
+        std::fputs("A dog runs.\n\nTwo men play soccer.\nA woman reads a book.\n", f);
+        std::fclose(f);
+    }
+    for (const char* beam : {"1", "3"}) {  // the batched greedy path and the one-at-a-time path
+        CAPTURE(beam);
+        const Run on = attend("translate -m '" + model + "' -i '" + input + "' -b " + beam + " --progress on");
+        CAPTURE(on.output);
+        CHECK(on.status == 0);
+        CHECK(on.output.find("3/3 sentences, ") != std::string::npos);  // the empty line is not a sentence
+        CHECK(on.output.find(" sentences/s, ETA 0m00s") != std::string::npos);
+        const Run off = attend("translate -m '" + model + "' -i '" + input + "' -b " + beam + " --progress off");
+        CHECK(off.status == 0);
+        CHECK(off.output.find("sentences/s") == std::string::npos);
+        CHECK(std::count(off.output.begin(), off.output.end(), '\n') == 4);  // one line out per line in
+    }
+    check_refused("translate -m model.safetensors -t 'a dog' --progress sometimes", "--progress");
+    std::remove(input.c_str());
 }
