@@ -7,6 +7,7 @@
 #include "cli/option_checks.h"
 #include "data/text_file.h"
 #include "error.h"
+#include "text/sentence_splitter.h"
 #include "text/utf8.h"
 #include "translate/translator.h"
 
@@ -16,6 +17,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <numeric>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -114,6 +116,49 @@ void translate_lines(const Translator& translator, const std::vector<std::string
     }
 }
 
+// The sentences' results (in order, sentence_line[k] the line of sentence k) joined into their lines' results: texts
+// joined with spaces, tokens and scores added up, each sentence's warnings and errors prefixed with its number when
+// the line has several. A sentence that fails leaves its place empty and a warning; only a line whose every
+// sentence failed is an error.
+void join_sentences(const std::vector<size_t>& sentence_line, const std::vector<TranslationResult>& sentence_results,
+                    const std::vector<std::string>& sentence_errors, std::vector<TranslationResult>& results,
+                    std::vector<std::string>& errors) {
+    for (size_t first = 0; first < sentence_line.size();) {
+        const size_t line = sentence_line[first];
+        size_t last = first;
+        while (last < sentence_line.size() && sentence_line[last] == line) ++last;
+        if (last - first == 1) {
+            results[line] = sentence_results[first];
+            errors[line] = sentence_errors[first];
+            first = last;
+            continue;
+        }
+        TranslationResult& r = results[line];
+        size_t failed = 0;
+        for (size_t k = first; k < last; ++k) {
+            const std::string where = "sentence " + std::to_string(k - first + 1) + ": ";
+            if (!sentence_errors[k].empty()) {
+                r.warnings.push_back(where + sentence_errors[k] + ": skipped");
+                ++failed;
+                continue;
+            }
+            const TranslationResult& s = sentence_results[k];
+            auto append = [](std::string& to, const std::string& text) {
+                if (!text.empty()) to += (to.empty() ? "" : " ") + text;
+            };
+            append(r.text, s.text);
+            append(r.tokenized, s.tokenized);
+            r.target_tokens.insert(r.target_tokens.end(), s.target_tokens.begin(), s.target_tokens.end());
+            r.score += s.score;
+            r.log_prob += s.log_prob;
+            r.finished = r.finished && s.finished;
+            for (const std::string& w : s.warnings) r.warnings.push_back(where + w);
+        }
+        if (failed == last - first) errors[line] = "no sentence of the line could be translated";
+        first = last;
+    }
+}
+
 void run_translate(TranslateFlags& f) {
     validate_options(f.options);
     if (f.threads < 0) throw Error("--threads must be at least 1, got " + std::to_string(f.threads));
@@ -145,8 +190,23 @@ void run_translate(TranslateFlags& f) {
             todo.push_back(i);
     }
     const auto start = std::chrono::steady_clock::now();
-    Progress progress(todo.size(), f.progress == "on" || (f.progress == "auto" && !f.text_given && isatty(STDERR_FILENO)));
-    translate_lines(translator, lines, todo, opt, results, errors, progress);
+    // A model trained on single sentences translates a paragraph sentence by sentence (Moses' splitting rules with
+    // the source language's non-breaking prefixes); a line's translation is its sentences' joined with spaces.
+    std::vector<std::string> sentences;
+    std::vector<size_t> sentence_line;
+    for (size_t i : todo)
+        for (const SentenceSpan& s : split_sentences(lines[i], translator.model().source_pipeline.prefixes)) {
+            sentences.push_back(lines[i].substr(s.begin, s.end - s.begin));
+            sentence_line.push_back(i);
+        }
+    std::vector<size_t> all(sentences.size());
+    std::iota(all.begin(), all.end(), size_t{0});
+    std::vector<TranslationResult> sentence_results(sentences.size());
+    std::vector<std::string> sentence_errors(sentences.size());
+    Progress progress(sentences.size(),
+                      f.progress == "on" || (f.progress == "auto" && !f.text_given && isatty(STDERR_FILENO)));
+    translate_lines(translator, sentences, all, opt, sentence_results, sentence_errors, progress);
+    join_sentences(sentence_line, sentence_results, sentence_errors, results, errors);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
     // A line's warnings: why it was skipped, or what happened to its translation.
@@ -184,14 +244,18 @@ void run_translate(TranslateFlags& f) {
     }
     std::fflush(stdout);
     if (f.verbose)
-        std::fprintf(stderr, "%zu sentences in %.2f s (%.1f ms per sentence, beam %d, %d threads)\n", todo.size(),
-                     seconds, todo.empty() ? 0.0 : 1000.0 * seconds / todo.size(), opt.beam_size, omp_get_max_threads());
+        std::fprintf(stderr, "%zu sentences in %.2f s (%.1f ms per sentence, beam %d, %d threads)\n", sentences.size(),
+                     seconds, sentences.empty() ? 0.0 : 1000.0 * seconds / sentences.size(), opt.beam_size,
+                     omp_get_max_threads());
     if (!f.attention_file.empty()) {
         nlohmann::json out = nlohmann::json::array();
-        for (const TranslationResult& r : results)
-            out.push_back({{"text", r.text}, {"source_tokens", r.source_tokens}, {"target_tokens", r.target_tokens},
+        for (size_t k = 0; k < sentence_results.size(); ++k) {  // one entry per sentence (a line may hold several)
+            const TranslationResult& r = sentence_results[k];
+            out.push_back({{"line", sentence_line[k] + 1}, {"text", r.text}, {"source_tokens", r.source_tokens},
+                           {"target_tokens", r.target_tokens},
                            {"cross", maps_json(r.cross)}, {"encoder_self", maps_json(r.encoder_self)},
                            {"decoder_self", maps_json(r.decoder_self)}});
+        }
         std::ofstream file(f.attention_file);
         if (!file) throw Error("cannot write " + f.attention_file);
         file << nlohmann::json{{"format", "attend-attention"},
