@@ -408,7 +408,8 @@ async function translate() {
     // The maps open on the first sentence that has them (one that could not be translated has none).
     state.sentence = Math.max(0, doc.sentences.findIndex((x) => hasMaps(x.attention?.cross)));
     showResult();
-    $('translate-status').textContent = `done in ${ms.toFixed(0)} ms`;
+    const warned = warningsOf(state.doc).length;
+    $('translate-status').textContent = `done in ${ms.toFixed(0)} ms${warned ? `, with ${countWarnings(warned)}` : ''}`;
     writeAddress();
     setBody('translateState', 'done');
   } catch (e) {
@@ -432,10 +433,40 @@ function clearResult() {
   $('attention-panel').hidden = true;
   $('translate-error').hidden = true;
   $('translate-status').textContent = '';
+  showWarnings([]);
   heatmap.reset();
   alignment.reset();
   headView.reset();
   setBody('translateState', 'idle');
+}
+
+// What the translator warned about: one sentence's own warnings when there is one sentence, else the document's,
+// which say where each comes from ("line 2, sentence 1: …").
+function warningsOf(d) {
+  if (!d) return [];
+  if (d.sentences.length === 1) return d.sentences[0].warnings ?? [];
+  return d.warnings ?? d.sentences.flatMap((x) => x.warnings ?? []);
+}
+
+const countWarnings = (n) => `${n} warning${n === 1 ? '' : 's'}`;
+
+// The chip beside the output: hidden without warnings; a button that opens and closes their list.
+function showWarnings(warnings) {
+  const box = $('output-warnings');
+  box.hidden = warnings.length === 0;
+  $('warnings-count').textContent = countWarnings(warnings.length);
+  $('warnings-list').replaceChildren(...warnings.map((w) => {
+    const li = document.createElement('li');
+    li.textContent = w;
+    return li;
+  }));
+  // A new set of warnings opens closed, so that a chip never shows an old list already unfolded.
+  setWarningsOpen(false);
+}
+
+function setWarningsOpen(open) {
+  $('warnings-toggle').setAttribute('aria-expanded', String(open));
+  $('warnings-list').hidden = !open;
 }
 
 // The address names the model, the text and the beam of what is on screen, so that it can be shared or kept.
@@ -459,6 +490,7 @@ function showResult() {
   const spans = sentenceSpans(d);
   if (spans) $('output-text').replaceChildren(...spans);
   else $('output-text').textContent = d.text;
+  showWarnings(warningsOf(d));
   const several = d.sentences.length > 1;
   $('sentence-choice').hidden = !several;
   $('output-text').classList.toggle('several', several);
@@ -471,9 +503,11 @@ function showResult() {
 
 // The translated text as one span per sentence (the attention views show the one chosen), laid out as the
 // translator joins them: a line's sentences with spaces, the input's lines kept. Any other layout of the text
-// (which this page does not know) is shown as plain text, with the sentence menu still there.
+// (which this page does not know) is shown as plain text, with the sentence menu still there. A lone sentence is
+// a span only when it carries warnings, so that it can be marked.
 function sentenceSpans(d) {
-  if (d.sentences.length < 2) return null;
+  if (d.sentences.length === 0) return null;
+  if (d.sentences.length === 1 && !d.sentences[0].warnings?.length) return null;
   const lines = d.source.split('\n').map(() => []);
   const nodes = lines.map(() => []);
   d.sentences.forEach((x, i) => {
@@ -482,6 +516,10 @@ function sentenceSpans(d) {
     span.className = 'sentence';
     span.dataset.index = i;
     span.textContent = x.text;
+    if (x.warnings?.length) {
+      span.classList.add('warned');
+      span.title = x.warnings.join('\n');
+    }
     span.addEventListener('click', () => showSentence(i));
     lines[x.line]?.push(x.text);
     if (nodes[x.line]?.length) nodes[x.line].push(' ');
@@ -887,6 +925,9 @@ function wire() {
   $('copy-text').addEventListener('click', () => copy(state.doc?.text ?? '', 'translation'));
   $('sentence-select').addEventListener('change', (e) => showSentence(Number(e.target.value)));
   $('copy-link').addEventListener('click', () => copy($('share-link').href, 'link'));
+  $('warnings-toggle').addEventListener('click', (e) => {
+    setWarningsOpen(e.currentTarget.getAttribute('aria-expanded') !== 'true');
+  });
   $('download-png').addEventListener('click', async () => {
     const map = currentMap();
     download(await heatmapPng(map), `${fileStem()}.png`);
