@@ -105,3 +105,19 @@ test('options out of range are errors naming the option (exit status 1)', () => 
     assert.equal(r.out, '');
   }
 });
+
+for (const beam of ['5', '1']) {
+  test(`beam ${beam}: a paragraph on one line is translated sentence by sentence and joined with spaces`, () => {
+    const sentences = ['A man is walking.', 'A woman is sitting on a bench.', 'Two children play.'];
+    const r = attend(['-b', beam], `${sentences.join(' ')}\n\nA dog runs.\n`);
+    assert.equal(r.status, 0, r.err);
+    const out = lines(r.out);
+    assert.equal(out.length, 3);
+    assert.equal(out[0], sentences.map((s) => alone(s, ['-b', beam])).join(' '));
+    assert.equal(out[1], '');
+    assert.equal(out[2], alone('A dog runs.', ['-b', beam]));
+    const json = lines(attend(['-b', beam, '--json'], `${sentences.join(' ')}\n`).out).map((l) => JSON.parse(l));
+    assert.equal(json[0].tokens.filter((t) => t === '<eos>').length, 3);  // one search per sentence
+    assert.equal(json[0].text, out[0]);
+  });
+}
