@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { requireFile, root } from '../wasm/lib/paths.mjs';
 import { serve } from './lib/server.mjs';
+import { demoUrl, translateOnPage, waitForState } from './lib/demo.mjs';
 import { launch, watchErrors } from './lib/browser.mjs';
 import { Attend } from '../../wasm/attend.js';
 import { tokenLabel, wordsOf } from '../../web/tokens.js';
@@ -19,19 +20,10 @@ const server = await serve(root);
 const browser = await launch();
 after(async () => { await browser.close(); await server.close(); });
 
-const demo = (query = '') => `${server.url}/web/index.html?sw=0${query}`;
-const state = (page, key, value, timeout = 120000) =>
-  page.waitForFunction(([k, v]) => document.body.dataset[k] === v, [key, value], { timeout });
+const demo = (query) => demoUrl(server, query);
+const state = waitForState;
 
-async function translate(page, text, beam = 2) {
-  await page.fill('#source-text', text);
-  await page.fill('#beam-size', String(beam));
-  await page.evaluate(() => { document.body.dataset.translateState = 'idle'; });
-  await page.click('#translate-button');
-  await page.waitForFunction(() => ['done', 'error'].includes(document.body.dataset.translateState), null, { timeout: 120000 });
-  assert.equal(await page.getAttribute('body', 'data-translate-state'), 'done');
-  return page.textContent('#output-text');
-}
+const translate = translateOnPage;
 
 // What the page shows for one sentence: its output words, and the heatmap's rows and columns.
 async function shownSentence(page) {

@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { nativeBin, requireFile, root } from '../wasm/lib/paths.mjs';
 import { serve } from './lib/server.mjs';
+import { demoUrl, translateOnPage, waitForState } from './lib/demo.mjs';
 import { launch, watchErrors } from './lib/browser.mjs';
 import { unescapeMoses, wordsOf } from '../../web/tokens.js';
 
@@ -25,20 +26,11 @@ const browser = await launch();
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'attend-usability-'));
 after(async () => { await browser.close(); await server.close(); fs.rmSync(tmp, { recursive: true, force: true }); });
 
-const demo = (query = '') => `${server.url}/web/index.html?sw=0${query}`;
-const state = (page, key, value, timeout = 120000) =>
-  page.waitForFunction(([k, v]) => document.body.dataset[k] === v, [key, value], { timeout });
+const demo = (query) => demoUrl(server, query);
+const state = waitForState;
 const shot = (page, name, fullPage = true) => page.screenshot({ path: path.join(artifacts, `web-${name}.png`), fullPage });
 
-async function translate(page, text, beam = 2) {
-  await page.fill('#source-text', text);
-  await page.fill('#beam-size', String(beam));
-  await page.evaluate(() => { document.body.dataset.translateState = 'idle'; });
-  await page.click('#translate-button');
-  await page.waitForFunction(() => ['done', 'error'].includes(document.body.dataset.translateState), null, { timeout: 120000 });
-  assert.equal(await page.getAttribute('body', 'data-translate-state'), 'done');
-  return (await page.textContent('#output-text')).trim();
-}
+const translate = async (page, text, beam) => (await translateOnPage(page, text, beam)).trim();
 
 // The centre of heatmap cell (row, col) in the canvas's own coordinates.
 async function cellAt(page, row, col) {

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { requireFile, root } from '../wasm/lib/paths.mjs';
 import { serve } from './lib/server.mjs';
+import { demoUrl, translateOnPage, waitForState } from './lib/demo.mjs';
 import { launch, watchErrors } from './lib/browser.mjs';
 
 const shippedList = JSON.parse(fs.readFileSync(path.join(root, 'web', 'models', 'models.json'), 'utf8')).models;
@@ -24,9 +25,8 @@ const server = await serve(root);
 const browser = await launch();
 after(async () => { await browser.close(); await server.close(); });
 
-const demo = (query = '') => `${server.url}/web/index.html?sw=0${query}`;
-const state = (page, key, value, timeout = 120000) =>
-  page.waitForFunction(([k, v]) => document.body.dataset[k] === v, [key, value], { timeout });
+const demo = (query) => demoUrl(server, query);
+const state = waitForState;
 const swapButton = (page) => page.evaluate(() => {
   const b = document.getElementById('swap-languages');
   return { disabled: b.disabled, title: b.title, label: b.getAttribute('aria-label'), text: b.textContent.trim() };
@@ -34,15 +34,7 @@ const swapButton = (page) => page.evaluate(() => {
 const direction = (page) => page.evaluate(() => [document.getElementById('source-lang').textContent,
   document.getElementById('target-lang').textContent]);
 
-async function translate(page, text, beam = 2) {
-  await page.fill('#source-text', text);
-  await page.fill('#beam-size', String(beam));
-  await page.evaluate(() => { document.body.dataset.translateState = 'idle'; });
-  await page.click('#translate-button');
-  await page.waitForFunction(() => ['done', 'error'].includes(document.body.dataset.translateState), null, { timeout: 120000 });
-  assert.equal(await page.getAttribute('body', 'data-translate-state'), 'done');
-  return (await page.textContent('#output-text')).trim();
-}
+const translate = async (page, text, beam) => (await translateOnPage(page, text, beam)).trim();
 
 // After a swap: the reverse model is loaded and has translated what the box holds.
 async function swappedAndTranslated(page) {
