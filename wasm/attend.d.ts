@@ -26,6 +26,8 @@ export interface TranslateOptions {
   beam?: number;
   /** Most tokens to generate, <eos> included, 0 to 4096; 0: the model's limit. Default 0. */
   maxLength?: number;
+  /** Most source tokens translated, <eos> included, 0 or 2 to 4096; 0: the model's limit. A longer sentence is cut, with a warning. Default 0. */
+  maxInputLength?: number;
   /** At most ceil(ratio x source tokens) + 10 tokens are generated; 0: no limit relative to the source. Default 2. */
   maxLengthRatio?: number;
   /** alpha in log P / L^alpha. Default: the model's own (info().decoding), else 0.6. */

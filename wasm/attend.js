@@ -200,6 +200,7 @@ function shapeMaps(core, json, floatsPtr) {
 const OPTION_RULES = {
   beam: { key: 'beam', integer: true, min: 1, max: 64 },
   maxLength: { key: 'maxLength', integer: true, min: 0, max: 4096 },
+  maxInputLength: { key: 'maxInputLength', integer: true, min: 0, max: 4096 },
   maxLengthRatio: { key: 'maxLengthRatio', min: 0, max: 1000 },
   lengthPenalty: { key: 'lengthPenalty', min: -1e6, max: 1e6 },
   noRepeatNgramSize: { key: 'noRepeatNgramSize', integer: true, min: 0, max: 64 },

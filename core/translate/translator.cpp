@@ -79,6 +79,9 @@ void validate_options(const TranslationOptions& o) {
     if (!std::isfinite(o.length_penalty))
         throw Error("length penalty must be a finite number, got " + number_text(o.length_penalty));
     check_range("max length", o.max_length, 0, kMaxDecodingLength);
+    check_range("max input length", o.max_input_length, 0, kMaxDecodingLength);
+    if (o.max_input_length == 1)
+        throw Error("max input length must be 0 (the model's limit) or at least 2 (a token and <eos>), got 1");
     check_range("max length ratio", o.max_length_ratio, 0, 1000);
     check_range("no_repeat_ngram_size", o.no_repeat_ngram_size, 0, kMaxNoRepeatNgramSize);
     if (!(std::isfinite(o.repetition_penalty) && o.repetition_penalty > 0))
@@ -114,16 +117,18 @@ std::vector<std::string> Translator::source_tokens(std::string_view text) const 
     return tokens;
 }
 
-std::vector<std::string> Translator::source_tokens_truncated(std::string_view text,
-                                                             std::vector<std::string>& warnings) const {
+std::vector<std::string> Translator::source_tokens_truncated(std::string_view text, std::vector<std::string>& warnings,
+                                                             int max_input_length) const {
     if (text.empty() || only_whitespace(text)) throw Error("the text to translate is empty");
     std::vector<std::string> tokens = preprocess_for_model(text, model_.source_pipeline);
     if (tokens.empty()) throw Error("the text to translate is empty after tokenization");
-    const int limit = max_source_tokens();
+    const bool by_option = max_input_length > 0 && max_input_length < max_source_tokens();
+    const int limit = by_option ? max_input_length : max_source_tokens();
     if (static_cast<int>(tokens.size()) + 1 > limit) {
-        warnings.push_back("the text is " + std::to_string(tokens.size() + 1) +
-                           " tokens long (with <eos>); this model accepts at most " + std::to_string(limit) +
-                           ": only the first " + std::to_string(limit - 1) + " were translated");
+        warnings.push_back("the text is " + std::to_string(tokens.size() + 1) + " tokens long (with <eos>); " +
+                           (by_option ? "max input length is " : "this model accepts at most ") +
+                           std::to_string(limit) + ": only the first " + std::to_string(limit - 1) +
+                           " were translated");
         tokens.resize(static_cast<size_t>(limit - 1));
     }
     tokens.push_back(model_.target_vocab.token(model_.eos_id));
@@ -185,7 +190,7 @@ TranslationResult Translator::translate_masked(std::string_view text, const Tran
     TranslationResult r;
 
     auto start = std::chrono::steady_clock::now();
-    r.source_tokens = source_tokens_truncated(text, r.warnings);
+    r.source_tokens = source_tokens_truncated(text, r.warnings, options.max_input_length);
     std::vector<int> src = model_.source_vocab.ids(r.source_tokens);
     const int S = static_cast<int>(src.size());
     r.preprocess_ms = ms_since(start);
@@ -272,7 +277,7 @@ std::vector<TranslationResult> Translator::translate_batch_masked(const std::vec
     for (size_t i = 0; i < texts.size(); i++) {
         const auto start = std::chrono::steady_clock::now();
         try {
-            results[i].source_tokens = source_tokens_truncated(texts[i], results[i].warnings);
+            results[i].source_tokens = source_tokens_truncated(texts[i], results[i].warnings, options.max_input_length);
         } catch (const Error& e) {
             throw Error("sentence " + std::to_string(i + 1) + ": " + e.what());
         }

@@ -25,6 +25,9 @@ struct TranslationOptions {
     // The most tokens to generate, <eos> included (CTranslate2's max_decoding_length), 0..kMaxDecodingLength;
     // 0: the model's limit. Never more than the model's limit, nor than max_length_ratio allows.
     int max_length = 0;
+    // The most source tokens translated, <eos> included (CTranslate2's max_input_length): 0 (the model's limit) or
+    // 2..kMaxDecodingLength, never more than the model's limit. A longer text is cut to it, with a warning.
+    int max_input_length = 0;
     // At most ceil(max_length_ratio * source tokens) + 10 tokens are generated (source tokens with <eos>), so that a
     // model caught in a loop stops soon; 0: no limit relative to the source. Finite, >= 0.
     float max_length_ratio = 2.0f;
@@ -131,7 +134,8 @@ private:
     MaskedText mask(std::string_view text, const TranslationOptions& options) const;
     void unmask(TranslationResult& r, const MaskedText& masked) const;
     // Source tokens for translation: cut to the model's limit (keeping <eos>) with a warning into `warnings`.
-    std::vector<std::string> source_tokens_truncated(std::string_view text, std::vector<std::string>& warnings) const;
+    std::vector<std::string> source_tokens_truncated(std::string_view text, std::vector<std::string>& warnings,
+                                                     int max_input_length) const;
     // Search options for the source `text` of S tokens (the length limits applied).
     SearchOptions search_options(const TranslationOptions& options, int S, std::string_view text) const;
     // The result fields that come from the chosen hypothesis: ids, tokens, text, scores.

@@ -288,6 +288,9 @@ CommandRegistrar registrar([](CLI::App& app) {
                     "alpha in log P / L^alpha (default: the model's own, else 0.6)");
     cmd->add_flag("!--no-copy-through", o.copy_through,
                   "Translate URLs, e-mail addresses and numbers like any text (default: copied unchanged)");
+    cmd->add_option("--max-input-length", o.max_input_length,
+                    "Most source tokens translated, <eos> included (0: the model's limit); a longer sentence is cut "
+                    "with a warning");
     cmd->add_option("--max-length", o.max_length,
                     "Most tokens to generate (0: the model's limit; never more than --max-length-ratio allows)");
     cmd->add_option("--max-length-ratio", o.max_length_ratio,

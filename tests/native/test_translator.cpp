@@ -190,6 +190,35 @@ TEST_CASE("loading names what is wrong with a model file") {
     CHECK_FALSE(load_error({'h', 'e', 'l', 'l', 'o'}).empty());
 }
 
+TEST_CASE("max_input_length cuts a long source to its size with a warning that names it; out of range is an error") {
+    Translator t(copy_of(small_model()));
+    const std::string text = "A man in a blue shirt is riding a bike down the street.";
+    TranslationOptions o;
+    o.max_input_length = 5;
+    const TranslationResult r = t.translate(text, o);
+    REQUIRE(r.source_tokens.size() == 5);
+    CHECK(r.source_tokens.back() == "<eos>");
+    REQUIRE(r.warnings.size() >= 1);
+    CHECK(r.warnings.front().find("max input length is 5: only the first 4 were translated") != std::string::npos);
+    // The same cut through the batch path.
+    o.beam_size = 1;
+    const std::vector<TranslationResult> batch = t.translate_batch({text, "A dog."}, o);
+    CHECK(batch[0].source_tokens == r.source_tokens);
+    auto cut_source = [](const TranslationResult& x) {
+        for (const std::string& w : x.warnings)
+            if (w.find("tokens long") != std::string::npos) return true;
+        return false;
+    };
+    CHECK_FALSE(cut_source(batch[1]));
+    // A limit above the model's changes nothing: the model's own limit and message stay.
+    o.max_input_length = 4096;
+    CHECK_FALSE(cut_source(t.translate(text, o)));  // (a random model's output may still be cut: another warning)
+    o.max_input_length = 1;
+    CHECK_THROWS_WITH_AS(t.translate(text, o), doctest::Contains("max input length must be 0"), Error);
+    o.max_input_length = -1;
+    CHECK_THROWS_WITH_AS(t.translate(text, o), doctest::Contains("max input length"), Error);
+}
+
 TEST_CASE("a model file may carry its own length penalty, which translation uses unless the caller sets one") {
     TranslatorModel m = copy_of(small_model());
     CHECK_FALSE(m.length_penalty.has_value());

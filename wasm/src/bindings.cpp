@@ -106,6 +106,7 @@ TranslationOptions parse_options(const Translator& translator, const char* optio
     opt.beam_size = int_option(o, "beam", opt.beam_size);
     opt.length_penalty = static_cast<float>(number_option(o, "lengthPenalty", opt.length_penalty));
     opt.max_length = int_option(o, "maxLength", opt.max_length);
+    opt.max_input_length = int_option(o, "maxInputLength", opt.max_input_length);
     opt.max_length_ratio = static_cast<float>(number_option(o, "maxLengthRatio", opt.max_length_ratio));
     opt.no_repeat_ngram_size = int_option(o, "noRepeatNgramSize", opt.no_repeat_ngram_size);
     opt.repetition_penalty = static_cast<float>(number_option(o, "repetitionPenalty", opt.repetition_penalty));
