@@ -1,4 +1,4 @@
-// `attend bench train`: Transformer training throughput (forward + backward + Adam) on the configuration
+// `attend bench train`: Transformer training throughput (forward + backward + Adam) on a fixed configuration
 // (C 256, 3+3 layers, 4 heads, FFN 1024, vocabulary 8000, batch 64 x length 20), then the same step in PyTorch
 // (bench/torch_train.py with Debian's python3-torch, 2 threads) when torch imports. --device cuda times the GPU step
 // (cuda::TransformerCuda: forward, loss, backward, clipping and Adam on the device) beside torch on the same GPU.

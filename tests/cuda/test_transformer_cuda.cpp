@@ -10,7 +10,7 @@
 //     GPU trained, downloaded into a CPU model, give the GPU's validation loss on the CPU (1e-5 relative): the flat
 //     layout is the CPU's, so checkpoints are interchangeable;
 //  3. bad token ids are refused on the host with the CPU's kind of message;
-//  4. the throughput of a transformer-tiny-sized step, printed (tokens/s) for the benchmark; only finiteness
+//  4. the throughput of a transformer-tiny-sized step, printed (tokens/s) as a benchmark figure; only finiteness
 //     is checked.
 #include "cuda/transformer_cuda.h"
 #include "cuda_test_util.h"

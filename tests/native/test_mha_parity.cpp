@@ -1,6 +1,6 @@
 // MultiHeadAttention and LayerNorm against PyTorch 1.13 (fixtures from tools/fixtures_transformer.py), plus the
 // seeds' MHA shape check. Metric: relative_error = max |ours - torch| / max |torch| per tensor; tolerance 1e-4
-// (the "1e-4 relative", measured against the largest reference magnitude of each tensor).
+// (1e-4 relative, measured against the largest reference magnitude of each tensor).
 #include "kernels/layernorm.h"
 #include "model/multi_head_attention.h"
 #include "train/layernorm_backward.h"
