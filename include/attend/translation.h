@@ -1,0 +1,92 @@
+// The options and results of a translation: what Attend's public API (attend/translator.h), the CLI and the
+// WebAssembly module share. Standard library types only.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace attend {
+
+// validate_options() accepts each field within these bounds (and translate() calls it).
+constexpr int kMaxBeamSize = 64;
+constexpr int kMaxDecodingLength = 4096;
+constexpr int kMaxBatchSize = 1024;
+constexpr int kMaxNoRepeatNgramSize = 64;
+
+struct TranslationOptions {
+    int beam_size = 5;             // 1: greedy; 1..kMaxBeamSize
+    // alpha in log P / L^alpha; finite. A model file may name its own (Translator::default_options).
+    float length_penalty = 0.6f;
+    // The most tokens to generate, <eos> included (CTranslate2's max_decoding_length), 0..kMaxDecodingLength;
+    // 0: the model's limit. Never more than the model's limit, nor than max_length_ratio allows.
+    int max_length = 0;
+    // The most source tokens translated, <eos> included (CTranslate2's max_input_length): 0 (the model's limit) or
+    // 2..kMaxDecodingLength, never more than the model's limit. A longer text is cut to it, with a warning.
+    int max_input_length = 0;
+    // At most ceil(max_length_ratio * source tokens) + 10 tokens are generated (source tokens with <eos>), so that a
+    // model caught in a loop stops soon; 0: no limit relative to the source. Finite, >= 0.
+    float max_length_ratio = 2.0f;
+    // Repetition controls (SearchOptions; CTranslate2's semantics): 0..kMaxNoRepeatNgramSize, and finite > 0.
+    // The defaults end the loops a small model falls into on text unlike its training data ("sssss", "été été
+    // été", "0000000") at almost no cost in BLEU on the shipped models (Multi30K test2016, beam 5: en-de 39.41 ->
+    // 39.34, en-fr 51.68 -> 51.67; first 200 sentences, the models' recorded check: en-de 39.58 both ways). No 4-gram twice (no_repeat_ngram_size 3 cost en-de 0.26 there, as
+    // trigrams such as "ein mann in" legitimately recur); the repetition penalty stays off (1.1 cost 0.17 on val).
+    int no_repeat_ngram_size = 4;
+    float repetition_penalty = 1.0f;
+    // No token more than this many times in a row (0: off; 0..1000).
+    int max_token_run = 3;
+    // No character more than this many times in a row in the output, unless the source has such a run of it
+    // (0: off; 0..1000). Stops loops of short BPE pieces ("0@@ 0@@ 0@@") that the rules above let through.
+    int max_char_run = 4;
+    // URLs, e-mail addresses and numbers are copied into the translation unchanged (translate/copy_through.h).
+    bool copy_through = true;
+    bool return_attention = false;
+    // translate_batch: sentences of similar length decoded together (greedy search of a Transformer without
+    // attention maps; anything else goes one sentence at a time). 1: one at a time; 1..kMaxBatchSize.
+    int max_batch_size = 32;
+};
+
+// Throws attend::Error naming the first option out of its range (and the range).
+void validate_options(const TranslationOptions& options);
+
+// Attention weights of one kind for every layer and head: data [layers, heads, rows, cols].
+struct AttentionMaps {
+    int layers = 0, heads = 0, rows = 0, cols = 0;
+    std::vector<float> data;
+};
+
+struct TranslationResult {
+    std::string text;                          // detokenized, for display
+    std::string tokenized;                     // tokenized lowercase words (BPE undone): what BLEU is computed on
+    std::vector<std::string> source_tokens;    // model tokens of the source, <eos> last
+    std::vector<std::string> target_tokens;    // model tokens generated, <eos> last when finished
+    std::vector<int> target_ids;
+    float log_prob = 0.0f, score = 0.0f;
+    bool finished = true;                      // false: cut by max_length
+    // What the caller should know about this translation (the source was truncated to the model's limit, the
+    // output was cut by the length limit), one sentence each.
+    std::vector<std::string> warnings;
+    // Rows and columns: cross = target x source, encoder_self = source x source, decoder_self = target x target.
+    // A Bahdanau model has cross only (1 layer x 1 head: the additive attention weights of each decoder step);
+    // its encoder_self and decoder_self stay empty (0 layers).
+    // Target row i is the position that predicted target_tokens[i] (its input is <bos> or target_tokens[i-1]).
+    AttentionMaps cross, encoder_self, decoder_self;
+    double preprocess_ms = 0, search_ms = 0, attention_ms = 0;
+};
+
+// One sentence of a document: where it is in the input and its translation.
+struct DocumentSentence {
+    std::size_t begin = 0, end = 0;                // bytes of the input: [begin, end)
+    std::size_t utf16_begin = 0, utf16_end = 0;    // the same span in UTF-16 code units (JavaScript string indices)
+    int line = 0;                                  // 0-based input line
+    TranslationResult result;                      // empty text when the sentence was skipped (see its warnings)
+};
+
+struct DocumentTranslation {
+    std::string text;  // the translations, a line's sentences joined with spaces, lines (and empty lines) kept
+    std::vector<DocumentSentence> sentences;
+    // Every sentence's warnings, each prefixed with where it is ("line 2, sentence 1: ...").
+    std::vector<std::string> warnings;
+};
+
+}  // namespace attend
