@@ -12,13 +12,14 @@ function mapsJson(maps) {
   return { layers, heads, rows, cols, data: Array.from(maps.data, (v) => Number(v.toPrecision(9))) };
 }
 
-// results: translations as the translator returns them (text, sourceTokens, targetTokens, attention).
+// results: translations as the translator returns them (text, sourceTokens, targetTokens, attention; a document's
+// sentences also carry their 0-based line, written 1-based as natively).
 export function attentionJson(results) {
   return {
     format: 'attend-attention',
     note: NOTE,
     sentences: results.map((r) => ({
-      text: r.text, source_tokens: r.sourceTokens, target_tokens: r.targetTokens,
+      line: (r.line ?? 0) + 1, text: r.text, source_tokens: r.sourceTokens, target_tokens: r.targetTokens,
       cross: mapsJson(r.attention?.cross), encoder_self: mapsJson(r.attention?.encoderSelf),
       decoder_self: mapsJson(r.attention?.decoderSelf),
     })),
