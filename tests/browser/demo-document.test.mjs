@@ -1,24 +1,18 @@
 // Paragraphs in the demo: the page translates with translateDocument, so the output is the whole text, lines
 // kept, exactly what the library gives in Node for the same model and options; the word lines and the attention
 // views show one sentence at a time, chosen from a menu or by clicking it in the translation.
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { requireFile, root } from '../wasm/lib/paths.mjs';
-import { serve } from './lib/server.mjs';
-import { demoUrl, translateOnPage, waitForState } from './lib/demo.mjs';
-import { launch, watchErrors } from './lib/browser.mjs';
+import { demoUrl, startSession, translateOnPage, waitForState } from './lib/demo.mjs';
+import { watchErrors } from './lib/browser.mjs';
 import { Attend } from '../../wasm/attend.js';
 import { tokenLabel, wordsOf } from '../../web/tokens.js';
 
 const modelFile = requireFile(path.join(root, 'web', 'models', 'multi30k-en-de-cased.safetensors'));
-const artifacts = path.join(root, 'test-artifacts');
-fs.mkdirSync(artifacts, { recursive: true });
-
-const server = await serve(root);
-const browser = await launch();
-after(async () => { await browser.close(); await server.close(); });
+const { server, browser, artifacts } = await startSession(root);
 
 const demo = (query) => demoUrl(server, query);
 const state = waitForState;

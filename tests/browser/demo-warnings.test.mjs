@@ -6,21 +6,15 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { requireFile, root } from '../wasm/lib/paths.mjs';
-import { serve } from './lib/server.mjs';
-import { demoUrl, translateOnPage, waitForState } from './lib/demo.mjs';
-import { launch, watchErrors } from './lib/browser.mjs';
+import { demoUrl, startSession, translateOnPage, waitForState } from './lib/demo.mjs';
+import { watchErrors } from './lib/browser.mjs';
 import { Attend } from '../../wasm/attend.js';
 
 // The default shipped model: the first entry of models.json, which the page loads when no ?model= is given.
 const models = JSON.parse(fs.readFileSync(path.join(root, 'web', 'models', 'models.json'), 'utf8')).models;
 const first = models[0];
 const modelFile = requireFile(path.join(root, 'web', 'models', first.file));
-const artifacts = path.join(root, 'test-artifacts');
-fs.mkdirSync(artifacts, { recursive: true });
-
-const server = await serve(root);
-const browser = await launch();
-after(async () => { await browser.close(); await server.close(); });
+const { server, browser, artifacts } = await startSession(root);
 
 const demo = (query) => demoUrl(server, query);
 const state = waitForState;

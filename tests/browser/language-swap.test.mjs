@@ -2,14 +2,13 @@
 // other way (one of the same family first: cased for cased), puts the translation into the text box and translates
 // it back; the address follows; nothing of the old model's result stays on screen. Without a reverse model in the
 // list the button is disabled and says why.
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { requireFile, root } from '../wasm/lib/paths.mjs';
-import { serve } from './lib/server.mjs';
-import { demoUrl, translateOnPage, waitForState } from './lib/demo.mjs';
-import { launch, watchErrors } from './lib/browser.mjs';
+import { demoUrl, startSession, translateOnPage, waitForState } from './lib/demo.mjs';
+import { watchErrors } from './lib/browser.mjs';
 
 const shippedList = JSON.parse(fs.readFileSync(path.join(root, 'web', 'models', 'models.json'), 'utf8')).models;
 const shipped = (id) => {
@@ -18,12 +17,7 @@ const shipped = (id) => {
   requireFile(path.join(root, 'web', 'models', entry.file));
   return entry;
 };
-const artifacts = path.join(root, 'test-artifacts');
-fs.mkdirSync(artifacts, { recursive: true });
-
-const server = await serve(root);
-const browser = await launch();
-after(async () => { await browser.close(); await server.close(); });
+const { server, browser, artifacts } = await startSession(root);
 
 const demo = (query) => demoUrl(server, query);
 const state = waitForState;
