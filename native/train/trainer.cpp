@@ -493,10 +493,12 @@ public:
         step_.backend->upload(tm_.parameters(), adam_.m(), adam_.v(), adam_.steps());
         options_json_ = train_options_to_json(o_);
         // Before the first step: ranks that would train different things stop here, all with the same message.
-        require_same_on_all_ranks(comm_, "training options or resume point",
-                                  options_json_.dump() + " step " + std::to_string(state.step));
-        require_same_on_all_ranks(comm_, "data", describe_corpus(corpus_));
-        require_same_on_all_ranks(comm_, "attend binary", std::string(__DATE__ " " __TIME__ " ") + __VERSION__);
+        if (comm_.size() > 1) {  // (the data hash reads every id: only where there are ranks to compare)
+            require_same_on_all_ranks(comm_, "training options or resume point",
+                                      options_json_.dump() + " step " + std::to_string(state.step));
+            require_same_on_all_ranks(comm_, "data", describe_corpus(corpus_));
+            require_same_on_all_ranks(comm_, "attend binary", std::string(__DATE__ " " __TIME__ " ") + __VERSION__);
+        }
         log_.say("model: " + describe_model(tm_) + ", " + std::to_string(tm_.parameters().size()) + " parameters, " +
                  (step_.cpu ? std::to_string(omp_get_max_threads()) + " threads"
                             : "training on " + std::string(train_device_name(device_)) + " (" + step_.hardware + ")") +

@@ -93,16 +93,6 @@ TrainOptions small_transformer(const std::string& out_dir) { return attend_test:
 
 std::string fresh_dir(const std::string& name) { return attend_test::fresh_run_dir("device-" + name); }
 
-std::vector<double> step_losses(const std::string& out_dir) {
-    std::vector<double> losses;
-    std::ifstream in(fs::path(out_dir) / "train.jsonl");
-    for (std::string line; std::getline(in, line);) {
-        const nlohmann::json j = nlohmann::json::parse(line);
-        if (j.value("event", "") == "step") losses.push_back(j["loss"].get<double>());
-    }
-    return losses;
-}
-
 }  // namespace
 
 TEST_CASE("train device: the options carry the device; old runs read back as cpu") {
@@ -177,7 +167,7 @@ TEST_CASE("train device: cuda training follows the CPU on the same seed and resu
     const TrainResult rg = train_translator_on(TrainDevice::Cuda, gpu, false);
     REQUIRE(rc.state.step == 12);
     REQUIRE(rg.state.step == 12);
-    const std::vector<double> lc = step_losses(cpu.out_dir), lg = step_losses(gpu.out_dir);
+    const std::vector<double> lc = attend_test::step_losses(cpu.out_dir), lg = attend_test::step_losses(gpu.out_dir);
     REQUIRE(lc.size() == 12);
     REQUIRE(lg.size() == 12);
     CHECK(lg[0] == doctest::Approx(lc[0]).epsilon(1e-4));
@@ -301,7 +291,7 @@ TEST_CASE("train device: a step backend drives the trainer exactly like the CPU 
     CHECK(second.state.step == 6);
     CHECK(backend_steps == 6);
     CHECK(second.last_loss == a.last_loss);
-    CHECK(step_losses(split.out_dir) == step_losses(plain.out_dir));
+    CHECK(attend_test::step_losses(split.out_dir) == attend_test::step_losses(plain.out_dir));
     check_same_checkpoint(plain.out_dir, split.out_dir);
 }
 

@@ -58,16 +58,6 @@ std::string train_args(const std::string& out, int max_steps) {
            default_data_dir() + " --max-steps " + std::to_string(max_steps) + " --out " + out;
 }
 
-std::vector<double> step_losses(const std::string& dir) {
-    std::vector<double> losses;
-    std::ifstream in(fs::path(dir) / "train.jsonl");
-    for (std::string line; std::getline(in, line);) {
-        const nlohmann::json j = nlohmann::json::parse(line);
-        if (j.value("event", "") == "step") losses.push_back(j["loss"].get<double>());
-    }
-    return losses;
-}
-
 // Every tensor within `rtol` of its norm, but the key biases (see the top of this file).
 void check_same_parameters(const std::string& dir_a, const std::string& dir_b, double rtol) {
     const Checkpoint a = load_checkpoint(list_checkpoints(dir_a).back());
@@ -118,7 +108,7 @@ TEST_CASE("mpi: 2 ranks train what 1 process trains on the whole batch (losses, 
     const Run r1 = run(attend_binary() + train_args(one, 20));
     INFO(r1.output);
     REQUIRE(r1.status == 0);
-    const std::vector<double> l2 = step_losses(two), l1 = step_losses(one);
+    const std::vector<double> l2 = attend_test::step_losses(two), l1 = attend_test::step_losses(one);
     REQUIRE(l1.size() == 20);
     check_same_losses(l2, l1, 1e-6);
     check_same_parameters(two, one, 1e-5);
@@ -134,7 +124,7 @@ TEST_CASE("mpi: a 2-rank run resumed on 1 rank ends where the uninterrupted 2-ra
     const Run rest = run(attend_binary() + train_args(split, 20) + " --resume");
     INFO(rest.output);
     REQUIRE(rest.status == 0);
-    check_same_losses(step_losses(split), step_losses(whole), 1e-6);
+    check_same_losses(attend_test::step_losses(split), attend_test::step_losses(whole), 1e-6);
     check_same_parameters(split, whole, 1e-5);
 }
 

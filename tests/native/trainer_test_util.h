@@ -5,8 +5,12 @@
 
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
+#include <fstream>
 #include <string>
+#include <vector>
 
 namespace attend_test {
 
@@ -17,6 +21,17 @@ inline std::string fresh_run_dir(const std::string& name) {
         std::filesystem::temp_directory_path() / ("attend-test-" + std::to_string(::getpid()) + "-" + name);
     std::filesystem::remove_all(dir);
     return dir.string();
+}
+
+// The loss of every "step" line of a run's train.jsonl, in order.
+inline std::vector<double> step_losses(const std::string& out_dir) {
+    std::vector<double> losses;
+    std::ifstream in(std::filesystem::path(out_dir) / "train.jsonl");
+    for (std::string line; std::getline(in, line);) {
+        const nlohmann::json j = nlohmann::json::parse(line);
+        if (j.value("event", "") == "step") losses.push_back(j["loss"].get<double>());
+    }
+    return losses;
 }
 
 inline attend::TrainOptions small_transformer_run(const std::string& out_dir, int log_every) {
