@@ -626,17 +626,20 @@ struct TransformerCuda::Impl {
 
     // Loss of the last forward (sum of row losses into scalars[0]); when dlogits is not null, also its gradient
     // for the mean over `count` labels. Returns the label count.
-    int loss(const TransformerBatchView& b, float label_smoothing, float* dlogits, float** probs_out) {
+    // denominator > 0 replaces the count as the gradient's divisor (a data-parallel share: the whole batch's labels).
+    int loss(const TransformerBatchView& b, float label_smoothing, float* dlogits, float** probs_out,
+             int64_t denominator = 0) {
         const int N = B * T, V = config.tgt_vocab;
         int count = 0;
         for (int i = 0; i < N; ++i) count += b.tgt_out[i] != config.pad_id;
+        const int64_t divisor = denominator > 0 ? denominator : std::max(1, count);
         float* probs = take(arena, size_t(N) * V, "loss probabilities");
         float* losses = take(arena, N, "row losses");
         cross_entropy_forward_cuda(losses, probs, scalars.get(), logits, tgt_out, config.pad_id, label_smoothing, N,
                                    V);
         if (dlogits)
-            cross_entropy_backward_cuda(dlogits, nullptr, 1.0f / std::max(1, count), probs, tgt_out, config.pad_id,
-                                        label_smoothing, N, V);
+            cross_entropy_backward_cuda(dlogits, nullptr, 1.0f / static_cast<float>(divisor), probs, tgt_out,
+                                        config.pad_id, label_smoothing, N, V);
         if (probs_out) *probs_out = probs;
         return count;
     }
@@ -647,15 +650,17 @@ struct TransformerCuda::Impl {
         return total;
     }
 
-    double forward_backward(const TransformerBatchView& b, DropoutStream* dropout, float label_smoothing) {
+    // Returns the loss sum over `denominator` labels (0: this batch's own count).
+    double forward_backward(const TransformerBatchView& b, DropoutStream* dropout, float label_smoothing,
+                            int64_t denominator = 0) {
         if (!b.tgt_out) throw Error("transformer (cuda): a training step needs labels (tgt_out)");
         forward(b, dropout);
         const size_t N = size_t(B) * T;
         grads.zero();
         float* dlogits = take_zero(arena, N * config.tgt_vocab, "dlogits");
-        const int count = loss(b, label_smoothing, dlogits, nullptr);
+        const int count = loss(b, label_smoothing, dlogits, nullptr, denominator);
         backward(dlogits);
-        return loss_total() / std::max(1, count);
+        return loss_total() / double(denominator > 0 ? denominator : std::max<int64_t>(1, count));
     }
 };
 
@@ -665,10 +670,17 @@ TransformerCuda::TransformerCuda(const Transformer& model, const AdamConfig& ada
 TransformerCuda::~TransformerCuda() = default;
 
 double TransformerCuda::train_step(const TrainBatch& batch, uint64_t dropout_seed, float label_smoothing,
-                                   float clip_norm, float lr) {
+                                   float clip_norm, float lr, DeviceAllreduce* allreduce) {
     Impl& m = *impl_;
     DropoutStream dropout(m.config.dropout, dropout_seed);
-    const double loss = m.forward_backward(view_of(batch), &dropout, label_smoothing);
+    const bool share = batch.total_rows > 0;
+    if (share && batch.B > 0) dropout.set_rows(batch.row_begin, batch.B, batch.total_rows);
+    double loss = 0;
+    if (batch.B > 0)
+        loss = m.forward_backward(view_of(batch), &dropout, label_smoothing, share ? batch.global_labels : 0);
+    else
+        m.grads.zero();  // a share without rows adds nothing to the sum
+    if (allreduce) allreduce->sum(m.grads.get(), m.n);
     if (clip_norm > 0) clip_grad_norm_cuda(m.scalars.get() + 1, m.grads.get(), m.n, clip_norm, m.partials.get());
     ++m.adam_t;
     adam_update_cuda(m.values.get(), m.m.get(), m.v.get(), m.grads.get(), m.n, m.adam_t, lr, m.adam);

@@ -134,6 +134,12 @@ Communicator& world() {
     return single_process();
 }
 
+int local_rank() {
+    for (const char* name : {"OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "MPI_LOCALRANKID"})
+        if (const char* v = std::getenv(name); v && *v) return std::max(0, std::atoi(v));
+    return 0;
+}
+
 std::unique_ptr<Communicator> mpi_self() {
 #ifdef ATTEND_HAVE_MPI
     world();

@@ -47,6 +47,10 @@ Communicator& single_process();
 // compiled in (MPI is initialised on the first call and finalised at exit), else single_process().
 Communicator& world();
 
+// This process's place among the job's ranks on its machine (the launcher's OMPI_COMM_WORLD_LOCAL_RANK,
+// SLURM_LOCALID or MPI_LOCALRANKID): which of the machine's GPUs a rank takes. 0 outside a job.
+int local_rank();
+
 // A one-rank MPI communicator of this process (MPI_COMM_SELF), for comparing a run with the job's inside one MPI
 // job. Null without MPI.
 std::unique_ptr<Communicator> mpi_self();

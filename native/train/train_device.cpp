@@ -7,10 +7,13 @@
 #include "train/trainable_model.h"
 
 #ifdef ATTEND_HAVE_CUDA
+#include "cuda/device_allreduce.h"
+#include "cuda/device_memory.h"
 #include "cuda/transformer_cuda.h"
 #endif
 
 #include <algorithm>
+#include <cstdlib>
 #include <cmath>
 
 namespace attend {
@@ -105,15 +108,66 @@ private:
 };
 
 #ifdef ATTEND_HAVE_CUDA
+// The ranks' gradients through the host: a copy down, MPI_Allreduce, a copy up.
+class HostAllreduce final : public cuda::DeviceAllreduce {
+public:
+    explicit HostAllreduce(Communicator& comm) : comm_(comm) {}
+    void sum(float* data, size_t n) override {
+        host_.resize(n);
+        cuda::copy_to_host(host_.data(), data, n);
+        comm_.allreduce_sum(host_.data(), n);
+        cuda::copy_to_device(data, host_.data(), n);
+    }
+    std::string describe() const override { return "the host (" + comm_.describe() + ")"; }
+
+private:
+    Communicator& comm_;
+    std::vector<float> host_;
+};
+
+// Takes this rank's GPU, then agrees with the other ranks on how to sum gradients: NCCL when every rank has a GPU of
+// its own (NCCL refuses two ranks on one GPU), else the host. Null in one process.
+// ATTEND_GPU_GRADIENT_SUM=nccl|host chooses the way, also in one process (where the sum changes nothing, which makes
+// it a check that the way works).
+std::unique_ptr<cuda::DeviceAllreduce> gradient_allreduce(Communicator& comm) {
+    const char* chosen = std::getenv("ATTEND_GPU_GRADIENT_SUM");
+    const std::string way = chosen ? chosen : "";
+    if (!way.empty() && way != "nccl" && way != "host")
+        throw Error("ATTEND_GPU_GRADIENT_SUM='" + way + "': expected nccl or host");
+    std::string gpu;
+    cuda::use_device_of_local_rank(local_rank(), &gpu);
+    if (comm.size() == 1 && way.empty()) return nullptr;
+    std::vector<std::string> gpus = comm.allgather(gpu);
+    std::sort(gpus.begin(), gpus.end());
+    const bool own_gpus = std::adjacent_find(gpus.begin(), gpus.end()) == gpus.end();
+    if (way == "nccl" && !cuda::nccl_compiled())
+        throw Error("ATTEND_GPU_GRADIENT_SUM=nccl: this build has no NCCL (the CUDA toolkit's nccl.h was not found)");
+    if (way == "nccl" && !own_gpus)
+        throw Error("ATTEND_GPU_GRADIENT_SUM=nccl: ranks share a GPU, which NCCL refuses; start one rank per GPU "
+                    "(`attend devices` lists them) or sum through the host");
+    if (way == "host" || !own_gpus || !cuda::nccl_compiled()) return std::make_unique<HostAllreduce>(comm);
+    const std::vector<std::string> ids = comm.allgather(comm.rank() == 0 ? cuda::nccl_unique_id() : std::string());
+    return cuda::make_nccl_allreduce(ids[0], comm.rank(), comm.size());
+}
+
 class CudaTrainStep final : public TrainStepBackend {
 public:
-    CudaTrainStep(const Transformer& model, const AdamConfig& adam) : step_(model, adam), pad_(model.config.pad_id) {}
+    CudaTrainStep(const Transformer& model, const AdamConfig& adam, Communicator& comm)
+        : comm_(comm), allreduce_(gradient_allreduce(comm)), step_(model, adam), pad_(model.config.pad_id) {}
     StepLoss step(const TrainBatch& b, uint64_t dropout_seed, float label_smoothing, float clip_norm,
                   float lr) override {
         StepLoss loss;
-        loss.mean = step_.train_step(b, dropout_seed, label_smoothing, clip_norm, lr);
-        loss.tokens = cross_entropy_count(b.tgt_out.data(), pad_, b.B * b.T);
-        loss.sum = loss.mean * std::max<int64_t>(1, loss.tokens);
+        const double mean = step_.train_step(b, dropout_seed, label_smoothing, clip_norm, lr, allreduce_.get());
+        if (b.total_rows == 0) {  // the whole batch
+            loss.mean = mean;
+            loss.tokens = cross_entropy_count(b.tgt_out.data(), pad_, b.B * b.T);
+            loss.sum = loss.mean * std::max<int64_t>(1, loss.tokens);
+            return loss;
+        }
+        loss.tokens = b.global_labels;
+        loss.sum = mean * std::max<int64_t>(1, loss.tokens);  // this share's
+        comm_.allreduce_sum(&loss.sum, 1);
+        loss.mean = loss.sum / std::max<int64_t>(1, loss.tokens);
         return loss;
     }
     void download(ParameterStore& params, std::vector<float>& m, std::vector<float>& v) override {
@@ -125,8 +179,11 @@ public:
         step_.upload_params(params);
         step_.set_adam_state(m, v, adam_steps);
     }
+    std::string gradient_sum() const override { return allreduce_ ? allreduce_->describe() : std::string(); }
 
 private:
+    Communicator& comm_;
+    std::unique_ptr<cuda::DeviceAllreduce> allreduce_;  // before step_: the rank's GPU is chosen first
     cuda::TransformerCuda step_;
     const int pad_;
 };
@@ -140,14 +197,15 @@ std::unique_ptr<TrainStepBackend> make_cpu_train_step(TranslatorModel& model, Tr
 }
 
 std::unique_ptr<TrainStepBackend> make_train_step_backend(TrainDevice device, const Transformer& model,
-                                                          const TrainOptions& o) {
+                                                          const TrainOptions& o, Communicator& comm) {
     if (device == TrainDevice::Cpu) return nullptr;
     require_train_device(device);  // a public entry point: the same refusal as the trainer's
 #ifdef ATTEND_HAVE_CUDA
-    return std::make_unique<CudaTrainStep>(model, adam_config(o));
+    return std::make_unique<CudaTrainStep>(model, adam_config(o), comm);
 #else
     (void)model;
     (void)o;
+    (void)comm;
     throw Error("attend train --device cuda: this build has no CUDA backend");  // require_train_device already said so
 #endif
 }

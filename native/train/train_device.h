@@ -59,6 +59,8 @@ public:
     // Host -> step (after initialising or loading a checkpoint): parameters, Adam moments and the Adam step count.
     virtual void upload(const ParameterStore& params, const std::vector<float>& adam_m,
                         const std::vector<float>& adam_v, int64_t adam_steps) = 0;
+    // How a data-parallel step sums the ranks' gradients ("NCCL 2.28, 2 ranks"); empty in one process.
+    virtual std::string gradient_sum() const { return {}; }
 };
 
 // The CPU step on `model` (allocated with gradients, run through `trainable`, its make_trainable) and `adam`
@@ -68,7 +70,11 @@ std::unique_ptr<TrainStepBackend> make_cpu_train_step(TranslatorModel& model, Tr
 
 // Null for the CPU (make_cpu_train_step trains there). For cuda: the GPU step (parameters copied from `model`, Adam
 // configured from `options`), or an attend::Error naming why not (no CUDA backend in this build, no usable GPU).
+// With ranks (`mpirun -np N attend train --device cuda`) each rank takes GPU local_rank() % GPUs of its machine and
+// steps on its share of every batch; the gradients are summed with NCCL when every rank has a GPU of its own, else
+// through the host with MPI (ranks sharing a GPU, a build without NCCL). Every rank calls it together.
 std::unique_ptr<TrainStepBackend> make_train_step_backend(TrainDevice device, const Transformer& model,
-                                                          const TrainOptions& options);
+                                                          const TrainOptions& options,
+                                                          Communicator& comm = single_process());
 
 }  // namespace attend

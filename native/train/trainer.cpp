@@ -438,17 +438,19 @@ struct StepDevice {
 
 StepDevice make_step_device(TranslatorModel& tm, TrainableModel& trainable, Adam& adam, const TrainOptions& o,
                             TrainDevice device, const TrainHooks& hooks, Communicator& comm) {
-    if (comm.size() > 1 && (device != TrainDevice::Cpu || hooks.step_backend))
-        throw Error("data-parallel training (" + comm.describe() + ") runs the CPU step; --device " +
-                    train_device_name(device) + " across ranks needs NCCL, which this build does not use");
+    if (comm.size() > 1 && hooks.step_backend)
+        throw Error("data-parallel training (" + comm.describe() + ") cannot use a test step backend");
     if (tm.transformer && hooks.step_backend) {
         require_device_supports(TrainDevice::Cuda, o);  // what any device step supports
         return {hooks.step_backend(*tm.transformer, o), "test step backend", false};
     }
     if (device != TrainDevice::Cpu) {
-        // The step runs on cuda:0, the description's first line.
+        // Rank 0, which logs, steps on cuda:0: the description's first line.
+        std::unique_ptr<TrainStepBackend> backend = make_train_step_backend(device, *tm.transformer, o, comm);
         const std::string gpus = cuda_availability().description;
-        return {make_train_step_backend(device, *tm.transformer, o), gpus.substr(0, gpus.find('\n')), false};
+        std::string hardware = gpus.substr(0, gpus.find('\n'));
+        if (!backend->gradient_sum().empty()) hardware += ", gradients summed over " + backend->gradient_sum();
+        return {std::move(backend), hardware, false};
     }
     return {make_cpu_train_step(tm, trainable, adam, o, comm), cpu_name(), true};
 }

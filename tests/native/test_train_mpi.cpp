@@ -9,98 +9,17 @@
 // that depends on the noise, and which changes no output. It is checked to change no loss instead.
 #include <doctest/doctest.h>
 
-#include "data/data_dir.h"
-#include "trainer_test_util.h"
-#include "train/checkpoint.h"
-#include "train/communicator.h"
+#include "mpi_test_util.h"
 
-#include <nlohmann/json.hpp>
-
-#include <cmath>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
 using namespace attend;
-namespace fs = std::filesystem;
-
-namespace {
-
-struct Run {
-    int status = -1;
-    std::string output;
-};
-
-Run run(const std::string& command) {
-    Run r;
-    FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-    REQUIRE_MESSAGE(pipe, "cannot run " << command);
-    char buffer[4096];
-    for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) r.output.append(buffer, n);
-    const int status = pclose(pipe);
-    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    return r;
-}
-
-std::string attend_binary() { return ATTEND_CLI_PATH; }
-
-// mpirun as root needs --allow-run-as-root; --oversubscribe lets 2 ranks start on a 1-core machine.
-std::string mpirun(int ranks) {
-    return "mpirun --allow-run-as-root --oversubscribe --bind-to none -np " + std::to_string(ranks) + " ";
-}
-
-// A small Transformer on the first 300 Multi30K pairs, dropout on (the ranks must draw the single process's masks).
-std::string train_args(const std::string& out, int max_steps) {
-    return " train --preset transformer-tiny --max-sentences 300 --layers 1 --dim 32 --heads 2 --ffn 32 --bpe 300"
-           " --max-tokens 512 --val-bleu-sentences 20 --log-every 1 --checkpoint-every 5 --threads 1 --data " +
-           default_data_dir() + " --max-steps " + std::to_string(max_steps) + " --out " + out;
-}
-
-// Every tensor within `rtol` of its norm, but the key biases (see the top of this file).
-void check_same_parameters(const std::string& dir_a, const std::string& dir_b, double rtol) {
-    const Checkpoint a = load_checkpoint(list_checkpoints(dir_a).back());
-    const Checkpoint b = load_checkpoint(list_checkpoints(dir_b).back());
-    CHECK(a.state.step == b.state.step);
-    const ParameterStore& pa = a.model.parameters();
-    const ParameterStore& pb = b.model.parameters();
-    REQUIRE(pa.size() == pb.size());
-    double worst = 0;
-    std::string worst_name;
-    for (const TensorSpec& t : pa.specs()) {
-        if (t.name.find("k_proj.bias") != std::string::npos) continue;
-        double diff = 0, norm = 0;
-        for (size_t i = 0; i < t.size; ++i) {
-            const double x = pa.values()[t.offset + i], y = pb.values()[t.offset + i];
-            diff += (x - y) * (x - y);
-            norm += y * y;
-        }
-        const double relative = std::sqrt(diff) / std::max(std::sqrt(norm), 1e-30);
-        if (relative > worst) worst = relative, worst_name = t.name;
-    }
-    MESSAGE("largest relative difference " << worst << " (" << worst_name << ")");
-    CHECK(worst <= rtol);
-}
-
-void check_same_losses(const std::vector<double>& a, const std::vector<double>& b, double rtol) {
-    REQUIRE(a.size() == b.size());
-    for (size_t i = 0; i < a.size(); ++i) {
-        CAPTURE(i);
-        CHECK(std::fabs(a[i] - b[i]) <= rtol * std::fabs(b[i]));
-    }
-}
-
-void require_mpi() {
-    REQUIRE_MESSAGE(mpi_compiled(), "this build has no MPI: install OpenMPI (scripts/setup.sh) and reconfigure");
-    REQUIRE_MESSAGE(run("mpirun --version").status == 0, "mpirun is not on the PATH (scripts/setup.sh installs it)");
-}
-
-}  // namespace
+using namespace attend_test;
 
 TEST_CASE("mpi: 2 ranks train what 1 process trains on the whole batch (losses, parameters, dropout masks)") {
     require_mpi();
-    const std::string two = attend_test::fresh_run_dir("mpi-two"), one = attend_test::fresh_run_dir("mpi-one");
+    const std::string two = fresh_run_dir("mpi-two"), one = fresh_run_dir("mpi-one");
     const Run r2 = run(mpirun(2) + attend_binary() + train_args(two, 20));
     INFO(r2.output);
     REQUIRE(r2.status == 0);
@@ -108,7 +27,7 @@ TEST_CASE("mpi: 2 ranks train what 1 process trains on the whole batch (losses, 
     const Run r1 = run(attend_binary() + train_args(one, 20));
     INFO(r1.output);
     REQUIRE(r1.status == 0);
-    const std::vector<double> l2 = attend_test::step_losses(two), l1 = attend_test::step_losses(one);
+    const std::vector<double> l2 = step_losses(two), l1 = step_losses(one);
     REQUIRE(l1.size() == 20);
     check_same_losses(l2, l1, 1e-6);
     check_same_parameters(two, one, 1e-5);
@@ -116,7 +35,7 @@ TEST_CASE("mpi: 2 ranks train what 1 process trains on the whole batch (losses, 
 
 TEST_CASE("mpi: a 2-rank run resumed on 1 rank ends where the uninterrupted 2-rank run ends") {
     require_mpi();
-    const std::string whole = attend_test::fresh_run_dir("mpi-whole"), split = attend_test::fresh_run_dir("mpi-split");
+    const std::string whole = fresh_run_dir("mpi-whole"), split = fresh_run_dir("mpi-split");
     REQUIRE(run(mpirun(2) + attend_binary() + train_args(whole, 20)).status == 0);
     const Run first = run(mpirun(2) + attend_binary() + train_args(split, 10));
     INFO(first.output);
@@ -124,13 +43,13 @@ TEST_CASE("mpi: a 2-rank run resumed on 1 rank ends where the uninterrupted 2-ra
     const Run rest = run(attend_binary() + train_args(split, 20) + " --resume");
     INFO(rest.output);
     REQUIRE(rest.status == 0);
-    check_same_losses(attend_test::step_losses(split), attend_test::step_losses(whole), 1e-6);
+    check_same_losses(step_losses(split), step_losses(whole), 1e-6);
     check_same_parameters(split, whole, 1e-5);
 }
 
 TEST_CASE("mpi: ranks that would train different things stop before the first step, with one message") {
     require_mpi();
-    const std::string dir = attend_test::fresh_run_dir("mpi-disagree");
+    const std::string dir = fresh_run_dir("mpi-disagree");
     // MPMD: rank 1 is started with another learning rate.
     const Run r = run("mpirun --allow-run-as-root --oversubscribe --bind-to none -np 1 " + attend_binary() +
                       train_args(dir, 5) + " : -np 1 " + attend_binary() + train_args(dir, 5) + " --lr 0.002");
@@ -145,7 +64,7 @@ TEST_CASE("mpi: ranks that would train different things stop before the first st
 
 TEST_CASE("mpi: a rank that dies ends the job with a message naming it; the last checkpoint loads and resumes") {
     require_mpi();
-    const std::string dir = attend_test::fresh_run_dir("mpi-killed");
+    const std::string dir = fresh_run_dir("mpi-killed");
     const Run r = run("ATTEND_TEST_KILL_RANK_AT_STEP=1:7 " + mpirun(2) + attend_binary() + train_args(dir, 20));
     INFO(r.output);
     CHECK(r.status != 0);

@@ -1,0 +1,108 @@
+// Data-parallel training on GPUs: `mpirun -np N attend train --device cuda`, each rank stepping on its share of every
+// batch and the gradients summed over NCCL (a GPU per rank) or through the host (ranks sharing a GPU).
+//
+// One GPU is enough for every case here: two ranks on it sum through the host, and NCCL is checked over one rank,
+// where the sum must leave every bit as it is. Tolerances are the CPU data-parallel tests'
+// (tests/native/test_train_mpi.cpp): the shares' gradients summed in another order differ by float rounding.
+#include "cuda_test_util.h"
+
+#include "cuda/device_allreduce.h"
+#include "native/mpi_test_util.h"
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace attend;
+using namespace attend_test;
+
+namespace {
+
+std::string gpu_train_args(const std::string& out, int max_steps) { return train_args(out, max_steps) + " --device cuda"; }
+
+}  // namespace
+
+TEST_CASE("cuda: NCCL over one rank leaves a device buffer's bits as they are") {
+    ATTEND_REQUIRE_GPU();
+    if (!cuda::nccl_compiled()) {
+        MESSAGE("SKIPPED: this build has no NCCL (the CUDA toolkit's nccl.h was not found)");
+        return;
+    }
+    cuda::use_device_of_local_rank(0);
+    const std::unique_ptr<cuda::DeviceAllreduce> nccl = cuda::make_nccl_allreduce(cuda::nccl_unique_id(), 0, 1);
+    CHECK(nccl->describe().find("NCCL 2.") == 0);
+    const std::vector<float> host = cuda_test::random_vector(100003, 7);
+    cuda::DeviceBuffer<float> buffer(host);
+    nccl->sum(buffer.get(), host.size());
+    std::vector<float> back(host.size());
+    buffer.download(back);
+    CHECK(std::memcmp(back.data(), host.data(), host.size() * sizeof(float)) == 0);
+}
+
+TEST_CASE("cuda: a wrong id for an NCCL group is refused with a clear message") {
+    ATTEND_REQUIRE_GPU();
+    if (!cuda::nccl_compiled()) {
+        MESSAGE("SKIPPED: this build has no NCCL");
+        return;
+    }
+    CHECK_THROWS_WITH_AS(cuda::make_nccl_allreduce("short", 0, 1), doctest::Contains("NCCL id of 5 bytes"), Error);
+}
+
+TEST_CASE("cuda: training with gradients summed over NCCL (one rank) or through the host equals training without") {
+    ATTEND_REQUIRE_GPU();
+    require_mpi();
+    const std::string plain = fresh_run_dir("gpu-plain"), nccl = fresh_run_dir("gpu-nccl"),
+                      host = fresh_run_dir("gpu-host");
+    const Run r = run(attend_binary() + gpu_train_args(plain, 10));
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    const Run h = run("ATTEND_GPU_GRADIENT_SUM=host " + attend_binary() + gpu_train_args(host, 10));
+    INFO(h.output);
+    REQUIRE(h.status == 0);
+    CHECK(h.output.find("gradients summed over the host") != std::string::npos);
+    check_same_losses(step_losses(host), step_losses(plain), 1e-6);
+    check_same_parameters(host, plain, 1e-5);
+    if (!cuda::nccl_compiled()) {
+        MESSAGE("SKIPPED (NCCL part): this build has no NCCL");
+        return;
+    }
+    const Run n = run("ATTEND_GPU_GRADIENT_SUM=nccl " + attend_binary() + gpu_train_args(nccl, 10));
+    INFO(n.output);
+    REQUIRE(n.status == 0);
+    CHECK(n.output.find("gradients summed over NCCL") != std::string::npos);
+    check_same_losses(step_losses(nccl), step_losses(plain), 1e-6);
+    check_same_parameters(nccl, plain, 1e-5);
+}
+
+TEST_CASE("cuda: 2 ranks on one GPU train what 1 process trains on the whole batch") {
+    ATTEND_REQUIRE_GPU();
+    require_mpi();
+    const std::string two = fresh_run_dir("gpu-two"), one = fresh_run_dir("gpu-one");
+    const Run r2 = run(mpirun(2) + attend_binary() + gpu_train_args(two, 20));
+    INFO(r2.output);
+    REQUIRE(r2.status == 0);
+    CHECK(r2.output.find("data-parallel over MPI, 2 ranks") != std::string::npos);
+    CHECK(r2.output.find("gradients summed over the host (MPI, 2 ranks)") != std::string::npos);
+    const Run r1 = run(attend_binary() + gpu_train_args(one, 20));
+    INFO(r1.output);
+    REQUIRE(r1.status == 0);
+    const std::vector<double> l2 = step_losses(two), l1 = step_losses(one);
+    REQUIRE(l1.size() == 20);
+    check_same_losses(l2, l1, 1e-6);
+    check_same_parameters(two, one, 1e-5);
+}
+
+TEST_CASE("cuda: NCCL asked for ranks that share a GPU stops with a message saying so") {
+    ATTEND_REQUIRE_GPU();
+    require_mpi();
+    if (!cuda::nccl_compiled()) {
+        MESSAGE("SKIPPED: this build has no NCCL");
+        return;
+    }
+    const std::string dir = fresh_run_dir("gpu-shared-nccl");
+    const Run r = run("ATTEND_GPU_GRADIENT_SUM=nccl " + mpirun(2) + attend_binary() + gpu_train_args(dir, 5));
+    INFO(r.output);
+    CHECK(r.status != 0);
+    CHECK(r.output.find("ranks share a GPU, which NCCL refuses") != std::string::npos);
+    CHECK(list_checkpoints(dir).empty());
+}

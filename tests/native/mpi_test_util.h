@@ -1,0 +1,92 @@
+// What the data-parallel tests share (tests/native/test_train_mpi.cpp on the CPU, tests/cuda/test_train_ranks_cuda.cpp
+// on a GPU): `attend train` under mpirun as users run it, and comparisons of two runs' losses and parameters.
+#pragma once
+#include <doctest/doctest.h>
+
+#include "data/data_dir.h"
+#include "trainer_test_util.h"
+#include "train/checkpoint.h"
+#include "train/communicator.h"
+
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace attend_test {
+
+using namespace attend;
+
+struct Run {
+    int status = -1;
+    std::string output;
+};
+
+inline Run run(const std::string& command) {
+    Run r;
+    FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+    REQUIRE_MESSAGE(pipe, "cannot run " << command);
+    char buffer[4096];
+    for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) r.output.append(buffer, n);
+    const int status = pclose(pipe);
+    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return r;
+}
+
+inline std::string attend_binary() { return ATTEND_CLI_PATH; }
+
+// mpirun as root needs --allow-run-as-root; --oversubscribe lets 2 ranks start on a 1-core machine.
+inline std::string mpirun(int ranks) {
+    return "mpirun --allow-run-as-root --oversubscribe --bind-to none -np " + std::to_string(ranks) + " ";
+}
+
+// A small Transformer on the first 300 Multi30K pairs, dropout on (the ranks must draw the single process's masks).
+inline std::string train_args(const std::string& out, int max_steps) {
+    return " train --preset transformer-tiny --max-sentences 300 --layers 1 --dim 32 --heads 2 --ffn 32 --bpe 300"
+           " --max-tokens 512 --val-bleu-sentences 20 --log-every 1 --checkpoint-every 5 --threads 1 --data " +
+           default_data_dir() + " --max-steps " + std::to_string(max_steps) + " --out " + out;
+}
+
+// Every tensor within `rtol` of its norm, but the key projections' biases: their true gradient is zero, so both runs
+// hold only rounding noise there, which Adam turns into full-size steps that change no output.
+inline void check_same_parameters(const std::string& dir_a, const std::string& dir_b, double rtol) {
+    const Checkpoint a = load_checkpoint(list_checkpoints(dir_a).back());
+    const Checkpoint b = load_checkpoint(list_checkpoints(dir_b).back());
+    CHECK(a.state.step == b.state.step);
+    const ParameterStore& pa = a.model.parameters();
+    const ParameterStore& pb = b.model.parameters();
+    REQUIRE(pa.size() == pb.size());
+    double worst = 0;
+    std::string worst_name;
+    for (const TensorSpec& t : pa.specs()) {
+        if (t.name.find("k_proj.bias") != std::string::npos) continue;
+        double diff = 0, norm = 0;
+        for (size_t i = 0; i < t.size; ++i) {
+            const double x = pa.values()[t.offset + i], y = pb.values()[t.offset + i];
+            diff += (x - y) * (x - y);
+            norm += y * y;
+        }
+        const double relative = std::sqrt(diff) / std::max(std::sqrt(norm), 1e-30);
+        if (relative > worst) worst = relative, worst_name = t.name;
+    }
+    MESSAGE("largest relative difference " << worst << " (" << worst_name << ")");
+    CHECK(worst <= rtol);
+}
+
+inline void check_same_losses(const std::vector<double>& a, const std::vector<double>& b, double rtol) {
+    REQUIRE(a.size() == b.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+        CAPTURE(i);
+        CHECK(std::fabs(a[i] - b[i]) <= rtol * std::fabs(b[i]));
+    }
+}
+
+inline void require_mpi() {
+    REQUIRE_MESSAGE(mpi_compiled(), "this build has no MPI: install OpenMPI (scripts/setup.sh) and reconfigure");
+    REQUIRE_MESSAGE(run("mpirun --version").status == 0, "mpirun is not on the PATH (scripts/setup.sh installs it)");
+}
+
+}  // namespace attend_test
