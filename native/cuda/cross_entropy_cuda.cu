@@ -52,12 +52,15 @@ __global__ void cross_entropy_forward_kernel(float* losses, float* probs, const 
     losses[n] = loss;
 }
 
-// total = sum of losses in row order (one thread: N is a batch's token count, a few thousand).
+// total = sum of the losses in double: one block, each thread a strided share, the shares added in a fixed order
+// (deterministic).
+constexpr int kSumThreads = 1024;
 __global__ void sum_losses_kernel(double* total, const float* losses, int N) {
-    if (blockIdx.x != 0 || threadIdx.x != 0) return;
+    __shared__ double shared[kWarp];
     double t = 0.0;
-    for (int n = 0; n < N; ++n) t += losses[n];
-    *total = t;
+    for (int n = threadIdx.x; n < N; n += blockDim.x) t += losses[n];
+    t = block_sum(t, shared);
+    if (threadIdx.x == 0) *total = t;
 }
 
 __global__ void cross_entropy_backward_kernel(float* dlogits, const float* dlosses, float dloss, const float* probs,
@@ -92,7 +95,7 @@ void cross_entropy_forward_cuda(float* losses, float* probs, double* total, cons
     cross_entropy_forward_kernel<<<N, kThreads>>>(losses, probs, logits, targets, ignore_index, label_smoothing, V);
     CUDA_CHECK_LAUNCH("cross_entropy_forward_kernel");
     if (total) {
-        sum_losses_kernel<<<1, 32>>>(total, losses, N);
+        sum_losses_kernel<<<1, kSumThreads>>>(total, losses, N);
         CUDA_CHECK_LAUNCH("sum_losses_kernel");
     }
 }

@@ -1,6 +1,7 @@
 #include "cuda/cublas_linear.h"
 
 #include "cuda/cuda_check.h"
+#include "cuda/column_sum.cuh"
 #include "cuda/cuda_common.cuh"
 
 namespace attend::cuda {
@@ -22,14 +23,12 @@ __global__ void broadcast_rows_kernel(float* out, const float* bias, int N, int 
     if (i < (long long)N * OC) out[i] = bias[i % OC];
 }
 
-// dbias[c] += sum_n dout[n, c], rows added in order like the CPU (one thread per column: deterministic).
-__global__ void bias_backward_kernel(float* dbias, const float* dout, int N, int OC) {
-    const int c = blockIdx.x * blockDim.x + threadIdx.x;
-    if (c >= OC) return;
-    float sum = 0.0f;
-    for (int n = 0; n < N; ++n) sum += dout[(size_t)n * OC + c];
-    dbias[c] += sum;
-}
+// dbias[c] += sum_n dout[n, c] (column_sum_cuda).
+struct RowsOf {
+    const float* x;
+    int C;
+    __device__ float operator()(int n, int c) const { return x[(size_t)n * C + c]; }
+};
 
 }  // namespace
 
@@ -84,8 +83,7 @@ void linear_backward_cuda(float* dx, float* dweight, float* dbias, const float* 
     if (dx) matmul_nn_cuda(dx, dout, weight, N, IC, OC, 1.0f, 1.0f);    // dx [N,IC] += dout [N,OC] W [OC,IC]
     if (dweight) matmul_tn_cuda(dweight, dout, x, OC, IC, N, 1.0f, 1.0f);            // dW [OC,IC] += dout^T x
     if (dbias && OC > 0) {
-        bias_backward_kernel<<<ceil_div(OC, 128), 128>>>(dbias, dout, N, OC);
-        CUDA_CHECK_LAUNCH("bias_backward_kernel (linear_backward_cuda)");
+        column_sum_cuda(dbias, RowsOf{dout, OC}, N, OC, "column_partials_kernel (linear_backward_cuda bias)");
     }
 }
 

@@ -111,6 +111,34 @@ private:
     size_t capacity_ = 0, used_ = 0, high_water_ = 0;
 };
 
+// Page-locked host memory (cudaMallocHost), grown on demand: the source of asynchronous uploads. A copy from it is
+// queued, not waited for, so its contents must stay until the copy has run (the caller waits on an event).
+template <class T>
+class PinnedBuffer {
+public:
+    PinnedBuffer() = default;
+    ~PinnedBuffer() {
+        if (ptr_) cudaFreeHost(ptr_);
+    }
+    PinnedBuffer(const PinnedBuffer&) = delete;
+    PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+    // At least n elements; the old contents are lost when it grows.
+    T* reserve(size_t n) {
+        if (n > n_) {
+            if (ptr_) cudaFreeHost(ptr_);
+            ptr_ = nullptr;
+            n_ = 0;
+            CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&ptr_), n * sizeof(T)));
+            n_ = n;
+        }
+        return ptr_;
+    }
+
+private:
+    T* ptr_ = nullptr;
+    size_t n_ = 0;
+};
+
 // Typed copies for raw device pointers (checked).
 template <class T>
 void copy_to_device(T* device, const T* host, size_t n) {

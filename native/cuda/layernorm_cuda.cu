@@ -1,6 +1,7 @@
 #include "cuda/layernorm_cuda.h"
 
 #include "cuda/cuda_check.h"
+#include "cuda/column_sum.cuh"
 #include "cuda/cuda_common.cuh"
 
 namespace attend::cuda {
@@ -63,20 +64,20 @@ __global__ void layernorm_backward_dx_kernel(float* dx, const float* dout, const
     }
 }
 
-// dweight, dbias: one thread per column, rows in order (as the CPU).
-__global__ void layernorm_backward_params_kernel(float* dweight, float* dbias, const float* dout, const float* x,
-                                                 const float* mean, const float* rstd, int N, int C) {
-    const int c = blockIdx.x * blockDim.x + threadIdx.x;
-    if (c >= C) return;
-    float dw = 0.0f, db = 0.0f;
-    for (int n = 0; n < N; ++n) {
-        const float dy = dout[(size_t)n * C + c];
-        db += dy;
-        dw += (x[(size_t)n * C + c] - mean[n]) * rstd[n] * dy;
+// The parameters' gradient terms of row n, column c (column_sum_cuda adds them over the rows).
+struct NormedTimesGrad {  // dweight: norm * dy
+    const float *dout, *x, *mean, *rstd;
+    int C;
+    __device__ float operator()(int n, int c) const {
+        const size_t i = (size_t)n * C + c;
+        return (x[i] - mean[n]) * rstd[n] * dout[i];
     }
-    if (dweight) dweight[c] += dw;
-    if (dbias) dbias[c] += db;
-}
+};
+struct Grad {  // dbias: dy
+    const float* dout;
+    int C;
+    __device__ float operator()(int n, int c) const { return dout[(size_t)n * C + c]; }
+};
 
 }  // namespace
 
@@ -94,10 +95,9 @@ void layernorm_backward_cuda(float* dx, float* dweight, float* dbias, const floa
         layernorm_backward_dx_kernel<<<N, kThreads>>>(dx, dout, x, mean, rstd, weight, C);
         CUDA_CHECK_LAUNCH("layernorm_backward_dx_kernel");
     }
-    if (dweight || dbias) {
-        layernorm_backward_params_kernel<<<ceil_div(C, 128), 128>>>(dweight, dbias, dout, x, mean, rstd, N, C);
-        CUDA_CHECK_LAUNCH("layernorm_backward_params_kernel");
-    }
+    if (dweight)
+        column_sum_cuda(dweight, NormedTimesGrad{dout, x, mean, rstd, C}, N, C, "layernorm_backward dweight");
+    if (dbias) column_sum_cuda(dbias, Grad{dout, C}, N, C, "layernorm_backward dbias");
 }
 
 }  // namespace attend::cuda

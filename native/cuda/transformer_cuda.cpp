@@ -300,12 +300,39 @@ void check_lens(const int* lens, int B, int T, const char* what) {
                         " of batch row " + std::to_string(b) + ", expected 0.." + std::to_string(T));
 }
 
-int* upload_ints(DeviceArena& arena, const int* host, size_t n, const char* what) {
-    if (!host) return nullptr;
-    int* d = arena.alloc<int>(n, what);
-    copy_to_device(d, host, n);
-    return d;
-}
+// A batch's ids go to the GPU in one asynchronous copy from page-locked memory, so the host goes on queueing the
+// forward's kernels instead of waiting for five small synchronous copies. The staging memory is refilled only once
+// the previous copy from it has run (an event marks it).
+class IdUploader {
+public:
+    IdUploader() { CUDA_CHECK(cudaEventCreateWithFlags(&copied_, cudaEventDisableTiming)); }
+    ~IdUploader() { cudaEventDestroy(copied_); }
+    IdUploader(const IdUploader&) = delete;
+    IdUploader& operator=(const IdUploader&) = delete;
+
+    // out[i] = a device copy of parts[i] (sizes[i] ints), or null where parts[i] is null; all from `arena`.
+    void upload(DeviceArena& arena, const int* const* parts, const size_t* sizes, int** out, int count) {
+        size_t total = 0;
+        for (int i = 0; i < count; ++i) total += parts[i] ? sizes[i] : 0;
+        CUDA_CHECK(cudaEventSynchronize(copied_));
+        int* host = staging_.reserve(total);
+        int* device = arena.alloc<int>(total, "batch ids");
+        size_t at = 0;
+        for (int i = 0; i < count; ++i) {
+            out[i] = parts[i] ? device + at : nullptr;
+            if (!parts[i]) continue;
+            std::copy(parts[i], parts[i] + sizes[i], host + at);
+            at += sizes[i];
+        }
+        if (total)
+            CUDA_CHECK(cudaMemcpyAsync(device, host, total * sizeof(int), cudaMemcpyHostToDevice, cudaStreamLegacy));
+        CUDA_CHECK(cudaEventRecord(copied_, cudaStreamLegacy));
+    }
+
+private:
+    PinnedBuffer<int> staging_;
+    cudaEvent_t copied_ = nullptr;
+};
 
 }  // namespace
 
@@ -324,6 +351,7 @@ struct TransformerCuda::Impl {
     DeviceBuffer<double> scalars;   // [0] loss total, [1] gradient norm
     DeviceBuffer<double> partials;  // global norm partial sums
     DeviceArena arena;
+    IdUploader ids;
 
     // The last forward's activations (valid until the next forward).
     int B = 0, S = 0, T = 0;
@@ -451,11 +479,14 @@ struct TransformerCuda::Impl {
         T = b.T;
         const int C = c.model_dim;
         arena.release(0);
-        src = upload_ints(arena, b.src, size_t(B) * S, "source ids");
-        tgt_in = upload_ints(arena, b.tgt_in, size_t(B) * T, "target ids");
-        tgt_out = upload_ints(arena, b.tgt_out, size_t(B) * T, "labels");
-        src_valid = upload_ints(arena, b.src_valid, B, "source valid lengths");
-        tgt_valid = upload_ints(arena, b.tgt_valid, B, "target valid lengths");
+        {
+            const int* parts[] = {b.src, b.tgt_in, b.tgt_out, b.src_valid, b.tgt_valid};
+            const size_t sizes[] = {size_t(B) * S, size_t(B) * T, size_t(B) * T, size_t(B), size_t(B)};
+            int** out[] = {&src, &tgt_in, &tgt_out, &src_valid, &tgt_valid};
+            int* device[5];
+            ids.upload(arena, parts, sizes, device, 5);
+            for (int i = 0; i < 5; ++i) *out[i] = device[i];
+        }
         src_embedded = take(arena, size_t(B) * S * C, "source embedding");
         enc.clear();
         for (int i = 0; i < c.encoder_layers; ++i) enc.push_back(plan_encoder_block(arena, B, S, c));
