@@ -18,7 +18,9 @@ using namespace attend_test;
 
 namespace {
 
-std::string gpu_train_args(const std::string& out, int max_steps) { return train_args(out, max_steps) + " --device cuda"; }
+std::string gpu_train_args(const std::string& out, int max_steps) {
+    return train_args(out, max_steps) + " --device cuda";
+}
 
 }  // namespace
 
@@ -51,45 +53,29 @@ TEST_CASE("cuda: a wrong id for an NCCL group is refused with a clear message") 
 TEST_CASE("cuda: training with gradients summed over NCCL (one rank) or through the host equals training without") {
     ATTEND_REQUIRE_GPU();
     require_mpi();
-    const std::string plain = fresh_run_dir("gpu-plain"), nccl = fresh_run_dir("gpu-nccl"),
-                      host = fresh_run_dir("gpu-host");
-    const Run r = run(attend_binary() + gpu_train_args(plain, 10));
-    INFO(r.output);
-    REQUIRE(r.status == 0);
-    const Run h = run("ATTEND_GPU_GRADIENT_SUM=host " + attend_binary() + gpu_train_args(host, 10));
-    INFO(h.output);
-    REQUIRE(h.status == 0);
-    CHECK(h.output.find("gradients summed over the host") != std::string::npos);
-    check_same_losses(step_losses(host), step_losses(plain), 1e-6);
-    check_same_parameters(host, plain, 1e-5);
-    if (!cuda::nccl_compiled()) {
-        MESSAGE("SKIPPED (NCCL part): this build has no NCCL");
-        return;
+    const std::string plain = fresh_run_dir("gpu-plain");
+    run_ok(attend_binary() + gpu_train_args(plain, 10));
+    for (const std::string way : {"host", "nccl"}) {
+        CAPTURE(way);
+        if (way == "nccl" && !cuda::nccl_compiled()) {
+            MESSAGE("SKIPPED (NCCL part): this build has no NCCL");
+            continue;
+        }
+        const std::string dir = fresh_run_dir("gpu-" + way);
+        const std::string output =
+            run_ok("ATTEND_GPU_GRADIENT_SUM=" + way + " " + attend_binary() + gpu_train_args(dir, 10));
+        CHECK(output.find(way == "nccl" ? "gradients summed over NCCL" : "gradients summed over the host") !=
+              std::string::npos);
+        check_same_losses(step_losses(dir), step_losses(plain), 1e-6);
+        check_same_parameters(dir, plain, 1e-5);
     }
-    const Run n = run("ATTEND_GPU_GRADIENT_SUM=nccl " + attend_binary() + gpu_train_args(nccl, 10));
-    INFO(n.output);
-    REQUIRE(n.status == 0);
-    CHECK(n.output.find("gradients summed over NCCL") != std::string::npos);
-    check_same_losses(step_losses(nccl), step_losses(plain), 1e-6);
-    check_same_parameters(nccl, plain, 1e-5);
 }
 
 TEST_CASE("cuda: 2 ranks on one GPU train what 1 process trains on the whole batch") {
     ATTEND_REQUIRE_GPU();
     require_mpi();
-    const std::string two = fresh_run_dir("gpu-two"), one = fresh_run_dir("gpu-one");
-    const Run r2 = run(mpirun(2) + attend_binary() + gpu_train_args(two, 20));
-    INFO(r2.output);
-    REQUIRE(r2.status == 0);
-    CHECK(r2.output.find("data-parallel over MPI, 2 ranks") != std::string::npos);
-    CHECK(r2.output.find("gradients summed over the host (MPI, 2 ranks)") != std::string::npos);
-    const Run r1 = run(attend_binary() + gpu_train_args(one, 20));
-    INFO(r1.output);
-    REQUIRE(r1.status == 0);
-    const std::vector<double> l2 = step_losses(two), l1 = step_losses(one);
-    REQUIRE(l1.size() == 20);
-    check_same_losses(l2, l1, 1e-6);
-    check_same_parameters(two, one, 1e-5);
+    const std::string output = check_two_ranks_train_like_one("gpu", " --device cuda");
+    CHECK(output.find("gradients summed over the host (MPI, 2 ranks)") != std::string::npos);
 }
 
 TEST_CASE("cuda: NCCL asked for ranks that share a GPU stops with a message saying so") {

@@ -89,4 +89,26 @@ inline void require_mpi() {
     REQUIRE_MESSAGE(run("mpirun --version").status == 0, "mpirun is not on the PATH (scripts/setup.sh installs it)");
 }
 
+// Runs `command`, which must succeed; its output (stdout and stderr).
+inline std::string run_ok(const std::string& command) {
+    const Run r = run(command);
+    INFO(command << "\n" << r.output);
+    REQUIRE(r.status == 0);
+    return r.output;
+}
+
+// 20 steps of `attend train <train_args> <extra>` on 2 ranks against the same in one process: the losses (1e-6) and
+// parameters (1e-5 of each tensor's norm) agree. Returns the 2-rank run's output.
+inline std::string check_two_ranks_train_like_one(const std::string& name, const std::string& extra) {
+    const std::string two = fresh_run_dir(name + "-two"), one = fresh_run_dir(name + "-one");
+    const std::string output = run_ok(mpirun(2) + attend_binary() + train_args(two, 20) + extra);
+    CHECK(output.find("data-parallel over MPI, 2 ranks") != std::string::npos);
+    run_ok(attend_binary() + train_args(one, 20) + extra);
+    const std::vector<double> l2 = step_losses(two), l1 = step_losses(one);
+    REQUIRE(l1.size() == 20);
+    check_same_losses(l2, l1, 1e-6);
+    check_same_parameters(two, one, 1e-5);
+    return output;
+}
+
 }  // namespace attend_test

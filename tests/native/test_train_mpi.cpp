@@ -19,18 +19,7 @@ using namespace attend_test;
 
 TEST_CASE("mpi: 2 ranks train what 1 process trains on the whole batch (losses, parameters, dropout masks)") {
     require_mpi();
-    const std::string two = fresh_run_dir("mpi-two"), one = fresh_run_dir("mpi-one");
-    const Run r2 = run(mpirun(2) + attend_binary() + train_args(two, 20));
-    INFO(r2.output);
-    REQUIRE(r2.status == 0);
-    CHECK(r2.output.find("data-parallel over MPI, 2 ranks") != std::string::npos);
-    const Run r1 = run(attend_binary() + train_args(one, 20));
-    INFO(r1.output);
-    REQUIRE(r1.status == 0);
-    const std::vector<double> l2 = step_losses(two), l1 = step_losses(one);
-    REQUIRE(l1.size() == 20);
-    check_same_losses(l2, l1, 1e-6);
-    check_same_parameters(two, one, 1e-5);
+    check_two_ranks_train_like_one("mpi", "");
 }
 
 TEST_CASE("mpi: a 2-rank run resumed on 1 rank ends where the uninterrupted 2-rank run ends") {
