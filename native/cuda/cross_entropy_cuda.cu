@@ -10,6 +10,17 @@ namespace {
 
 constexpr int kThreads = 256;
 
+// The loss of one row from its max m, sum of exp(z - m) and sum of logits (see below); NaN for a target outside
+// [0, V) that is not ignore_index, 0 for an ignored row.
+__device__ float row_loss(const float* z, int y, int ignore_index, float smoothing, float m, float sum, double zsum,
+                          int V) {
+    if (y == ignore_index) return 0.0f;
+    if (y < 0 || y >= V) return NAN;
+    const double lse = double(m + logf(sum));  // the CPU's softmax_row returns m + log(total) in float
+    const double nll = lse - double(z[y]);
+    return smoothing == 0.0f ? float(nll) : float((1.0 - smoothing) * nll + double(smoothing) * (lse - zsum / V));
+}
+
 // One block per row. row_loss (loss.cpp): lse = m + log(sum exp(z - m)); nll = lse - z[y];
 // smoothed: (1 - s) nll + s / V * sum_c (lse - z[c]) = (1 - s) nll + s (lse - mean(z)).
 __global__ void cross_entropy_forward_kernel(float* losses, float* probs, const float* logits, const int* targets,
@@ -36,20 +47,43 @@ __global__ void cross_entropy_forward_kernel(float* losses, float* probs, const 
     sum = block_sum(sum, shared);
     const float inv = 1.0f / sum;
     for (int c = threadIdx.x; c < V; c += blockDim.x) p[c] *= inv;
-    if (threadIdx.x != 0 || !losses) return;
-    const int y = targets[n];
-    float loss = 0.0f;
-    if (y != ignore_index) {
-        if (y < 0 || y >= V) {
-            loss = NAN;
-        } else {
-            const double lse = double(m + logf(sum));  // the CPU's softmax_row returns m + log(total) in float
-            const double nll = lse - double(z[y]);
-            loss = smoothing == 0.0f ? float(nll)
-                                     : float((1.0 - smoothing) * nll + double(smoothing) * (lse - zsum / V));
-        }
+    if (threadIdx.x == 0 && losses) losses[n] = row_loss(z, targets[n], ignore_index, smoothing, m, sum, zsum, V);
+}
+
+// One block per row: cross_entropy_forward_kernel's loss, then the row's gradient written over its own logits (the
+// softmax recomputed, as cheap as reading it back). The loss reads z[y] before any thread overwrites the row.
+__global__ void cross_entropy_fused_kernel(float* losses, float* logits, const int* targets, int ignore_index,
+                                           float smoothing, float dloss, int V) {
+    __shared__ float shared[32];
+    __shared__ double shared_d[32];
+    const int n = blockIdx.x;
+    float* z = logits + (size_t)n * V;
+    float m = -INFINITY;
+    double zsum = 0.0;
+    for (int c = threadIdx.x; c < V; c += blockDim.x) {
+        m = fmaxf(m, z[c]);
+        zsum += z[c];
     }
-    losses[n] = loss;
+    m = block_max(m, shared);
+    zsum = block_sum(zsum, shared_d);
+    float sum = 0.0f;
+    for (int c = threadIdx.x; c < V; c += blockDim.x) sum += expf(z[c] - m);
+    sum = block_sum(sum, shared);
+    const float inv = 1.0f / sum;
+    const int y = targets[n];
+    if (threadIdx.x == 0) losses[n] = row_loss(z, y, ignore_index, smoothing, m, sum, zsum, V);
+    __syncthreads();
+    const bool counted = y != ignore_index && y >= 0 && y < V;
+    const float uniform = dloss * smoothing / float(V);
+    for (int c = threadIdx.x; c < V; c += blockDim.x) {
+        float d = 0.0f;
+        if (counted) {
+            const float p = expf(z[c] - m) * inv;
+            d = dloss * p - uniform;
+            if (c == y) d -= dloss * (1.0f - smoothing);
+        }
+        z[c] = d;
+    }
 }
 
 // total = sum of the losses in double: one block, each thread a strided share, the shares added in a fixed order
@@ -94,6 +128,25 @@ void cross_entropy_forward_cuda(float* losses, float* probs, double* total, cons
     }
     cross_entropy_forward_kernel<<<N, kThreads>>>(losses, probs, logits, targets, ignore_index, label_smoothing, V);
     CUDA_CHECK_LAUNCH("cross_entropy_forward_kernel");
+    if (total) {
+        sum_losses_kernel<<<1, kSumThreads>>>(total, losses, N);
+        CUDA_CHECK_LAUNCH("sum_losses_kernel");
+    }
+}
+
+void cross_entropy_fused_cuda(float* losses, double* total, float* logits, const int* targets, int ignore_index,
+                              float label_smoothing, float dloss, int N, int V) {
+    if (N <= 0) {
+        if (total) zero_device(total, 1);
+        return;
+    }
+    DeviceBuffer<float> own;
+    if (!losses) {
+        own = DeviceBuffer<float>(N);
+        losses = own.get();
+    }
+    cross_entropy_fused_kernel<<<N, kThreads>>>(losses, logits, targets, ignore_index, label_smoothing, dloss, V);
+    CUDA_CHECK_LAUNCH("cross_entropy_fused_kernel");
     if (total) {
         sum_losses_kernel<<<1, kSumThreads>>>(total, losses, N);
         CUDA_CHECK_LAUNCH("sum_losses_kernel");

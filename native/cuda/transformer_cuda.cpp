@@ -655,23 +655,32 @@ struct TransformerCuda::Impl {
         arena.release(mark);
     }
 
-    // Loss of the last forward (sum of row losses into scalars[0]); when dlogits is not null, also its gradient
-    // for the mean over `count` labels. Returns the label count.
-    // denominator > 0 replaces the count as the gradient's divisor (a data-parallel share: the whole batch's labels).
-    int loss(const TransformerBatchView& b, float label_smoothing, float* dlogits, float** probs_out,
-             int64_t denominator = 0) {
-        const int N = B * T, V = config.tgt_vocab;
+    int label_count(const TransformerBatchView& b) const {
         int count = 0;
-        for (int i = 0; i < N; ++i) count += b.tgt_out[i] != config.pad_id;
-        const int64_t divisor = denominator > 0 ? denominator : std::max(1, count);
-        float* probs = take(arena, size_t(N) * V, "loss probabilities");
+        for (int i = 0; i < B * T; ++i) count += b.tgt_out[i] != config.pad_id;
+        return count;
+    }
+
+    // Loss of the last forward (sum of row losses into scalars[0]); returns the label count. With `dlogits`, also
+    // the gradient of the loss / divisor: the count, or `denominator` when > 0 (a data-parallel share: the whole
+    // batch's labels). `in_place`: the logits themselves become that gradient (cross_entropy_fused_cuda), which
+    // spares the two [N, V] buffers of the softmax and the gradient; dlogits must then be null.
+    int loss(const TransformerBatchView& b, float label_smoothing, float* dlogits, int64_t denominator = 0,
+             bool in_place = false) {
+        const int N = B * T, V = config.tgt_vocab;
+        const int count = label_count(b);
+        const float scale = 1.0f / static_cast<float>(denominator > 0 ? denominator : std::max(1, count));
         float* losses = take(arena, N, "row losses");
+        if (in_place) {
+            cross_entropy_fused_cuda(losses, scalars.get(), logits, tgt_out, config.pad_id, label_smoothing, scale, N,
+                                     V);
+            return count;
+        }
+        float* probs = take(arena, size_t(N) * V, "loss probabilities");
         cross_entropy_forward_cuda(losses, probs, scalars.get(), logits, tgt_out, config.pad_id, label_smoothing, N,
                                    V);
         if (dlogits)
-            cross_entropy_backward_cuda(dlogits, nullptr, 1.0f / static_cast<float>(divisor), probs, tgt_out,
-                                        config.pad_id, label_smoothing, N, V);
-        if (probs_out) *probs_out = probs;
+            cross_entropy_backward_cuda(dlogits, nullptr, scale, probs, tgt_out, config.pad_id, label_smoothing, N, V);
         return count;
     }
 
@@ -682,14 +691,15 @@ struct TransformerCuda::Impl {
     }
 
     // Returns the loss sum over `denominator` labels (0: this batch's own count).
+    // in_place: the classifier's gradient overwrites the logits (the training step, which reads them no more).
     double forward_backward(const TransformerBatchView& b, DropoutStream* dropout, float label_smoothing,
-                            int64_t denominator = 0) {
+                            int64_t denominator = 0, bool in_place = false) {
         if (!b.tgt_out) throw Error("transformer (cuda): a training step needs labels (tgt_out)");
         forward(b, dropout);
         const size_t N = size_t(B) * T;
         grads.zero();
-        float* dlogits = take_zero(arena, N * config.tgt_vocab, "dlogits");
-        const int count = loss(b, label_smoothing, dlogits, nullptr, denominator);
+        float* dlogits = in_place ? logits : take_zero(arena, N * config.tgt_vocab, "dlogits");
+        const int count = loss(b, label_smoothing, in_place ? nullptr : dlogits, denominator, in_place);
         backward(dlogits);
         return loss_total() / double(denominator > 0 ? denominator : std::max<int64_t>(1, count));
     }
@@ -708,7 +718,8 @@ double TransformerCuda::train_step(const TrainBatch& batch, uint64_t dropout_see
     if (share && batch.B > 0) dropout.set_rows(batch.row_begin, batch.B, batch.total_rows);
     double loss = 0;
     if (batch.B > 0)
-        loss = m.forward_backward(view_of(batch), &dropout, label_smoothing, share ? batch.global_labels : 0);
+        loss = m.forward_backward(view_of(batch), &dropout, label_smoothing, share ? batch.global_labels : 0,
+                                  /*in_place=*/true);
     else
         m.grads.zero();  // a share without rows adds nothing to the sum
     if (allreduce) allreduce->sum(m.grads.get(), m.n);
@@ -728,7 +739,7 @@ double TransformerCuda::loss_sum(const TrainBatch& batch, float label_smoothing,
     const TransformerBatchView view = view_of(batch);
     if (!view.tgt_out) throw Error("transformer (cuda): loss_sum needs labels (tgt_out)");
     impl_->forward(view, nullptr);
-    const int c = impl_->loss(view, label_smoothing, nullptr, nullptr);
+    const int c = impl_->loss(view, label_smoothing, nullptr);
     if (count) *count = c;
     return impl_->loss_total();
 }
