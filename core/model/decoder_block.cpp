@@ -5,6 +5,7 @@
 #include "kernels/attention_step.h"
 #include "kernels/linear_rows.h"
 #include "kernels/layernorm.h"
+#include "model/gather_rows.h"
 #include "model/linear.h"
 
 #include <algorithm>
@@ -68,15 +69,13 @@ void decoder_block_forward(DecoderBlockActivations& a, const float* x, const flo
 }
 
 void decoder_block_cache_init(DecoderBlockCache& cache, const float* memory, const ParameterStore& s,
-                              const DecoderBlockParams& p, int B, int S, int capacity, const TransformerConfig& c,
-                              bool keep_weights) {
+                              const DecoderBlockParams& p, int B, int S, int capacity, const TransformerConfig& c) {
     const int C = c.model_dim, H = c.heads, D = c.head_dim();
     cache.capacity = capacity;
     cache.steps = 0;
     cache.rows = B;
     cache.memory_rows = B;
     cache.S = S;
-    cache.keep_weights = keep_weights;
     const size_t self_size = size_t(B) * H * capacity * D;
     if (cache.self_k.size() < self_size) {
         cache.self_k.resize(self_size);
@@ -84,8 +83,6 @@ void decoder_block_cache_init(DecoderBlockCache& cache, const float* memory, con
     }
     cache.memory_k.resize(size_t(B) * S * C);
     cache.memory_v.resize(size_t(B) * S * C);
-    cache.self_weights.assign(keep_weights ? size_t(B) * H * capacity : 0, 0.0f);
-    cache.cross_weights.assign(keep_weights ? size_t(B) * H * S : 0, 0.0f);
     const MultiHeadAttentionWeights w = multi_head_attention_weights(s, p.cross_attn);
     std::vector<float> projected(size_t(B) * S * C);
     linear_forward(projected.data(), memory, w.k_weight, w.k_bias, B * S, C, C);
@@ -165,9 +162,8 @@ void decoder_block_step(float* out, DecoderBlockCache& cache, const float* x, co
             const size_t bh = size_t(b) * H + h, base = bh * cap * D, at = size_t(b) * stride + size_t(h) * D;
             std::copy_n(k_of + at, D, cache.self_k.data() + base + size_t(t) * D);
             std::copy_n(v_of + at, D, cache.self_v.data() + base + size_t(t) * D);
-            attention_step_forward(heads + size_t(b) * C + size_t(h) * D,
-                                   cache.keep_weights ? cache.self_weights.data() + bh * cap : nullptr, scores,
-                                   q_of + at, cache.self_k.data() + base, cache.self_v.data() + base, t + 1, D);
+            attention_step_forward(heads + size_t(b) * C + size_t(h) * D, nullptr, scores, q_of + at,
+                                   cache.self_k.data() + base, cache.self_v.data() + base, t + 1, D);
         }
     linear(y, heads, sw.out_weight, sw.out_bias, C, C);
     residual(mid1, x, y, p.norm1);
@@ -180,12 +176,10 @@ void decoder_block_step(float* out, DecoderBlockCache& cache, const float* x, co
         const int mb = cache.memory_rows == 1 ? 0 : b;
         const int keys = cross_mask.valid_lens ? std::clamp(cross_mask.valid_lens[mb], 0, S) : S;
         for (int h = 0; h < H; ++h) {
-            const size_t bh = size_t(b) * H + h, base = (size_t(mb) * H + h) * S * D;
-            float* probs = cache.keep_weights ? cache.cross_weights.data() + bh * S : nullptr;
-            attention_step_forward(heads + size_t(b) * C + size_t(h) * D, probs, scores,
+            const size_t base = (size_t(mb) * H + h) * S * D;
+            attention_step_forward(heads + size_t(b) * C + size_t(h) * D, nullptr, scores,
                                    qkv + size_t(b) * C + size_t(h) * D, cache.memory_k.data() + base,
                                    cache.memory_v.data() + base, keys, D);
-            if (probs) std::fill(probs + keys, probs + S, 0.0f);
         }
     }
     linear(y, heads, cw.out_weight, cw.out_bias, C, C);
@@ -201,18 +195,6 @@ void decoder_block_step(float* out, DecoderBlockCache& cache, const float* x, co
     residual(out, mid2, y, p.norm3);
     cache.steps = t + 1;
 }
-
-namespace {
-
-// rows holds equal rows of `width` floats; keep rows parents[0..n) in that order.
-void gather_rows(std::vector<float>& rows, size_t width, const int* parents, int n) {
-    if (rows.empty()) return;
-    std::vector<float> out(width * size_t(n));
-    for (int i = 0; i < n; ++i) std::copy_n(rows.begin() + size_t(parents[i]) * width, width, out.begin() + i * width);
-    rows.swap(out);
-}
-
-}  // namespace
 
 void decoder_block_cache_select(DecoderBlockCache& cache, const int* parents, int n, const TransformerConfig& c) {
     const int H = c.heads, D = c.head_dim(), cap = cache.capacity;
@@ -234,10 +216,6 @@ void decoder_block_cache_select(DecoderBlockCache& cache, const int* parents, in
         gather_rows(cache.memory_k, size_t(cache.S) * c.model_dim, parents, n);
         gather_rows(cache.memory_v, size_t(cache.S) * c.model_dim, parents, n);
         cache.memory_rows = n;
-    }
-    if (cache.keep_weights) {
-        gather_rows(cache.self_weights, size_t(H) * cap, parents, n);
-        gather_rows(cache.cross_weights, size_t(H) * cache.S, parents, n);
     }
     cache.rows = n;
 }

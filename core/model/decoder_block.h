@@ -51,23 +51,18 @@ struct DecoderBlockCache {
     int rows = 0;                 // B: sequences in the self-attention cache
     int memory_rows = 0;          // rows of memory_k/v: B, or 1 when every sequence attends to the same source
     int S = 0;
-    bool keep_weights = false;    // fill self_weights / cross_weights at every step (heat maps)
     std::vector<float> self_k;    // [rows,H,capacity,D] (positions 0..steps-1 meaningful)
     std::vector<float> self_v;    // [rows,H,capacity,D]
     std::vector<float> spare_k, spare_v;  // decoder_block_cache_select gathers into these, then swaps
     std::vector<float> memory_k;  // [memory_rows,H,S,D] encoder-side keys, projected once
     std::vector<float> memory_v;  // [memory_rows,H,S,D]
-    // Attention weights of the last step, only with keep_weights: [B,H,capacity] self (positions 0..steps-1)
-    // and [B,H,S] cross.
-    std::vector<float> self_weights, cross_weights;
     std::vector<float> scratch;   // the step's activations
 };
 
 // Projects the memory once and empties the self-attention cache. memory [B,S,C]. With B = 1 every row the cache
 // later holds (beam hypotheses of one sentence) attends to that one memory.
 void decoder_block_cache_init(DecoderBlockCache& cache, const float* memory, const ParameterStore& store,
-                              const DecoderBlockParams& p, int B, int S, int capacity, const TransformerConfig& c,
-                              bool keep_weights = false);
+                              const DecoderBlockParams& p, int B, int S, int capacity, const TransformerConfig& c);
 
 // One target position per sequence: x [B,C] (position cache.steps) -> out [B,C]. cross_mask: source padding
 // (valid_lens per memory row; no other mask kind). weights_f16: nullptr, or a half-float copy of the store's

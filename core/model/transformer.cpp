@@ -7,6 +7,7 @@
 #include "kernels/layernorm.h"
 #include "kernels/linear_rows.h"
 #include "kernels/positional_encoding.h"
+#include "model/gather_rows.h"
 #include "model/linear.h"
 
 #include <algorithm>
@@ -209,7 +210,7 @@ void transformer_prepare_decoding(Transformer& m) {
 }
 
 void transformer_start_decoding(TransformerDecodingState& st, const Transformer& m, const int* src,
-                                const int* src_valid_lens, int B, int S, int capacity, bool keep_weights) {
+                                const int* src_valid_lens, int B, int S, int capacity) {
     const TransformerConfig& c = m.config;
     if (capacity <= 0 || capacity > c.max_len)
         throw Error("transformer: decoding capacity " + std::to_string(capacity) + ", expected 1.." +
@@ -222,13 +223,12 @@ void transformer_start_decoding(TransformerDecodingState& st, const Transformer&
     st.S = S;
     st.capacity = capacity;
     st.memory_rows = B;
-    st.steps_without_layers = 0;
+    st.steps = 0;
     st.memory.assign(a.memory, a.memory + size_t(B) * S * c.model_dim);
     st.src_valid_lens = a.src_valid_lens;
     st.layers.resize(c.decoder_layers);
     for (int i = 0; i < c.decoder_layers; ++i)
-        decoder_block_cache_init(st.layers[i], st.memory.data(), m.params, m.decoder[i], B, S, capacity, c,
-                                 keep_weights);
+        decoder_block_cache_init(st.layers[i], st.memory.data(), m.params, m.decoder[i], B, S, capacity, c);
     st.positions.resize(size_t(capacity) * c.model_dim);
     positional_encoding_table(st.positions.data(), capacity, c.model_dim);
     st.x.resize(size_t(B) * c.model_dim);
@@ -237,7 +237,7 @@ void transformer_start_decoding(TransformerDecodingState& st, const Transformer&
 
 void transformer_decode_step(float* logits, TransformerDecodingState& st, const Transformer& m, const int* tokens) {
     const TransformerConfig& c = m.config;
-    const int B = st.B, C = c.model_dim, t = st.steps();
+    const int B = st.B, C = c.model_dim, t = st.steps;
     if (t >= st.capacity)
         throw Error("decoder step " + std::to_string(t + 1) + " exceeds the key/value cache capacity " +
                     std::to_string(st.capacity));
@@ -254,7 +254,7 @@ void transformer_decode_step(float* logits, TransformerDecodingState& st, const 
                            m.decode_f16.empty() ? nullptr : m.decode_f16.data());
         std::swap(x, y);
     }
-    if (c.decoder_layers == 0) ++st.steps_without_layers;
+    ++st.steps;
     if (c.final_norm)
         layernorm_forward(x, nullptr, nullptr, x, s.value_at(m.decoder_norm.weight), s.value_at(m.decoder_norm.bias),
                           c.layernorm_eps, B, C);
@@ -264,19 +264,6 @@ void transformer_decode_step(float* logits, TransformerDecodingState& st, const 
     else
         linear_rows_forward(logits, x, s.value_at(m.output_weight), s.value_at(m.output_bias), B, C, c.tgt_vocab);
 }
-
-namespace {
-
-// rows holds equal rows of `width` elements; keep rows parents[0..n) in that order.
-template <typename T>
-void gather_rows(std::vector<T>& rows, size_t width, const int* parents, int n) {
-    if (rows.empty()) return;
-    std::vector<T> out(width * size_t(n));
-    for (int i = 0; i < n; ++i) std::copy_n(rows.begin() + size_t(parents[i]) * width, width, out.begin() + i * width);
-    rows.swap(out);
-}
-
-}  // namespace
 
 void transformer_decoding_select(TransformerDecodingState& st, const Transformer& m, const int* parents, int n) {
     const TransformerConfig& c = m.config;

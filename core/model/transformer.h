@@ -77,20 +77,19 @@ void transformer_forward(TransformerActivations& acts, const Transformer& model,
 // buffers are sized when decoding starts (and when select() adds rows): a step allocates nothing.
 struct TransformerDecodingState {
     int B = 0, S = 0, capacity = 0;
+    int steps = 0;              // target positions decoded so far
     int memory_rows = 0;        // B, or 1: every row (beam hypothesis) decodes the same source
     std::vector<float> memory;  // [memory_rows,S,C]
     std::vector<int> src_valid_lens;  // [memory_rows] or empty (all valid)
     std::vector<DecoderBlockCache> layers;
     std::vector<float> positions;  // [capacity,C] positional encoding rows
     std::vector<float> x, y;       // [B,C] step activations
-    int steps() const { return layers.empty() ? steps_without_layers : layers[0].steps; }
-    int steps_without_layers = 0;
 };
 
-// Runs the encoder on src [B,S] and prepares caches for up to `capacity` target steps. keep_weights: every step
-// keeps its attention weights in the layers' caches (self_weights, cross_weights).
+// Runs the encoder on src [B,S] and prepares caches for up to `capacity` target steps. The steps keep no attention
+// weights: a teacher-forced transformer_forward over the result gives every map (plan_transformer's keep_weights).
 void transformer_start_decoding(TransformerDecodingState& state, const Transformer& model, const int* src,
-                                const int* src_valid_lens, int B, int S, int capacity, bool keep_weights = false);
+                                const int* src_valid_lens, int B, int S, int capacity);
 
 // logits [B,V] for the next position given the tokens [B] at the current position.
 void transformer_decode_step(float* logits, TransformerDecodingState& state, const Transformer& model,

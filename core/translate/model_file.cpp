@@ -71,12 +71,6 @@ int special_id(const Vocab& vocab, const json& specials, const char* role, const
 
 bool is_matrix(const TensorSpec& spec) { return spec.shape.size() == 2; }
 
-// A config number and the name it goes by, to say which field a wrong tensor shape contradicts.
-struct ConfigDim {
-    std::string field;
-    long long value;
-};
-
 std::string shape_mismatch(const std::string& src, const TensorSpec& spec, const TensorInfo& info,
                            const std::vector<ConfigDim>& dims) {
     std::set<std::string> named;
@@ -158,15 +152,6 @@ void read_parameters(ParameterStore& params, const SafeTensors& file) {
     }
 }
 
-template <class MakeLayout>
-ParameterStore layout_of(const std::string& src, MakeLayout make) {
-    try {
-        return make();
-    } catch (const Error& e) {
-        throw Error(src + ": attend.config: " + e.what());
-    }
-}
-
 void check_vocab_size(const std::string& src, const char* side, const Vocab& vocab, int config_size) {
     if (static_cast<int>(vocab.size()) != config_size)
         throw Error(src + ": the " + side + " vocabulary has " + std::to_string(vocab.size()) + " tokens, the config says " +
@@ -175,30 +160,25 @@ void check_vocab_size(const std::string& src, const char* side, const Vocab& voc
 
 }  // namespace
 
-std::string TranslatorModel::architecture() const {
-    if (transformer) return "transformer";
-    if (bahdanau) return "bahdanau";
-    throw Error("translator model: it holds no network (neither a Transformer nor a Bahdanau seq2seq)");
+const TranslatorNetwork& TranslatorModel::checked_network() const {
+    if (!network) throw Error("translator model: it holds no network");
+    return *network;
 }
+
+std::string TranslatorModel::architecture() const { return checked_network().architecture(); }
 
 ParameterStore& TranslatorModel::parameters() {
-    if (transformer) return transformer->params;
-    if (bahdanau) return bahdanau->params;
-    throw Error("translator model: it holds no network (neither a Transformer nor a Bahdanau seq2seq)");
+    checked_network();
+    return network->parameters();
 }
 
-const ParameterStore& TranslatorModel::parameters() const { return const_cast<TranslatorModel*>(this)->parameters(); }
+const ParameterStore& TranslatorModel::parameters() const { return checked_network().parameters(); }
 
-int TranslatorModel::max_source_tokens() const {
-    return architecture() == "transformer" ? transformer->config.max_len : bahdanau->config.max_source_tokens();
-}
+int TranslatorModel::max_source_tokens() const { return checked_network().max_source_tokens(); }
 
-int TranslatorModel::max_target_tokens() const { return max_source_tokens(); }
+int TranslatorModel::max_target_tokens() const { return checked_network().max_target_tokens(); }
 
-nlohmann::json TranslatorModel::config_json() const {
-    return architecture() == "transformer" ? transformer_config_to_json(transformer->config)
-                                           : bahdanau_config_to_json(bahdanau->config);
-}
+nlohmann::json TranslatorModel::config_json() const { return checked_network().config_json(); }
 
 TranslatorModel load_translator_model(const SafeTensors& file, const std::string& ignored_prefix) {
     const std::string& src = file.source();
@@ -210,24 +190,21 @@ TranslatorModel load_translator_model(const SafeTensors& file, const std::string
         throw Error(src + ": model format version " + version + " is not supported (this build reads version " +
                     std::to_string(kModelFormatVersion) + ")");
     const std::string architecture = meta(file, "attend.architecture");
-    if (architecture != "transformer" && architecture != "bahdanau")
-        throw Error(src + ": architecture '" + architecture +
-                    "' is not supported by the translator (expected 'transformer' or 'bahdanau')");
+    const NetworkArchitecture* kind = nullptr;
+    try {
+        kind = &network_architecture(architecture);
+    } catch (const Error& e) {
+        throw Error(src + ": " + e.what());
+    }
 
     TranslatorModel m;
-    TransformerConfig transformer_config;
-    BahdanauConfig bahdanau_config;
+    NetworkDeclaration declared;
     try {
         json config = meta_json(file, "attend.config");
         if (config.is_object() && config.contains("architecture") && config["architecture"] != architecture)
             throw Error("architecture " + config["architecture"].dump() + " contradicts attend.architecture '" +
                         architecture + "'");
-        if (architecture == "transformer") {
-            transformer_config = transformer_config_from_json(config);
-            transformer_config.validate();
-        } else {
-            bahdanau_config = bahdanau_config_from_json(config);
-        }
+        declared = kind->declare(config);
     } catch (const Error& e) {
         throw Error(src + ": attend.config: " + e.what());
     }
@@ -235,9 +212,8 @@ TranslatorModel load_translator_model(const SafeTensors& file, const std::string
     m.target_pipeline = meta_as<TextPipeline>(file, "attend.target_pipeline");
     m.source_vocab = meta_as<Vocab>(file, "attend.source_vocab");
     m.target_vocab = meta_as<Vocab>(file, "attend.target_vocab");
-    const bool is_transformer = architecture == "transformer";
-    check_vocab_size(src, "source", m.source_vocab, is_transformer ? transformer_config.src_vocab : bahdanau_config.src_vocab);
-    check_vocab_size(src, "target", m.target_vocab, is_transformer ? transformer_config.tgt_vocab : bahdanau_config.tgt_vocab);
+    check_vocab_size(src, "source", m.source_vocab, declared.src_vocab);
+    check_vocab_size(src, "target", m.target_vocab, declared.tgt_vocab);
     json specials = meta_json(file, "attend.special_tokens");
     m.pad_id = special_id(m.target_vocab, specials, "pad", src);
     m.bos_id = special_id(m.target_vocab, specials, "bos", src);
@@ -253,21 +229,8 @@ TranslatorModel load_translator_model(const SafeTensors& file, const std::string
     if (card != file.metadata().end()) m.card = meta_json(file, "attend.card");
     if (file.metadata().count("attend.decoding")) m.length_penalty = decoding_length_penalty(file, src);
 
-    if (is_transformer) {
-        const TransformerConfig& c = transformer_config;
-        check_tensors(layout_of(src, [&] { return transformer_parameter_layout(c); }), file, ignored_prefix,
-                      {{"model_dim", c.model_dim}, {"ffn_dim", c.ffn_dim}, {"src_vocab", c.src_vocab},
-                       {"tgt_vocab", c.tgt_vocab}});
-        m.transformer = std::make_unique<Transformer>(c, /*with_grads=*/false);
-    } else {
-        const BahdanauConfig& c = bahdanau_config;
-        check_tensors(layout_of(src, [&] { return bahdanau_parameter_layout(c); }), file, ignored_prefix,
-                      {{"embed_size", c.embed_size}, {"num_hiddens", c.num_hiddens},
-                       {"3 x num_hiddens", 3LL * c.num_hiddens},
-                       {"num_hiddens + embed_size", (long long)c.num_hiddens + c.embed_size},
-                       {"src_vocab", c.src_vocab}, {"tgt_vocab", c.tgt_vocab}});
-        m.bahdanau = std::make_unique<BahdanauSeq2Seq>(c, /*with_grads=*/false);
-    }
+    check_tensors(declared.layout, file, ignored_prefix, declared.dims);
+    m.network = declared.allocate(/*with_grads=*/false);
     read_parameters(m.parameters(), file);
     return m;
 }
@@ -334,7 +297,7 @@ void add_translator_model(SafeTensorsWriter& w, const TranslatorModel& m, DType 
 }
 
 size_t parameter_count(const TranslatorModel& model) {
-    return model.transformer || model.bahdanau ? model.parameters().size() : 0;
+    return model.network ? model.network->parameters().size() : 0;
 }
 
 }  // namespace attend

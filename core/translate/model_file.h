@@ -17,10 +17,9 @@
 // The source sentence is encoded as its tokens followed by <eos>; the decoder starts from <bos>.
 #pragma once
 #include "io/safetensors.h"
-#include "model/bahdanau_seq2seq.h"
-#include "model/transformer.h"
 #include "text/text_pipeline.h"
 #include "text/vocab.h"
+#include "translate/translator_network.h"
 
 #include <cstdint>
 #include <memory>
@@ -36,9 +35,7 @@ constexpr int kModelFormatVersion = 1;
 constexpr float kMaxModelLengthPenalty = 10.0f;  // attend.decoding's length_penalty lies in [0, this]
 
 struct TranslatorModel {
-    // Exactly one of these holds the network, as attend.architecture says.
-    std::unique_ptr<Transformer> transformer;       // "transformer"
-    std::unique_ptr<BahdanauSeq2Seq> bahdanau;      // "bahdanau": GRU encoder + GRU decoder with additive attention
+    std::unique_ptr<TranslatorNetwork> network;  // of the architecture attend.architecture names
     TextPipeline source_pipeline, target_pipeline;
     Vocab source_vocab, target_vocab;
     int pad_id = 1, bos_id = 2, eos_id = 3;
@@ -48,17 +45,16 @@ struct TranslatorModel {
     std::optional<float> length_penalty;
     size_t file_bytes = 0;             // size of the file it came from (0 when built in memory)
 
-    // "transformer" or "bahdanau"; throws attend::Error when the model holds no network.
+    // The network's own (translate/translator_network.h); each throws attend::Error when the model holds none.
     std::string architecture() const;
-    // The parameters of whichever network it holds (throws like architecture()).
     ParameterStore& parameters();
     const ParameterStore& parameters() const;
-    // Longest source the model accepts, in tokens with <eos> (Transformer: max_len; Bahdanau: num_steps or max_len).
-    int max_source_tokens() const;
-    // Most tokens a search may generate, <eos> included (Transformer: max_len; Bahdanau: num_steps or max_len).
-    int max_target_tokens() const;
-    // The config JSON stored in attend.config.
-    nlohmann::json config_json() const;
+    int max_source_tokens() const;  // in tokens with <eos>
+    int max_target_tokens() const;  // generated, <eos> included
+    nlohmann::json config_json() const;  // attend.config
+
+private:
+    const TranslatorNetwork& checked_network() const;
 };
 
 // Checks everything: format and version, config (each number within the bounds of model/config_checks.h),

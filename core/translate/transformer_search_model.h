@@ -18,8 +18,6 @@ public:
     void step(float* logits, const int* last_tokens, int n) override;
     void select(const int* parents, int n) override;
 
-    const TransformerDecodingState& state() const { return state_; }
-
 private:
     const Transformer& model_;
     TransformerDecodingState state_;

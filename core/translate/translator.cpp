@@ -1,10 +1,9 @@
 #include "translate/translator.h"
 
 #include "error.h"
+#include "decode/beam_search.h"
+#include "decode/greedy_search.h"
 #include "decode/greedy_search_batch.h"
-#include "translate/bahdanau_search_model.h"
-#include "translate/model_search.h"
-#include "translate/transformer_search_model.h"
 #include "text/sentence_splitter.h"
 #include "text/utf8.h"
 
@@ -22,22 +21,6 @@ double ms_since(std::chrono::steady_clock::time_point start) {
 
 bool only_whitespace(std::string_view s) {
     return std::all_of(s.begin(), s.end(), [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; });
-}
-
-// Gathers acts' [B=1, H, rows, cols] weights of every layer into maps.
-template <typename Layers, typename Get>
-void collect(AttentionMaps& maps, const Layers& layers, Get weights_of, int heads, int rows, int cols) {
-    maps.layers = static_cast<int>(layers.size());
-    maps.heads = heads;
-    maps.rows = rows;
-    maps.cols = cols;
-    const size_t per_layer = static_cast<size_t>(heads) * rows * cols;
-    maps.data.resize(per_layer * maps.layers);
-    for (int l = 0; l < maps.layers; l++) {
-        const float* w = weights_of(layers[l]);
-        if (!w) throw Error("translator: layer " + std::to_string(l) + " kept no attention weights");
-        std::copy_n(w, per_layer, maps.data.begin() + per_layer * l);
-    }
 }
 
 std::string number_text(double value) {
@@ -91,25 +74,41 @@ void validate_options(const TranslationOptions& o) {
     check_range("max token run", o.max_token_run, 0, 1000);
 }
 
-Translator::Translator(TranslatorModel model) : model_(std::move(model)) {
-    model_.architecture();  // throws when the model holds no network
-    if (model_.transformer) transformer_prepare_decoding(*model_.transformer);  // half-float weights for decoding
-    target_shapes_.reserve(model_.target_vocab.size());
-    for (int id = 0; id < static_cast<int>(model_.target_vocab.size()); id++)
-        target_shapes_.push_back(token_shape(model_.target_vocab.token(id)));
+namespace {
+
+std::shared_ptr<const TranslatorModel> prepared(TranslatorModel model) {
+    model.architecture();  // throws when the model holds no network
+    model.network->prepare_decoding();
+    return std::make_shared<const TranslatorModel>(std::move(model));
+}
+
+}  // namespace
+
+Translator::Translator(TranslatorModel model) : Translator(prepared(std::move(model))) {}
+
+Translator::Translator(std::shared_ptr<const TranslatorModel> model) : model_(std::move(model)) {
+    model_->architecture();  // throws when the model holds no network
+    target_shapes_.reserve(model_->target_vocab.size());
+    for (int id = 0; id < static_cast<int>(model_->target_vocab.size()); id++)
+        target_shapes_.push_back(token_shape(model_->target_vocab.token(id)));
+}
+
+Translator Translator::borrowing(const TranslatorModel& model) {
+    // An owner-less shared_ptr: the caller keeps the model alive.
+    return Translator(std::shared_ptr<const TranslatorModel>(std::shared_ptr<const TranslatorModel>(), &model));
 }
 
 Translator Translator::from_bytes(std::vector<uint8_t> bytes, const std::string& source_name) {
     return Translator(load_translator_model_bytes(std::move(bytes), source_name));
 }
 
-int Translator::max_source_tokens() const { return model_.max_source_tokens(); }
+int Translator::max_source_tokens() const { return model_->max_source_tokens(); }
 
 std::vector<std::string> Translator::source_tokens(std::string_view text) const {
     if (text.empty() || only_whitespace(text)) throw Error("the text to translate is empty");
-    std::vector<std::string> tokens = preprocess_for_model(text, model_.source_pipeline);
+    std::vector<std::string> tokens = preprocess_for_model(text, model_->source_pipeline);
     if (tokens.empty()) throw Error("the text to translate is empty after tokenization");
-    tokens.push_back(model_.target_vocab.token(model_.eos_id));  // the loader checks it has the same id in both
+    tokens.push_back(model_->target_vocab.token(model_->eos_id));  // the loader checks it has the same id in both
     const int limit = max_source_tokens();
     if (static_cast<int>(tokens.size()) > limit)
         throw Error("the text is " + std::to_string(tokens.size()) + " tokens long (with <eos>); this model accepts at most " +
@@ -120,7 +119,7 @@ std::vector<std::string> Translator::source_tokens(std::string_view text) const 
 std::vector<std::string> Translator::source_tokens_truncated(std::string_view text, std::vector<std::string>& warnings,
                                                              int max_input_length) const {
     if (text.empty() || only_whitespace(text)) throw Error("the text to translate is empty");
-    std::vector<std::string> tokens = preprocess_for_model(text, model_.source_pipeline);
+    std::vector<std::string> tokens = preprocess_for_model(text, model_->source_pipeline);
     if (tokens.empty()) throw Error("the text to translate is empty after tokenization");
     const bool by_option = max_input_length > 0 && max_input_length < max_source_tokens();
     const int limit = by_option ? max_input_length : max_source_tokens();
@@ -131,7 +130,7 @@ std::vector<std::string> Translator::source_tokens_truncated(std::string_view te
                            " were translated");
         tokens.resize(static_cast<size_t>(limit - 1));
     }
-    tokens.push_back(model_.target_vocab.token(model_.eos_id));
+    tokens.push_back(model_->target_vocab.token(model_->eos_id));
     return tokens;
 }
 
@@ -139,7 +138,7 @@ SearchOptions Translator::search_options(const TranslationOptions& options, int 
     SearchOptions search;
     search.beam_size = options.beam_size;
     search.length_penalty = options.length_penalty;
-    int limit = model_.max_target_tokens();
+    int limit = model_->max_target_tokens();
     if (options.max_length > 0) limit = std::min(limit, options.max_length);
     if (options.max_length_ratio > 0) {
         // The model's own default (2 S + 10, or a d2l model's num_steps) when the ratio is the default 2.
@@ -147,8 +146,8 @@ SearchOptions Translator::search_options(const TranslationOptions& options, int 
         limit = std::min(limit, static_cast<int>(std::min(relative, 1e9)));
     }
     search.max_length = std::max(1, limit);
-    search.bos_id = model_.bos_id;
-    search.eos_id = model_.eos_id;
+    search.bos_id = model_->bos_id;
+    search.eos_id = model_->eos_id;
     search.no_repeat_ngram_size = options.no_repeat_ngram_size;
     search.repetition_penalty = options.repetition_penalty;
     search.max_char_run = options.max_char_run;
@@ -159,20 +158,20 @@ SearchOptions Translator::search_options(const TranslationOptions& options, int 
 }
 
 MaskedText Translator::mask(std::string_view text, const TranslationOptions& options) const {
-    if (!options.copy_through || model_.source_pipeline.type != TextPipelineType::moses_bpe) {
+    if (!options.copy_through || model_->source_pipeline.type != TextPipelineType::moses_bpe) {
         MaskedText none;
         none.text = std::string(text);
         return none;
     }
     utf8_validate(text, "the text");  // before any span search reads it
-    return mask_copy_spans(text, model_.source_pipeline.lang, model_.target_pipeline.lang, model_.source_vocab,
-                           model_.target_vocab);
+    return mask_copy_spans(text, model_->source_pipeline.lang, model_->target_pipeline.lang, model_->source_vocab,
+                           model_->target_vocab);
 }
 
 void Translator::unmask(TranslationResult& r, const MaskedText& masked) const {
     if (masked.originals.empty()) return;
     r.text = restore_copy_spans(r.text, masked, false);
-    r.tokenized = restore_copy_spans(r.tokenized, masked, model_.target_pipeline.moses.lowercase);
+    r.tokenized = restore_copy_spans(r.tokenized, masked, model_->target_pipeline.moses.lowercase);
     restore_copy_tokens(r.source_tokens, masked.source_words, masked.originals);
     restore_copy_tokens(r.target_tokens, masked.target_words, masked.originals);
 }
@@ -191,44 +190,45 @@ TranslationResult Translator::translate_masked(std::string_view text, const Tran
 
     auto start = std::chrono::steady_clock::now();
     r.source_tokens = source_tokens_truncated(text, r.warnings, options.max_input_length);
-    std::vector<int> src = model_.source_vocab.ids(r.source_tokens);
+    std::vector<int> src = model_->source_vocab.ids(r.source_tokens);
     const int S = static_cast<int>(src.size());
     r.preprocess_ms = ms_since(start);
 
     start = std::chrono::steady_clock::now();
-    fill_translation(r, search_translation(model_, src, search_options(options, S, text)));
+    fill_translation(r, translate_ids(src, search_options(options, S, text)));
     add_cut_warning(r);
     r.search_ms = ms_since(start);
 
     if (options.return_attention && !r.target_ids.empty()) {
-        // One teacher-forced pass over the chosen translation keeps every map (the search itself keeps none).
         start = std::chrono::steady_clock::now();
         const int T = static_cast<int>(r.target_ids.size());
-        std::vector<int> tgt{model_.bos_id};
+        std::vector<int> tgt{model_->bos_id};
         tgt.insert(tgt.end(), r.target_ids.begin(), r.target_ids.end() - 1);
-        if (model_.bahdanau) {
-            // One additive attention per step over the source: 1 layer x 1 head, no self-attention.
-            bahdanau_cross_attention(r.cross.data, *model_.bahdanau, src.data(), S, tgt.data(), T);
-            r.cross.layers = r.cross.heads = 1;
-            r.cross.rows = T;
-            r.cross.cols = S;
-            r.attention_ms = ms_since(start);
-            return r;
-        }
-        const Transformer& t = *model_.transformer;
-        const TransformerConfig& c = t.config;
-        TransformerActivations acts;
-        plan_transformer(acts, c, 1, S, T, /*keep_weights=*/true);
-        transformer_forward(acts, t, src.data(), nullptr, tgt.data(), nullptr);
-        collect(r.encoder_self, acts.encoder, [](const EncoderBlockActivations& a) { return a.self_attn.weights; },
-                c.heads, S, S);
-        collect(r.decoder_self, acts.decoder, [](const DecoderBlockActivations& a) { return a.self_attn.weights; },
-                c.heads, T, T);
-        collect(r.cross, acts.decoder, [](const DecoderBlockActivations& a) { return a.cross_attn.weights; },
-                c.heads, T, S);
+        TranslationAttention maps = network().attention(src.data(), S, tgt.data(), T);
+        r.encoder_self = std::move(maps.encoder_self);
+        r.decoder_self = std::move(maps.decoder_self);
+        r.cross = std::move(maps.cross);
         r.attention_ms = ms_since(start);
     }
     return r;
+}
+
+Hypothesis Translator::translate_ids(const std::vector<int>& source, SearchOptions options) const {
+    const int S = static_cast<int>(source.size());
+    if (S < 1) throw Error("search: the source sentence is empty");
+    if (S > max_source_tokens())
+        throw Error("search: the source is " + std::to_string(S) + " tokens long (with <eos>); this model accepts at most " +
+                    std::to_string(max_source_tokens()));
+    const int vocab = static_cast<int>(model_->source_vocab.size());
+    for (int id : source)
+        if (id < 0 || id >= vocab)
+            throw Error("search: source id " + std::to_string(id) + " is outside the source vocabulary (0.." +
+                        std::to_string(vocab - 1) + ")");
+    options.bos_id = model_->bos_id;
+    options.eos_id = model_->eos_id;
+    options.max_length = std::min(options.max_length, model_->max_target_tokens());
+    const std::unique_ptr<StepModel> step_model = network().search_model(source.data(), S, options.max_length);
+    return options.beam_size == 1 ? greedy_search(*step_model, options) : beam_search(*step_model, options).front();
 }
 
 std::vector<TranslationResult> Translator::translate_batch(const std::vector<std::string>& texts,
@@ -259,7 +259,7 @@ std::vector<TranslationResult> Translator::translate_batch_masked(const std::vec
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return texts[a].size() < texts[b].size(); });
     std::vector<TranslationResult> results(texts.size());
     const bool batched = options.max_batch_size > 1 && options.beam_size == 1 && !options.return_attention &&
-                         model_.transformer != nullptr;
+                         network().decodes_batches();
     if (!batched) {
         for (size_t i : order) {
             try {
@@ -281,7 +281,7 @@ std::vector<TranslationResult> Translator::translate_batch_masked(const std::vec
         } catch (const Error& e) {
             throw Error("sentence " + std::to_string(i + 1) + ": " + e.what());
         }
-        sources[i] = model_.source_vocab.ids(results[i].source_tokens);
+        sources[i] = model_->source_vocab.ids(results[i].source_tokens);
         results[i].preprocess_ms = ms_since(start);
     }
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return sources[a].size() < sources[b].size(); });
@@ -314,11 +314,11 @@ std::vector<TranslationResult> Translator::translate_batch_masked(const std::vec
             max_lengths[k] = search_options(options, len, {}).max_length;
             capacity = std::max(capacity, max_lengths[k]);
         }
-        std::vector<int> src(static_cast<size_t>(B) * S, model_.pad_id);
+        std::vector<int> src(static_cast<size_t>(B) * S, model_->pad_id);
         for (size_t k = 0; k < count; k++)
             std::copy(sources[order[first + k]].begin(), sources[order[first + k]].end(), src.begin() + k * S);
-        TransformerSearchModel step_model(*model_.transformer, src.data(), valid.data(), B, S, capacity);
-        std::vector<Hypothesis> hyps = greedy_search_batch(step_model, max_lengths, search);
+        const std::unique_ptr<StepModel> step_model = network().batch_search_model(src.data(), valid.data(), B, S, capacity);
+        std::vector<Hypothesis> hyps = greedy_search_batch(*step_model, max_lengths, search);
         const double per_sentence_ms = ms_since(start) / count;
         for (size_t k = 0; k < count; k++) {
             TranslationResult& r = results[order[first + k]];
@@ -338,7 +338,7 @@ DocumentTranslation Translator::translate_document(std::string_view text, const 
     validate_options(options);
     utf8_validate(text, "the text");
     DocumentTranslation doc;
-    const std::vector<SentenceSpan> spans = split_sentences(text, model_.source_pipeline.prefixes);
+    const std::vector<SentenceSpan> spans = split_sentences(text, model_->source_pipeline.prefixes);
     // UTF-16 offsets: count code units up to each span boundary, in one pass over the text.
     std::size_t at = 0, units = 0;
     auto utf16_offset = [&](std::size_t byte) {
@@ -395,34 +395,34 @@ void Translator::fill_translation(TranslationResult& r, const Hypothesis& best) 
     r.log_prob = best.log_prob;
     r.score = best.score;
     r.finished = best.finished;
-    r.target_tokens = model_.target_vocab.tokens(r.target_ids);
+    r.target_tokens = model_->target_vocab.tokens(r.target_ids);
     std::vector<std::string> words(r.target_tokens.begin(), r.target_tokens.end() - (best.finished ? 1 : 0));
-    r.text = postprocess_for_display(words, model_.target_pipeline);
-    r.tokenized = postprocess_for_bleu(words, model_.target_pipeline);
+    r.text = postprocess_for_display(words, model_->target_pipeline);
+    r.tokenized = postprocess_for_bleu(words, model_->target_pipeline);
 }
 
 TranslationOptions Translator::default_options() const {
     TranslationOptions o;
-    if (model_.length_penalty) o.length_penalty = *model_.length_penalty;
+    if (model_->length_penalty) o.length_penalty = *model_->length_penalty;
     return o;
 }
 
 nlohmann::json Translator::info() const {
     const TranslationOptions defaults = default_options();
     return {
-        {"architecture", model_.architecture()},
-        {"source_language", lang_code(model_.source_pipeline.lang)},
-        {"target_language", lang_code(model_.target_pipeline.lang)},
-        {"config", model_.config_json()},
-        {"parameters", parameter_count(model_)},
-        {"dtype", dtype_name(model_.weights_dtype)},
-        {"file_bytes", model_.file_bytes},
-        {"source_vocab_size", model_.source_vocab.size()},
-        {"target_vocab_size", model_.target_vocab.size()},
+        {"architecture", model_->architecture()},
+        {"source_language", lang_code(model_->source_pipeline.lang)},
+        {"target_language", lang_code(model_->target_pipeline.lang)},
+        {"config", model_->config_json()},
+        {"parameters", parameter_count(*model_)},
+        {"dtype", dtype_name(model_->weights_dtype)},
+        {"file_bytes", model_->file_bytes},
+        {"source_vocab_size", model_->source_vocab.size()},
+        {"target_vocab_size", model_->target_vocab.size()},
         {"max_source_tokens", max_source_tokens()},
-        {"card", model_.card},
+        {"card", model_->card},
         {"decoding", {{"length_penalty", defaults.length_penalty},
-                      {"length_penalty_from_model", model_.length_penalty.has_value()}}},
+                      {"length_penalty_from_model", model_->length_penalty.has_value()}}},
     };
 }
 

@@ -7,6 +7,7 @@
 #include "translate/model_file.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +18,10 @@ class Translator {
 public:
     explicit Translator(TranslatorModel model);
     static Translator from_bytes(std::vector<uint8_t> bytes, const std::string& source_name = "<memory>");
+    // A translator over a model the caller keeps and may go on changing between calls (the trainer's model,
+    // translated at each validation); the model must outlive it. Decoding reads the weights as they are: no
+    // prepare_decoding(), whose copies would go stale.
+    static Translator borrowing(const TranslatorModel& model);
 
     // Throws attend::Error for empty text, invalid UTF-8 or options out of range. A text longer than the model
     // accepts is cut to its first max_source_tokens() - 1 tokens, with a warning in the result.
@@ -33,6 +38,16 @@ public:
     // Throws attend::Error for invalid UTF-8 or options out of range.
     DocumentTranslation translate_document(std::string_view text, const TranslationOptions& options = {}) const;
 
+    // Greedy (options.beam_size 1) or beam search over source ids with their <eos> (1 to max_source_tokens() of
+    // them, each an id of the source vocabulary): the best hypothesis. bos_id and eos_id are the model's whatever
+    // options say, and max_length is capped at the model's limit. translate() is this with search_options(), after
+    // tokenization.
+    Hypothesis translate_ids(const std::vector<int>& source, SearchOptions options) const;
+    // The search options translate() uses for a source of S tokens (with <eos>) from the raw text `text`: the
+    // length limits applied, the repetition controls, and exempt from the character-run limit the characters that
+    // the text itself repeats (none for an empty text).
+    SearchOptions search_options(const TranslationOptions& options, int S, std::string_view text) const;
+
     // Source tokens (model pieces) of a raw sentence, <eos> appended; throws like translate(), and also when the
     // text is longer than the model accepts (naming the limit).
     std::vector<std::string> source_tokens(std::string_view text) const;
@@ -41,7 +56,7 @@ public:
     TranslationOptions default_options() const;
     // Languages, config, parameters, dtype, size, card, decoding (the default_options the model sets).
     nlohmann::json info() const;
-    const TranslatorModel& model() const { return model_; }
+    const TranslatorModel& model() const { return *model_; }
     int max_source_tokens() const;  // including <eos>
 
 private:
@@ -55,11 +70,13 @@ private:
     // Source tokens for translation: cut to the model's limit (keeping <eos>) with a warning into `warnings`.
     std::vector<std::string> source_tokens_truncated(std::string_view text, std::vector<std::string>& warnings,
                                                      int max_input_length) const;
-    // Search options for the source `text` of S tokens (the length limits applied).
-    SearchOptions search_options(const TranslationOptions& options, int S, std::string_view text) const;
     // The result fields that come from the chosen hypothesis: ids, tokens, text, scores.
     void fill_translation(TranslationResult& r, const Hypothesis& best) const;
-    TranslatorModel model_;
+
+    explicit Translator(std::shared_ptr<const TranslatorModel> model);
+    const TranslatorNetwork& network() const { return *model_->network; }
+
+    std::shared_ptr<const TranslatorModel> model_;  // never null; holds a network
     std::vector<TokenShape> target_shapes_;  // [target vocab]: for the character-run limit
 };
 

@@ -28,6 +28,7 @@
 #include "data/data_dir.h"
 #include "data/text_file.h"
 #include "error.h"
+#include "translate/transformer_network.h"
 #include "translate/translator.h"
 
 namespace attend::cli {
@@ -113,7 +114,7 @@ void write_source_ids(const std::string& path, const Translator& translator, con
     const TranslatorModel& m = translator.model();
     for (const std::string& s : sentences) {
         const std::vector<int> ids = m.source_vocab.ids(translator.source_tokens(s));
-        out << std::min(m.transformer->config.max_len, 2 * static_cast<int>(ids.size()) + 10);
+        out << std::min(m.max_target_tokens(), 2 * static_cast<int>(ids.size()) + 10);
         for (int id : ids) out << ' ' << id;
         out << '\n';
     }
@@ -197,8 +198,8 @@ void run_bench_translate(const BenchTranslateOptions& o) {
     }
     const Translator translator(load_model_or_checkpoint(model_path));
     // The PyTorch peer (tools/torch_translator.py) rebuilds a Transformer from the file; it has no GRU model.
-    if (!translator.model().transformer)
-        throw Error("bench translate: " + model_path + " is not a Transformer model (only Transformers are benchmarked)");
+    const Transformer& transformer =
+        network_as<TransformerNetwork>(*translator.model().network, "bench translate (" + model_path + ")").model;
     const std::string data_path = default_data_dir() + "/multi30k/test_2016_flickr.en.gz";
     std::vector<std::string> sentences = read_lines(data_path);
     if (sentences.size() > static_cast<size_t>(o.sentences)) sentences.resize(o.sentences);
@@ -206,11 +207,11 @@ void run_bench_translate(const BenchTranslateOptions& o) {
     const size_t n = sentences.size();
 
     omp_set_num_threads(o.threads);
-    const TransformerConfig& c = translator.model().transformer->config;
+    const TransformerConfig& c = transformer.config;
     std::printf("# model %s: C %d, heads %d, %d+%d layers, ffn %d, vocab %d/%d, %s weights, %zu parameters\n",
                 model_path.c_str(), c.model_dim, c.heads, c.encoder_layers, c.decoder_layers, c.ffn_dim, c.src_vocab,
                 c.tgt_vocab, dtype_name(translator.model().weights_dtype), parameter_count(translator.model()));
-    std::printf("# decoding reads %s\n", translator.model().transformer->decode_f16.empty()
+    std::printf("# decoding reads %s\n", transformer.decode_f16.empty()
                                               ? "float weights"
                                               : "half-float copies of the decoder and output weights (bit-identical "
                                                 "logits, half the bytes)");

@@ -72,15 +72,7 @@ void run_info(const std::string& path, bool json_output) {
     }
     std::printf("file        %s (%.2f MB)\n", path.c_str(), m.file_bytes / 1e6);
     std::printf("languages   %s -> %s\n", lang_code(m.source_pipeline.lang).c_str(), lang_code(m.target_pipeline.lang).c_str());
-    if (m.bahdanau) {
-        const BahdanauConfig& c = m.bahdanau->config;
-        std::printf("model       GRU + Bahdanau attention, %d layers, embed %d, hidden %d%s\n", c.num_layers, c.embed_size,
-                    c.num_hiddens, c.num_steps > 0 ? (", sources padded to " + std::to_string(c.num_steps)).c_str() : "");
-    } else {
-        const TransformerConfig& c = m.transformer->config;
-        std::printf("model       Transformer %d+%d layers, C %d, %d heads, ffn %d, %s%s\n", c.encoder_layers, c.decoder_layers,
-                    c.model_dim, c.heads, c.ffn_dim, c.pre_ln ? "pre-LN" : "post-LN", c.tie_embeddings ? ", tied embeddings" : "");
-    }
+    std::printf("model       %s\n", m.network->description().c_str());
     std::printf("parameters  %zu\n", parameter_count(m));
     std::printf("weights     %s\n", dtype_name(m.weights_dtype));
     if (m.source_pipeline.type == TextPipelineType::d2l_words)

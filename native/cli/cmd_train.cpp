@@ -7,6 +7,7 @@
 #include "model/config_checks.h"
 #include "train/trainer.h"
 #include "train/train_device.h"
+#include "train/trainable_model.h"
 
 #include <unistd.h>
 
@@ -40,19 +41,10 @@ struct TrainFlags {
 };
 
 // The flags only bound each number by itself; the model's own rules (heads dividing the dimension, ...) are
-// checked here, before any data is read, so a bad combination fails at once. The vocabulary sizes come from the
-// corpus later: stand-ins keep them out of the way.
+// checked here, before any data is read, so a bad combination fails at once.
 void validate_model_options(const TrainOptions& o) {
     try {
-        if (o.architecture == "transformer") {
-            TransformerConfig c = o.model;
-            c.src_vocab = c.tgt_vocab = std::max(c.pad_id + 1, 8);
-            c.validate();
-        } else {
-            BahdanauConfig c = o.rnn;
-            c.src_vocab = c.tgt_vocab = std::max(c.pad_id + 1, 8);
-            c.validate();
-        }
+        training_architecture(o.architecture).check_options(o);
     } catch (const Error& e) {
         throw Error(std::string("train: ") + e.what());
     }

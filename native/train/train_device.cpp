@@ -52,15 +52,14 @@ public:
                  Communicator& comm)
         : model_(model), params_(model.parameters()), adam_(adam), trainable_(trainable), comm_(comm),
           masked_loss_(o.loss == "masked_softmax_ce"),
-          dropout_p_(model.transformer ? model.transformer->config.dropout : model.bahdanau->config.dropout) {}
+          dropout_p_(model.network->dropout()) {}
 
     StepLoss step(const TrainBatch& b, uint64_t dropout_seed, float label_smoothing, float clip_norm,
                   float lr) override {
         const int N = b.B * b.T, V = static_cast<int>(model_.target_vocab.size()), pad = model_.pad_id;
         const bool share = b.total_rows > 0;  // one rank's rows of a data-parallel batch
         DropoutStream dropout(dropout_p_, dropout_seed);
-        // A Transformer's masks follow the row; the GRU model's time-major tensors draw other (equally random) masks.
-        if (share && model_.transformer) dropout.set_rows(b.row_begin, b.B, b.total_rows);
+        if (share && trainable_.dropout_follows_rows()) dropout.set_rows(b.row_begin, b.B, b.total_rows);
         StepLoss loss;
         // Whole-batch denominators, so that the ranks' summed gradients are the whole batch's gradient.
         loss.tokens = masked_loss_ ? (share ? b.global_target_tokens : b.target_tokens)

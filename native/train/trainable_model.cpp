@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "error.h"
+#include "translate/bahdanau_network.h"
+#include "translate/transformer_network.h"
 #include "train/seq2seq_attention_decoder_backward.h"
 #include "train/seq2seq_encoder_backward.h"
 #include "train/transformer_backward.h"
@@ -26,6 +28,8 @@ public:
     void backward(const TrainBatch& b, const float* dlogits) override {
         transformer_backward(model_, acts_, dlogits, b.src.data(), b.tgt_in.data());
     }
+
+    bool dropout_follows_rows() const override { return true; }
 
 private:
     Transformer& model_;
@@ -62,16 +66,89 @@ private:
     std::vector<float> denc_out_, denc_state_;
 };
 
+// The flags only bound each number by itself; the model's own rules (heads dividing the dimension, ...) are
+// checked here with stand-in vocabulary sizes.
+void check_transformer_options(const TrainOptions& o) {
+    TransformerConfig c = o.model;
+    c.src_vocab = c.tgt_vocab = std::max(c.pad_id + 1, 8);
+    c.validate();
+}
+
+std::unique_ptr<TranslatorNetwork> build_transformer(TrainOptions& o, int src_vocab, int tgt_vocab, int pad_id) {
+    TransformerConfig config = o.model;
+    config.src_vocab = src_vocab;
+    config.tgt_vocab = tgt_vocab;
+    config.pad_id = pad_id;
+    if (config.tie_embeddings && config.src_vocab != config.tgt_vocab)
+        throw Error("tied embeddings need one joint vocabulary (corpus.joint_vocab)");
+    if (o.num_steps > config.max_len)
+        throw Error("num_steps " + std::to_string(o.num_steps) + " exceeds the Transformer's max_len " +
+                    std::to_string(config.max_len));
+    o.model = config;
+    return std::make_unique<TransformerNetwork>(config, /*with_grads=*/true);
+}
+
+std::unique_ptr<TrainableModel> trainable_transformer(TranslatorNetwork& network) {
+    return std::make_unique<TrainableTransformer>(network_as<TransformerNetwork>(network, "training").model);
+}
+
+// The forward scales embeddings by sqrt(C): N(0, 1/C) makes them N(0, 1) there.
+float transformer_embedding_std(const TranslatorNetwork& network) {
+    return 1.0f / std::sqrt(static_cast<float>(network_as<TransformerNetwork>(network, "training").model.config.model_dim));
+}
+
+std::unique_ptr<TrainStepBackend> transformer_gpu_step(TrainDevice device, const TranslatorNetwork& network,
+                                                       const TrainOptions& o, Communicator& comm) {
+    return make_train_step_backend(device, network_as<TransformerNetwork>(network, "the GPU step").model, o, comm);
+}
+
+void check_bahdanau_options(const TrainOptions& o) {
+    BahdanauConfig c = o.rnn;
+    c.src_vocab = c.tgt_vocab = std::max(c.pad_id + 1, 8);
+    c.validate();
+}
+
+// o.rnn keeps the run's choices only: the vocabularies, num_steps and pad come from the corpus and the options.
+std::unique_ptr<TranslatorNetwork> build_bahdanau(TrainOptions& o, int src_vocab, int tgt_vocab, int pad_id) {
+    BahdanauConfig config = o.rnn;
+    config.src_vocab = src_vocab;
+    config.tgt_vocab = tgt_vocab;
+    config.pad_id = pad_id;
+    config.num_steps = o.num_steps;
+    config.validate();
+    return std::make_unique<BahdanauNetwork>(config, /*with_grads=*/true);
+}
+
+std::unique_ptr<TrainableModel> trainable_bahdanau(TranslatorNetwork& network) {
+    return std::make_unique<TrainableBahdanau>(network_as<BahdanauNetwork>(network, "training").model);
+}
+
+float bahdanau_embedding_std(const TranslatorNetwork&) { return 1.0f; }
+
 bool ends_with(const std::string& s, const std::string& suffix) {
     return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 }  // namespace
 
+const TrainingArchitecture& training_architecture(const std::string& name) {
+    static const TrainingArchitecture architectures[] = {
+        {TransformerNetwork::kArchitecture, check_transformer_options, build_transformer, trainable_transformer,
+         transformer_embedding_std, transformer_gpu_step},
+        {BahdanauNetwork::kArchitecture, check_bahdanau_options, build_bahdanau, trainable_bahdanau,
+         bahdanau_embedding_std, nullptr},
+    };
+    std::string known;
+    for (const TrainingArchitecture& a : architectures) {
+        if (name == a.name) return a;
+        known += std::string(known.empty() ? "" : " or ") + "\"" + a.name + "\"";
+    }
+    throw Error("architecture '" + name + "' is unknown (expected " + known + ")");
+}
+
 std::unique_ptr<TrainableModel> make_trainable(TranslatorModel& model) {
     if (!model.parameters().has_grads()) throw Error("training: the model was allocated without gradients");
-    if (model.transformer) return std::make_unique<TrainableTransformer>(*model.transformer);
-    return std::make_unique<TrainableBahdanau>(*model.bahdanau);
+    return training_architecture(model.architecture()).trainable(*model.network);
 }
 
 void initialise_parameters(TranslatorModel& model, const std::string& scheme, uint64_t seed) {
@@ -80,7 +157,7 @@ void initialise_parameters(TranslatorModel& model, const std::string& scheme, ui
     ParameterStore& params = model.parameters();
     xavier_init_weights(params, seed);
     const float embedding_std =
-        scheme == "seeds" || !model.transformer ? 1.0f : 1.0f / std::sqrt(static_cast<float>(model.transformer->config.model_dim));
+        scheme == "seeds" ? 1.0f : training_architecture(model.architecture()).scaled_embedding_std(*model.network);
     for (const TensorSpec& spec : params.specs()) {
         float* w = params.value_at(spec.offset);
         if (spec.name.find("embedding") != std::string::npos) {

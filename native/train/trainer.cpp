@@ -10,7 +10,8 @@
 #include "train/trainable_model.h"
 #include "train/devices.h"
 #include "train/train_device.h"
-#include "translate/model_search.h"
+#include "translate/transformer_network.h"
+#include "translate/translator.h"
 
 #include <malloc.h>
 #include <csignal>
@@ -131,7 +132,7 @@ void require_known_loss(const TrainOptions& o) {
 void require_device_supports(TrainDevice device, const TrainOptions& o) {
     if (device == TrainDevice::Cpu) return;
     std::string unsupported;
-    if (o.architecture != "transformer") unsupported = "architecture '" + o.architecture + "'";
+    if (!training_architecture(o.architecture).gpu_step) unsupported = "architecture '" + o.architecture + "'";
     if (o.loss != "cross_entropy")
         unsupported += (unsupported.empty() ? "" : " and ") + std::string("loss '") + o.loss + "'";
     if (!unsupported.empty())
@@ -180,18 +181,9 @@ std::string cpu_name() {
 }
 
 std::string describe_model(const TranslatorModel& tm) {
-    char line[256];
-    if (tm.bahdanau) {
-        const BahdanauConfig& c = tm.bahdanau->config;
-        std::snprintf(line, sizeof line, "GRU + Bahdanau attention, %d layers, embed %d, hidden %d, dropout %.2f%s",
-                      c.num_layers, c.embed_size, c.num_hiddens, c.dropout,
-                      c.num_steps > 0 ? (", num_steps " + std::to_string(c.num_steps)).c_str() : "");
-    } else {
-        const TransformerConfig& c = tm.transformer->config;
-        std::snprintf(line, sizeof line, "Transformer %d+%d layers, C %d, %d heads, ffn %d, dropout %.2f", c.encoder_layers,
-                      c.decoder_layers, c.model_dim, c.heads, c.ffn_dim, c.dropout);
-    }
-    return line;
+    char dropout[32];
+    std::snprintf(dropout, sizeof dropout, ", dropout %.2f", tm.network->dropout());
+    return tm.network->description() + dropout;
 }
 
 std::string describe_data(const CorpusOptions& c) {
@@ -208,17 +200,17 @@ std::string describe_data(const CorpusOptions& c) {
 double validation_bleu(const TranslatorModel& model, const TranslationCorpus& corpus, int sentences) {
     const size_t n = sentences > 0 ? std::min<size_t>(sentences, corpus.val_source.size()) : corpus.val_source.size();
     std::vector<std::string> hyps(n), refs(corpus.val_references.begin(), corpus.val_references.begin() + n);
-    SearchOptions opt;
-    opt.bos_id = model.bos_id;
-    opt.eos_id = model.eos_id;
+    const Translator translator = Translator::borrowing(model);
 #pragma omp parallel for schedule(dynamic, 8)
     for (long i = 0; i < static_cast<long>(n); i++) {
         std::vector<int> src = corpus.val_source[i];
         src.push_back(model.eos_id);
         if (static_cast<int>(src.size()) > model.max_source_tokens()) continue;
-        SearchOptions o = opt;
-        o.max_length = default_max_length(model, static_cast<int>(src.size()));
-        Hypothesis h = search_translation(model, src, o);
+        // Plain greedy search: no length penalty, no repetition controls, at most 2 S + 10 tokens (translate_ids
+        // caps that at the model's limit: a d2l model's num_steps, as in the seeds' predict_seq2seq).
+        SearchOptions o;
+        o.max_length = 2 * static_cast<int>(src.size()) + 10;
+        Hypothesis h = translator.translate_ids(src, o);
         if (h.finished) h.tokens.pop_back();
         hyps[i] = postprocess_for_bleu(corpus.target_vocab.tokens(h.tokens), model.target_pipeline);
     }
@@ -348,8 +340,7 @@ ResolvedRun resolve_run(const TrainOptions& requested, bool resume, const RunLog
     }
     if (o.cooldown_epochs < 0) o.cooldown_epochs = 0;  // -1 (keep the run's own) on a new run: none
     require_known_loss(o);
-    if (o.architecture != "transformer" && o.architecture != "bahdanau")
-        throw Error("architecture '" + o.architecture + "' is unknown (expected \"transformer\" or \"bahdanau\")");
+    training_architecture(o.architecture);  // throws naming the known ones
     if (o.num_steps < 0 || o.num_steps == 1)
         throw Error("num_steps is " + std::to_string(o.num_steps) + ", expected 0 (token batches) or >= 2");
     return run;
@@ -371,8 +362,8 @@ TranslationCorpus load_corpus(const ResolvedRun& run, const RunLog& log) {
     return corpus;
 }
 
-// The untrained model (allocated with gradients) the options describe at the corpus's vocabulary sizes; o.model
-// takes those sizes, so that the saved options describe the model.
+// The untrained model (allocated with gradients) the options describe at the corpus's vocabulary sizes; o may take
+// those sizes, so that the saved options describe the model.
 TranslatorModel build_model(TrainOptions& o, const TranslationCorpus& corpus) {
     TranslatorModel tm;
     tm.source_pipeline = corpus.source_pipeline;
@@ -384,27 +375,9 @@ TranslatorModel build_model(TrainOptions& o, const TranslationCorpus& corpus) {
     tm.eos_id = corpus.target_vocab["<eos>"];
     if (corpus.source_vocab["<pad>"] != tm.pad_id || corpus.source_vocab["<eos>"] != tm.eos_id)
         throw Error("the source and target vocabularies give <pad> / <eos> different ids");
-    if (o.architecture == "transformer") {
-        TransformerConfig config = o.model;
-        config.src_vocab = static_cast<int>(corpus.source_vocab.size());
-        config.tgt_vocab = static_cast<int>(corpus.target_vocab.size());
-        config.pad_id = tm.pad_id;
-        if (config.tie_embeddings && config.src_vocab != config.tgt_vocab)
-            throw Error("tied embeddings need one joint vocabulary (corpus.joint_vocab)");
-        if (o.num_steps > config.max_len)
-            throw Error("num_steps " + std::to_string(o.num_steps) + " exceeds the Transformer's max_len " +
-                        std::to_string(config.max_len));
-        o.model = config;
-        tm.transformer = std::make_unique<Transformer>(config, /*with_grads=*/true);
-    } else {
-        BahdanauConfig config = o.rnn;
-        config.src_vocab = static_cast<int>(corpus.source_vocab.size());
-        config.tgt_vocab = static_cast<int>(corpus.target_vocab.size());
-        config.pad_id = tm.pad_id;
-        config.num_steps = o.num_steps;
-        config.validate();
-        tm.bahdanau = std::make_unique<BahdanauSeq2Seq>(config, /*with_grads=*/true);
-    }
+    tm.network = training_architecture(o.architecture)
+                     .build(o, static_cast<int>(corpus.source_vocab.size()), static_cast<int>(corpus.target_vocab.size()),
+                            tm.pad_id);
     return tm;
 }
 
@@ -440,13 +413,16 @@ StepDevice make_step_device(TranslatorModel& tm, TrainableModel& trainable, Adam
                             TrainDevice device, const TrainHooks& hooks, Communicator& comm) {
     if (comm.size() > 1 && hooks.step_backend)
         throw Error("data-parallel training (" + comm.describe() + ") cannot use a test step backend");
-    if (tm.transformer && hooks.step_backend) {
+    const TrainingArchitecture& architecture = training_architecture(o.architecture);
+    if (architecture.gpu_step && hooks.step_backend) {
         require_device_supports(TrainDevice::Cuda, o);  // what any device step supports
-        return {hooks.step_backend(*tm.transformer, o), "test step backend", false};
+        return {hooks.step_backend(network_as<TransformerNetwork>(*tm.network, "TrainHooks::step_backend").model, o),
+                "test step backend", false};
     }
     if (device != TrainDevice::Cpu) {
+        require_device_supports(device, o);  // so that gpu_step is there
         // Rank 0, which logs, steps on cuda:0: the description's first line.
-        std::unique_ptr<TrainStepBackend> backend = make_train_step_backend(device, *tm.transformer, o, comm);
+        std::unique_ptr<TrainStepBackend> backend = architecture.gpu_step(device, *tm.network, o, comm);
         const std::string gpus = cuda_availability().description;
         std::string hardware = gpus.substr(0, gpus.find('\n'));
         if (!backend->gradient_sum().empty()) hardware += ", gradients summed over " + backend->gradient_sum();

@@ -6,7 +6,9 @@
 
 #include "error.h"
 #include "model/config_checks.h"
+#include "translate/bahdanau_network.h"
 #include "translate/model_file.h"
+#include "translate/transformer_network.h"
 
 #include <cmath>
 #include <cstring>
@@ -55,8 +57,8 @@ std::vector<uint8_t> transformer_file(DType dtype = DType::F32) {
     c.max_len = 16;
     c.dropout = 0.0f;
     c.pad_id = m.pad_id;
-    m.transformer = std::make_unique<Transformer>(c, false);
-    fill(m.transformer->params, 3);
+    m.network = std::make_unique<TransformerNetwork>(c, false);
+    fill(m.parameters(), 3);
     return save_translator_model(m, dtype);
 }
 
@@ -71,8 +73,8 @@ std::vector<uint8_t> bahdanau_file(DType dtype = DType::F32) {
     c.num_layers = 1;
     c.max_len = 16;
     c.pad_id = m.pad_id;
-    m.bahdanau = std::make_unique<BahdanauSeq2Seq>(c, false);
-    fill(m.bahdanau->params, 4);
+    m.network = std::make_unique<BahdanauNetwork>(c, false);
+    fill(m.parameters(), 4);
     return save_translator_model(m, dtype);
 }
 

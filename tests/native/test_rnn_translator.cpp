@@ -7,6 +7,7 @@
 #include "decode/greedy_search.h"
 #include "error.h"
 #include "train/trainable_model.h"
+#include "translate/bahdanau_network.h"
 #include "translate/bahdanau_search_model.h"
 #include "translate/translator.h"
 
@@ -16,6 +17,8 @@
 using namespace attend;
 
 namespace {
+
+const BahdanauSeq2Seq& bahdanau_of(const TranslatorModel& m) { return network_as<BahdanauNetwork>(*m.network, "test").model; }
 
 TranslatorModel small_rnn_model(int num_steps, uint64_t seed = 5) {
     TranslatorModel m;
@@ -37,7 +40,7 @@ TranslatorModel small_rnn_model(int num_steps, uint64_t seed = 5) {
     c.num_steps = num_steps;
     c.max_len = 24;
     c.pad_id = m.pad_id;
-    m.bahdanau = std::make_unique<BahdanauSeq2Seq>(c, /*with_grads=*/false);
+    m.network = std::make_unique<BahdanauNetwork>(c, /*with_grads=*/false);
     initialise_parameters(m, "seeds", seed);
     return m;
 }
@@ -81,10 +84,10 @@ TEST_CASE("bahdanau model file: save -> load keeps every tensor bit for bit and 
         CHECK(nlohmann::json::parse(file.metadata().at("attend.source_pipeline"))["type"] == "d2l-words");
 
         TranslatorModel back = load_translator_model_bytes(bytes, "rnn.safetensors");
-        REQUIRE(back.bahdanau);
-        CHECK_FALSE(back.transformer);
+        REQUIRE(back.network);
+        CHECK(dynamic_cast<const BahdanauNetwork*>(back.network.get()) != nullptr);
         CHECK(back.architecture() == "bahdanau");
-        CHECK(back.bahdanau->config.num_steps == num_steps);
+        CHECK(bahdanau_of(back).config.num_steps == num_steps);
         CHECK(back.source_pipeline.type == TextPipelineType::d2l_words);
         REQUIRE(back.parameters().size() == m.parameters().size());
         CHECK(std::memcmp(back.parameters().values(), m.parameters().values(), m.parameters().size() * sizeof(float)) == 0);
@@ -121,7 +124,7 @@ TEST_CASE("bahdanau model file: F16 and I8 stay close; malformed files fail nami
     CHECK(max_i8 < 0.02);   // per-row scale amax / 127, half a step; |w| < 4
     CHECK(max_i8 > 0);
 
-    const nlohmann::json config = bahdanau_config_to_json(m.bahdanau->config);
+    const nlohmann::json config = bahdanau_config_to_json(bahdanau_of(m).config);
     CHECK(load_error(rewrite(m, "attend.architecture", "lstm")).find("architecture 'lstm' is not supported") != std::string::npos);
     CHECK(load_error(rewrite(m, "attend.architecture", "transformer")).find("contradicts attend.architecture") != std::string::npos);
     nlohmann::json bad = config;
@@ -151,7 +154,7 @@ TEST_CASE("bahdanau model file: F16 and I8 stay close; malformed files fail nami
 
 TEST_CASE("bahdanau search: beam size 1 equals greedy; sources longer than num_steps are cut to them") {
     TranslatorModel m = small_rnn_model(10, 9);
-    const BahdanauSeq2Seq& model = *m.bahdanau;
+    const BahdanauSeq2Seq& model = bahdanau_of(m);
     SearchOptions greedy;
     greedy.bos_id = m.bos_id;
     greedy.eos_id = m.eos_id;
@@ -211,7 +214,7 @@ TEST_CASE("bahdanau translator: the cross attention is the additive attention, 1
 
     // The search's own per-step weights for the greedy path equal the teacher-forced pass.
     std::vector<int> src = t.model().source_vocab.ids(r.source_tokens);
-    BahdanauSearchModel search(*t.model().bahdanau, src.data(), static_cast<int>(src.size()));
+    BahdanauSearchModel search(bahdanau_of(t.model()), src.data(), static_cast<int>(src.size()));
     std::vector<float> logits(t.model().target_vocab.size());
     int last = t.model().bos_id;
     for (int i = 0; i < r.cross.rows; i++) {

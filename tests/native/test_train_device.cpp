@@ -14,6 +14,7 @@
 #include "train/trainer.h"
 #include "train/train_device.h"
 #include "translate/model_file.h"
+#include "translate/transformer_network.h"
 
 #include <algorithm>
 #include <atomic>
@@ -199,14 +200,14 @@ class CpuStandInBackend final : public TrainStepBackend {
 public:
     CpuStandInBackend(const Transformer& model, const TrainOptions& o, int* steps_taken)
         : adam_(model.params.size(), adam_config(o)), steps_taken_(steps_taken) {
-        tm_.transformer = std::make_unique<Transformer>(model.config, /*with_grads=*/true);
-        std::copy_n(model.params.values(), model.params.size(), tm_.transformer->params.values());
+        tm_.network = std::make_unique<TransformerNetwork>(model.config, /*with_grads=*/true);
+        std::copy_n(model.params.values(), model.params.size(), tm_.parameters().values());
         trainable_ = make_trainable(tm_);
     }
 
     StepLoss step(const TrainBatch& b, uint64_t dropout_seed, float label_smoothing, float clip_norm,
                   float lr) override {
-        Transformer& t = *tm_.transformer;
+        Transformer& t = network_as<TransformerNetwork>(*tm_.network, "test").model;
         ParameterStore& p = t.params;
         const int N = b.B * b.T, V = t.config.tgt_vocab, pad = t.config.pad_id;
         DropoutStream dropout(t.config.dropout, dropout_seed);
@@ -226,7 +227,7 @@ public:
         return {loss_sum / std::max(1, count), loss_sum, count};
     }
     void download(ParameterStore& params, std::vector<float>& m, std::vector<float>& v) override {
-        const ParameterStore& p = tm_.transformer->params;
+        const ParameterStore& p = tm_.parameters();
         REQUIRE(params.size() == p.size());
         std::copy_n(p.values(), p.size(), params.values());
         m = adam_.m();
@@ -234,7 +235,7 @@ public:
     }
     void upload(const ParameterStore& params, const std::vector<float>& m, const std::vector<float>& v,
                 int64_t adam_steps) override {
-        ParameterStore& p = tm_.transformer->params;
+        ParameterStore& p = tm_.parameters();
         REQUIRE(params.size() == p.size());
         std::copy_n(params.values(), p.size(), p.values());
         adam_.m() = m;
@@ -253,8 +254,10 @@ private:
 void check_same_checkpoint(const std::string& dir_a, const std::string& dir_b) {
     const Checkpoint ca = load_checkpoint(list_checkpoints(dir_a).back());
     const Checkpoint cb = load_checkpoint(list_checkpoints(dir_b).back());
-    const ParameterStore& pa = ca.model.transformer->params;
-    const ParameterStore& pb = cb.model.transformer->params;
+    REQUIRE(ca.model.architecture() == "transformer");
+    REQUIRE(cb.model.architecture() == "transformer");
+    const ParameterStore& pa = ca.model.parameters();
+    const ParameterStore& pb = cb.model.parameters();
     REQUIRE(pa.size() == pb.size());
     CHECK(ca.state.step == cb.state.step);
     CHECK(std::memcmp(pa.values(), pb.values(), pa.size() * sizeof(float)) == 0);

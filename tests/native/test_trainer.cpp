@@ -50,8 +50,10 @@ TEST_CASE("an interrupted run resumed from its checkpoint ends exactly like an u
 
     Checkpoint ca = load_checkpoint(list_checkpoints(straight.out_dir).back());
     Checkpoint cb = load_checkpoint(list_checkpoints(split.out_dir).back());
-    const ParameterStore& pa = ca.model.transformer->params;
-    const ParameterStore& pb = cb.model.transformer->params;
+    REQUIRE(ca.model.architecture() == "transformer");
+    REQUIRE(cb.model.architecture() == "transformer");
+    const ParameterStore& pa = ca.model.parameters();
+    const ParameterStore& pb = cb.model.parameters();
     REQUIRE(pa.size() == pb.size());
     CHECK(std::memcmp(pa.values(), pb.values(), pa.size() * sizeof(float)) == 0);
     CHECK(ca.adam_m == cb.adam_m);

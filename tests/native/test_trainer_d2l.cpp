@@ -16,7 +16,9 @@
 #include "data/tatoeba.h"
 #include "text/bleu.h"
 #include "train/trainer.h"
+#include "translate/bahdanau_network.h"
 #include "translate/d2l_examples.h"
+#include "translate/transformer_network.h"
 #include "translate/translator.h"
 
 #include <omp.h>
@@ -137,18 +139,18 @@ void check_seed_table(const D2lRun& run, const std::string& preset, double min_r
 TEST_CASE("transformer-d2l trained like `attend train` reproduces the seeds' table (go ., i lost . -> one of their references; i'm home . -> je suis ...)") {
     const D2lRun run = train_d2l("transformer-d2l");
     CHECK(run.result.state.step == 2000);  // 200 epochs x ceil(600 / 64)
-    REQUIRE(run.model.transformer);
-    CHECK(run.model.transformer->config.max_len == 10);
-    CHECK_FALSE(run.model.transformer->config.tie_embeddings);
+    const Transformer& model = network_as<TransformerNetwork>(*run.model.network, "test").model;
+    CHECK(model.config.max_len == 10);
+    CHECK_FALSE(model.config.tie_embeddings);
     check_seed_table(run, "transformer-d2l", 0.8);
 }
 
 TEST_CASE("bahdanau-d2l trained like `attend train` reproduces the seeds' table (go ., i lost . -> one of their references; i'm home . -> je suis ...)") {
     const D2lRun run = train_d2l("bahdanau-d2l");
     CHECK(run.result.state.step == 2500);  // 250 epochs x 10 batches
-    REQUIRE(run.model.bahdanau);
-    CHECK(run.model.bahdanau->config.num_steps == 10);
-    CHECK(run.model.bahdanau->config.num_layers == 2);
+    const BahdanauSeq2Seq& model = network_as<BahdanauNetwork>(*run.model.network, "test").model;
+    CHECK(model.config.num_steps == 10);
+    CHECK(model.config.num_layers == 2);
     check_seed_table(run, "bahdanau-d2l", 0.8);
 }
 
@@ -184,8 +186,8 @@ TEST_CASE("an interrupted bahdanau-d2l run resumed from its checkpoint ends exac
 
     Checkpoint ca = load_checkpoint(list_checkpoints(straight.out_dir).back());
     Checkpoint cb = load_checkpoint(list_checkpoints(split.out_dir).back());
-    REQUIRE(ca.model.bahdanau);
-    REQUIRE(cb.model.bahdanau);
+    REQUIRE(ca.model.architecture() == "bahdanau");
+    REQUIRE(cb.model.architecture() == "bahdanau");
     const ParameterStore& pa = ca.model.parameters();
     const ParameterStore& pb = cb.model.parameters();
     REQUIRE(pa.size() == pb.size());
@@ -297,8 +299,7 @@ TEST_CASE("bahdanau-multi30k (shrunk): token batches and label-smoothed cross en
     CHECK(b.state.step == 6);
     CHECK(b.last_loss == a.last_loss);
     Checkpoint c = load_checkpoint(list_checkpoints(split.out_dir).back());
-    REQUIRE(c.model.bahdanau);
-    CHECK(c.model.bahdanau->config.num_steps == 0);  // sources are not padded to a fixed length
+    CHECK(network_as<BahdanauNetwork>(*c.model.network, "test").model.config.num_steps == 0);  // sources are not padded to a fixed length
     CHECK(c.model.source_pipeline.type == TextPipelineType::moses_bpe);
     CHECK(c.model.source_pipeline.bpe.has_value());
     Translator t(std::move(c.model));

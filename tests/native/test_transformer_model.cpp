@@ -71,7 +71,7 @@ TEST_CASE("transformer: incremental decoding with the key/value cache gives the 
                 CHECK(relative_error(step_logits.data() + size_t(b) * V, full, V) < 1e-5);
             }
         }
-        CHECK(state.steps() == T);
+        CHECK(state.steps == T);
         const int one[B] = {1, 1};
         CHECK_THROWS_AS(transformer_decode_step(step_logits.data(), state, model, one), Error);  // cache full
     }

@@ -7,6 +7,7 @@
 #include "data/multi30k.h"
 #include "data/nonbreaking_prefix_file.h"
 #include "error.h"
+#include "translate/transformer_network.h"
 #include "translate/translator.h"
 
 #include <algorithm>
@@ -67,8 +68,9 @@ const TranslatorModel& small_model() {
         c.tgt_vocab = static_cast<int>(model.target_vocab.size());
         c.max_len = 40;
         c.dropout = 0.0f;
-        model.transformer = std::make_unique<Transformer>(c, false);
-        randomize(*model.transformer, 11, 0.3f);
+        auto network = std::make_unique<TransformerNetwork>(c, false);
+        randomize(network->model, 11, 0.3f);
+        model.network = std::move(network);
         model.pad_id = model.target_vocab["<pad>"];
         model.bos_id = model.target_vocab["<bos>"];
         model.eos_id = model.target_vocab["<eos>"];
@@ -76,6 +78,10 @@ const TranslatorModel& small_model() {
         return model;
     }();
     return m;
+}
+
+const Transformer& transformer_of(const TranslatorModel& m) {
+    return network_as<TransformerNetwork>(*m.network, "test").model;
 }
 
 TranslatorModel copy_of(const TranslatorModel& m) {
@@ -110,9 +116,9 @@ TEST_CASE("a model saved as F32 loads back bit for bit and translates identicall
     const TranslatorModel& m = small_model();
     std::vector<uint8_t> bytes = save_translator_model(m, DType::F32);
     TranslatorModel back = load_translator_model_bytes(bytes, "f32");
-    REQUIRE(back.transformer->params.size() == m.transformer->params.size());
-    CHECK(std::memcmp(back.transformer->params.values(), m.transformer->params.values(),
-                      m.transformer->params.size() * sizeof(float)) == 0);
+    REQUIRE(transformer_of(back).params.size() == transformer_of(m).params.size());
+    CHECK(std::memcmp(transformer_of(back).params.values(), transformer_of(m).params.values(),
+                      transformer_of(m).params.size() * sizeof(float)) == 0);
     CHECK(back.card["note"] == "random weights, for tests");
     CHECK(back.file_bytes == bytes.size());
 
@@ -132,9 +138,9 @@ TEST_CASE("F16 and I8 exports stay within their rounding error") {
         std::vector<uint8_t> bytes = save_translator_model(m, dtype);
         TranslatorModel back = load_translator_model_bytes(bytes, "q");
         CHECK(back.weights_dtype == dtype);
-        for (const TensorSpec& spec : m.transformer->params.specs()) {
-            const float* x = m.transformer->params.value_at(spec.offset);
-            const float* y = back.transformer->params.value_at(spec.offset);
+        for (const TensorSpec& spec : transformer_of(m).params.specs()) {
+            const float* x = transformer_of(m).params.value_at(spec.offset);
+            const float* y = transformer_of(back).params.value_at(spec.offset);
             const bool matrix = spec.shape.size() == 2;
             const int cols = matrix ? spec.shape[1] : static_cast<int>(spec.size);
             for (size_t r = 0; r < spec.size / cols; r++) {
@@ -163,10 +169,10 @@ TEST_CASE("loading names what is wrong with a model file") {
     CHECK(load_error(with_metadata(m, "attend.config", "{not json")).find("attend.config") != std::string::npos);
     CHECK(load_error(with_metadata(m, "attend.special_tokens", R"({"pad":"<pad>","bos":"<start>","eos":"<eos>"})"))
               .find("<start> is not in the target vocabulary") != std::string::npos);
-    nlohmann::json config = transformer_config_to_json(m.transformer->config);
+    nlohmann::json config = transformer_config_to_json(transformer_of(m).config);
     config["model_dim"] = 64;  // every tensor now has the wrong shape
     CHECK(load_error(with_metadata(m, "attend.config", config.dump())).find("has shape") != std::string::npos);
-    config = transformer_config_to_json(m.transformer->config);
+    config = transformer_config_to_json(transformer_of(m).config);
     config["src_vocab"] = 5;
     CHECK(load_error(with_metadata(m, "attend.config", config.dump())).find("source vocabulary has") != std::string::npos);
 
@@ -346,7 +352,7 @@ TEST_CASE("attention maps cover every layer and head, rows are distributions, de
     TranslationResult r = t.translate("Two dogs play in the snow.", opt);
     const int S = static_cast<int>(r.source_tokens.size()), T = static_cast<int>(r.target_tokens.size());
     REQUIRE(T >= 1);
-    const TransformerConfig& c = t.model().transformer->config;
+    const TransformerConfig& c = transformer_of(t.model()).config;
     auto check_maps = [&](const AttentionMaps& a, int rows, int cols, bool causal) {
         REQUIRE(a.layers == c.decoder_layers);
         REQUIRE(a.heads == c.heads);
@@ -388,7 +394,7 @@ TEST_CASE("batch translation returns results in input order") {
     nlohmann::json info = t.info();
     CHECK(info["source_language"] == "en");
     CHECK(info["target_language"] == "de");
-    CHECK(info["parameters"].get<size_t>() == t.model().transformer->params.size());
+    CHECK(info["parameters"].get<size_t>() == transformer_of(t.model()).params.size());
 }
 
 TEST_CASE("batched greedy translation gives the tokens and scores of one sentence at a time") {
