@@ -67,8 +67,9 @@ std::unique_ptr<TrainStepBackend> make_cpu_train_step(TranslatorModel& model, Tr
                                                       const TrainOptions& o, Communicator& comm = single_process());
 
 // Null for the CPU (make_cpu_train_step trains there). For cuda: the GPU step (parameters copied from `model`, Adam
-// configured from `options`), or an attend::Error naming why not (no CUDA backend in this build, no usable GPU).
+// configured as `adam`: the run's adam_config), or an attend::Error naming why not (no CUDA backend in this build,
+// no usable GPU).
 std::unique_ptr<TrainStepBackend> make_train_step_backend(TrainDevice device, const Transformer& model,
-                                                          const TrainOptions& options);
+                                                          const AdamConfig& adam);
 
 }  // namespace attend
