@@ -84,8 +84,8 @@ TEST_CASE("attend train: each flag given sets its fields over the preset's; the 
     using namespace attend;
     const std::string out = attend_test::fresh_run_dir("flags");
     const Run r = run_attend("train --preset bahdanau-d2l --data '" + default_data_dir() + "' --out '" + out +
-                             "' --max-steps 1 --max-sentences 64 --layers 1 --dim 16 --embed 8 --dropout 0.25 --lr 0.002 "
-                             "--seed 5 --keep 2 --cooldown-epochs 3 --threads 1");
+                             "' --max-steps 1 --max-sentences 64 --layers 1 --dim 16 --embed 8 --dropout 0.25 "
+                             "--lr 0.002 --seed 5 --keep 2 --cooldown-epochs 3 --threads 1");
     CAPTURE(r.output);
     REQUIRE(r.status == 0);
     const TrainOptions o = train_options_from_json(load_newest_checkpoint(out).checkpoint.options);
