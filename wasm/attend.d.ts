@@ -20,29 +20,32 @@ export interface LoadOptions {
   signal?: AbortSignal;
 }
 
-/** Each option is checked: a value of the wrong type or out of its range is an Error naming it (null: default). */
+/**
+ * Each option is checked: a value of the wrong type or out of its range is an Error naming it (null: default).
+ * The defaults are AttendTranslator.defaultOptions(), the ranges of the numbers AttendTranslator.optionBounds().
+ */
 export interface TranslateOptions {
-  /** Beam size, 1 to 64; 1 is greedy search. Default 5. */
+  /** Beam size; 1 is greedy search. */
   beam?: number;
-  /** Most tokens to generate, <eos> included, 0 to 4096; 0: the model's limit. Default 0. */
+  /** Most tokens to generate, <eos> included; 0: the model's limit. */
   maxLength?: number;
-  /** Most source tokens translated, <eos> included, 0 or 2 to 4096; 0: the model's limit. A longer sentence is cut, with a warning. Default 0. */
+  /** Most source tokens translated, <eos> included, 0 or at least 2; 0: the model's limit. A longer sentence is cut, with a warning. */
   maxInputLength?: number;
-  /** At most ceil(ratio x source tokens) + 10 tokens are generated; 0: no limit relative to the source. Default 2. */
+  /** At most ceil(ratio x source tokens) + 10 tokens are generated; 0: no limit relative to the source. */
   maxLengthRatio?: number;
-  /** alpha in log P / L^alpha. Default: the model's own (info().decoding), else 0.6. */
+  /** alpha in log P / L^alpha. Default: the model's own (info().decoding), else the core's. */
   lengthPenalty?: number;
-  /** URLs, e-mail addresses and numbers are copied into the translation unchanged. Default true. */
+  /** URLs, e-mail addresses and numbers are copied into the translation unchanged. */
   copyThrough?: boolean;
-  /** Never generate an n-gram of this size twice (0: off), 0 to 64. Default 4. */
+  /** Never generate an n-gram of this size twice (0: off). */
   noRepeatNgramSize?: number;
-  /** Logits of tokens generated before are divided by this (> 1 discourages repeats; 1: off). Default 1. */
+  /** Logits of tokens generated before are divided by this (> 1 discourages repeats; 1: off). */
   repetitionPenalty?: number;
-  /** No token more than this many times in a row (0: off), 0 to 1000. Default 3. */
+  /** No token more than this many times in a row (0: off). */
   maxTokenRun?: number;
-  /** No character more than this many times in a row unless the source has such a run (0: off), 0 to 1000. Default 4. */
+  /** No character more than this many times in a row unless the source has such a run (0: off). */
   maxCharRun?: number;
-  /** Return every attention map. Default true. */
+  /** Return every attention map. Default true (this API's own choice; the C++ core's is false). */
   attention?: boolean;
   /**
    * Rejects with signal.reason (an AbortError DOMException when it has none) if aborted before the result. With a
@@ -50,6 +53,17 @@ export interface TranslateOptions {
    * checked again before each sentence. (On the main thread a sentence, once started, runs to its end.)
    */
   signal?: AbortSignal;
+}
+
+/** What translate() uses where a call leaves an option out. */
+export type DefaultOptions = Required<Omit<TranslateOptions, 'signal'>>;
+
+/** The range of a number option: min to max (min excluded when aboveMin), whole numbers only when integer. */
+export interface OptionBounds {
+  min: number;
+  max: number;
+  integer: boolean;
+  aboveMin: boolean;
 }
 
 /** Attention weights of every layer and head: layers[l][h] is a rows x cols Float32Array (row-major). */
@@ -94,7 +108,7 @@ export interface ModelInfo {
   maxSourceTokens: number;
   /** The model file's card as written. */
   card: Record<string, unknown>;
-  /** The defaults translate() uses: the model file's own length penalty (tuned on validation data) or 0.6. */
+  /** The length penalty translate() uses: the model file's own (tuned on validation data) or the core's default. */
   decoding: DecodingDefaults;
 
   /** @deprecated use sourceLanguage */
@@ -113,7 +127,7 @@ export interface ModelInfo {
 
 export interface DecodingDefaults {
   lengthPenalty: number;
-  /** true: lengthPenalty comes from the model file; false: it is the general default, 0.6. */
+  /** true: lengthPenalty comes from the model file; false: it is the core's general default. */
   lengthPenaltyFromModel: boolean;
   /** @deprecated use lengthPenalty */
   length_penalty: number;
@@ -141,6 +155,10 @@ export interface DocumentTranslation {
 export declare class AttendTranslator {
   readonly simd: boolean;
   info(): ModelInfo;
+  /** The core's defaults for this model (its own length penalty where its file has one), attention: true. */
+  defaultOptions(): DefaultOptions;
+  optionBounds(): Record<'beam' | 'maxLength' | 'maxInputLength' | 'maxLengthRatio' | 'lengthPenalty' |
+    'noRepeatNgramSize' | 'repetitionPenalty' | 'maxTokenRun' | 'maxCharRun', OptionBounds>;
   /** Rejects for empty text, a lone surrogate, or an option out of range; over-long text is cut, with a warning. */
   translate(text: string, options?: TranslateOptions | null): Promise<Translation>;
   /**

@@ -196,48 +196,47 @@ function shapeMaps(core, json, floatsPtr) {
   return { layers: byLayer, data: all, shape: [layers, heads, rows, cols] };
 }
 
-// Each option's JSON name for the core, and what it accepts (the core checks the ranges again).
-const OPTION_RULES = {
-  beam: { key: 'beam', integer: true, min: 1, max: 64 },
-  maxLength: { key: 'maxLength', integer: true, min: 0, max: 4096 },
-  maxInputLength: { key: 'maxInputLength', integer: true, min: 0, max: 4096 },
-  maxLengthRatio: { key: 'maxLengthRatio', min: 0, max: 1000 },
-  lengthPenalty: { key: 'lengthPenalty', min: -1e6, max: 1e6 },
-  noRepeatNgramSize: { key: 'noRepeatNgramSize', integer: true, min: 0, max: 64 },
-  repetitionPenalty: { key: 'repetitionPenalty', min: Number.MIN_VALUE, max: 1e6 },
-  maxTokenRun: { key: 'maxTokenRun', integer: true, min: 0, max: 1000 },
-  maxCharRun: { key: 'maxCharRun', integer: true, min: 0, max: 1000 },
-};
+// The JavaScript API's own choice: translations come with their attention maps unless asked not to (the core's
+// default is without).
+const DEFAULT_ATTENTION = true;
+
+// What each number option accepts, as the core says (attend_option_rules): [{ name, integer, min, max, aboveMin }].
+function optionRules(core) {
+  core.optionRules ??= JSON.parse(core.UTF8ToString(core._attend_option_rules()));
+  return core.optionRules;
+}
 
 function describe(value) {
   return typeof value === 'string' ? `the string '${value}'` : String(value);
 }
 
 // The options as the core's JSON, or a clear Error naming the option that is wrong.
-function optionsJson(options) {
+function optionsJson(options, rules) {
   if (options === undefined || options === null) options = {};
   if (typeof options !== 'object') throw new TypeError(`translate(text, options): options must be an object, got ${describe(options)}`);
   const out = {};
-  for (const [name, rule] of Object.entries(OPTION_RULES)) {
+  for (const { name, integer, min, max, aboveMin } of rules) {
     const value = options[name];
     if (value === undefined || value === null) continue;
     if (typeof value !== 'number' || !Number.isFinite(value)) {
       throw new TypeError(`option ${name} must be a finite number, got ${describe(value)}`);
     }
-    if (rule.integer && !Number.isInteger(value)) throw new RangeError(`option ${name} must be a whole number, got ${value}`);
-    if (value < rule.min || value > rule.max) {
-      throw new RangeError(`option ${name} must be between ${rule.min === Number.MIN_VALUE ? 'above 0' : rule.min} and ${rule.max}, got ${value}`);
+    if (integer && !Number.isInteger(value)) throw new RangeError(`option ${name} must be a whole number, got ${value}`);
+    if (value < min || value > max || (aboveMin && value === min)) {
+      throw new RangeError(`option ${name} must be between ${aboveMin ? `above ${min}` : min} and ${max}, got ${value}`);
     }
-    out[rule.key] = value;
+    out[name] = value;
   }
-  const attention = options.attention ?? true;
+  const attention = options.attention ?? DEFAULT_ATTENTION;
   if (typeof attention !== 'boolean') throw new TypeError(`option attention must be true or false, got ${describe(attention)}`);
   out.attention = attention;
-  const copyThrough = options.copyThrough ?? true;
-  if (typeof copyThrough !== 'boolean') {
-    throw new TypeError(`option copyThrough must be true or false, got ${describe(copyThrough)}`);
+  const copyThrough = options.copyThrough;
+  if (copyThrough !== undefined && copyThrough !== null) {
+    if (typeof copyThrough !== 'boolean') {
+      throw new TypeError(`option copyThrough must be true or false, got ${describe(copyThrough)}`);
+    }
+    out.copyThrough = copyThrough;
   }
-  out.copyThrough = copyThrough;
   return JSON.stringify(out);
 }
 
@@ -292,12 +291,26 @@ export class AttendTranslator {
     return structuredClone(this.#info);
   }
 
+  // The options translate() uses where a call leaves one out: the core's (with the model's own length penalty
+  // where its file has one), attention: true. { beam, maxLength, maxInputLength, maxLengthRatio, lengthPenalty,
+  // noRepeatNgramSize, repetitionPenalty, maxTokenRun, maxCharRun, copyThrough, attention }
+  defaultOptions() {
+    this.#check();
+    const defaults = JSON.parse(this.#core.UTF8ToString(this.#core._attend_translator_defaults(this.#handle)));
+    return { ...defaults, attention: DEFAULT_ATTENTION };
+  }
+
+  // What each number option accepts: { beam: { min, max, integer, aboveMin }, ... } (aboveMin: min itself is not).
+  optionBounds() {
+    return Object.fromEntries(optionRules(this.#core).map(({ name, ...bounds }) => [name, { ...bounds }]));
+  }
+
   // { text, tokenized, sourceTokens, targetTokens, score, finished, warnings,
   //   attention: { cross, encoderSelf, decoderSelf }, timings }
   // An array of texts gives an array of those, in input order.
-  // options (each optional; null or undefined: the default): beam (5), maxLength (0), maxLengthRatio (2),
-  // lengthPenalty (the model's own, else 0.6), noRepeatNgramSize (4), repetitionPenalty (1), maxTokenRun (3), maxCharRun (4),
-  // attention (true), copyThrough (true: URLs, e-mail addresses and numbers are copied unchanged),
+  // options (each optional; null or undefined: defaultOptions()'s; optionBounds() their ranges): beam (1: greedy),
+  // maxLength, maxInputLength, maxLengthRatio, lengthPenalty, noRepeatNgramSize, repetitionPenalty, maxTokenRun,
+  // maxCharRun, attention, copyThrough (URLs, e-mail addresses and numbers are copied unchanged),
   // signal (an AbortSignal).
   async translate(text, options) {
     const signal = checkSignal(options?.signal, 'translate(text, options)');
@@ -308,7 +321,7 @@ export class AttendTranslator {
     text.forEach((t, i) => {
       if (typeof t !== 'string') throw new TypeError(`translate(texts): texts[${i}] must be a string, got ${t === null ? 'null' : typeof t}`);
     });
-    optionsJson(options);  // a bad option fails before any sentence is translated
+    optionsJson(options, optionRules(this.#core));  // a bad option fails before any sentence is translated
     const results = [];
     for (let i = 0; i < text.length; i++) {
       await this.#startWork(signal);
@@ -367,8 +380,8 @@ export class AttendTranslator {
     this.#check();
     if (typeof text !== 'string') throw new TypeError(`${name}(text): text must be a string`);
     checkWellFormed(text);
-    options = optionsJson(options);
     const core = this.#core;
+    options = optionsJson(options, optionRules(core));
     const textBytes = core.lengthBytesUTF8(text) + 1;
     const optionBytes = core.lengthBytesUTF8(options) + 1;
     const textPtr = core._malloc(textBytes);

@@ -1,5 +1,11 @@
 // Options and results of greedy and beam search (CTranslate2's TranslationOptions, minus what belongs to the
 // translator: tokenization and attention capture).
+//
+// SearchOptions shares field names with TranslationOptions (include/attend/translation.h) but is the level below
+// it: token ids, an absolute max_length, and neutral defaults (greedy, no length penalty, no repetition controls)
+// so that a search asked for nothing does the plain d2l search that training's validation and the search tests
+// rely on. TranslationOptions holds what a user asks for and its defaults; Translator::search_options turns one
+// into the other per sentence (max_length from the model's limit and the source length).
 #pragma once
 #include <string>
 #include <vector>

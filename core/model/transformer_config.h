@@ -34,5 +34,8 @@ struct TransformerConfig {
 nlohmann::json transformer_config_to_json(const TransformerConfig& config);
 // Missing fields keep their defaults; wrong types or values throw attend::Error.
 TransformerConfig transformer_config_from_json(const nlohmann::json& json);
+// The same, for nlohmann::json's conversions (a TransformerConfig inside another struct's JSON).
+inline void to_json(nlohmann::json& j, const TransformerConfig& c) { j = transformer_config_to_json(c); }
+inline void from_json(const nlohmann::json& j, TransformerConfig& c) { c = transformer_config_from_json(j); }
 
 }  // namespace attend

@@ -65,13 +65,13 @@ void validate_options(const TranslationOptions& o) {
     check_range("max input length", o.max_input_length, 0, kMaxDecodingLength);
     if (o.max_input_length == 1)
         throw Error("max input length must be 0 (the model's limit) or at least 2 (a token and <eos>), got 1");
-    check_range("max length ratio", o.max_length_ratio, 0, 1000);
+    check_range("max length ratio", o.max_length_ratio, 0, kMaxLengthRatio);
     check_range("no_repeat_ngram_size", o.no_repeat_ngram_size, 0, kMaxNoRepeatNgramSize);
     if (!(std::isfinite(o.repetition_penalty) && o.repetition_penalty > 0))
         throw Error("repetition penalty must be a finite number above 0, got " + number_text(o.repetition_penalty));
     check_range("max batch size", o.max_batch_size, 1, kMaxBatchSize);
-    check_range("max char run", o.max_char_run, 0, 1000);
-    check_range("max token run", o.max_token_run, 0, 1000);
+    check_range("max char run", o.max_char_run, 0, kMaxRunLength);
+    check_range("max token run", o.max_token_run, 0, kMaxRunLength);
 }
 
 namespace {

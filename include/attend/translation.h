@@ -12,6 +12,8 @@ constexpr int kMaxBeamSize = 64;
 constexpr int kMaxDecodingLength = 4096;
 constexpr int kMaxBatchSize = 1024;
 constexpr int kMaxNoRepeatNgramSize = 64;
+constexpr int kMaxRunLength = 1000;        // max_token_run, max_char_run
+constexpr float kMaxLengthRatio = 1000.0f;
 
 struct TranslationOptions {
     int beam_size = 5;             // 1: greedy; 1..kMaxBeamSize
@@ -25,7 +27,7 @@ struct TranslationOptions {
     int max_input_length = 0;
     // At most ceil(max_length_ratio * source tokens) + 10 tokens are generated (source tokens with <eos>), so that a
     // model caught in a loop stops soon; 0: no limit relative to the source. Finite, >= 0.
-    float max_length_ratio = 2.0f;
+    float max_length_ratio = 2.0f;  // 0..kMaxLengthRatio
     // Repetition controls (SearchOptions; CTranslate2's semantics): 0..kMaxNoRepeatNgramSize, and finite > 0.
     // The defaults end the loops a small model falls into on text unlike its training data ("sssss", "été été
     // été", "0000000") at almost no cost in BLEU on the shipped models (Multi30K test2016, beam 5: en-de 39.41 ->
@@ -33,10 +35,10 @@ struct TranslationOptions {
     // trigrams such as "ein mann in" legitimately recur); the repetition penalty stays off (1.1 cost 0.17 on val).
     int no_repeat_ngram_size = 4;
     float repetition_penalty = 1.0f;
-    // No token more than this many times in a row (0: off; 0..1000).
+    // No token more than this many times in a row (0: off; 0..kMaxRunLength).
     int max_token_run = 3;
     // No character more than this many times in a row in the output, unless the source has such a run of it
-    // (0: off; 0..1000). Stops loops of short BPE pieces ("0@@ 0@@ 0@@") that the rules above let through.
+    // (0: off; 0..kMaxRunLength). Stops loops of short BPE pieces ("0@@ 0@@ 0@@") that the rules above let through.
     int max_char_run = 4;
     // URLs, e-mail addresses and numbers are copied into the translation unchanged (translate/copy_through.h).
     bool copy_through = true;

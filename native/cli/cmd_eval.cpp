@@ -27,10 +27,9 @@ namespace {
 struct EvalFlags {
     std::string model, data_dir, output, output_text;
     std::vector<std::string> splits = {"test_2016_flickr"};
-    int beam = 5, limit = 0, threads = 0;
-    float length_penalty = 0.6f;
+    int limit = 0, threads = 0;
+    TranslationOptions options;         // beam_size, length_penalty and copy_through are flags
     bool length_penalty_given = false;  // else the model's own (Translator::default_options)
-    bool copy_through = true;
 };
 
 void run_d2l_table(const Translator& translator, int beam) {
@@ -72,9 +71,9 @@ void eval_split(const Translator& translator, const EvalFlags& f, const std::str
         raw_refs.resize(f.limit);
     }
     TranslationOptions opt = translator.default_options();
-    opt.beam_size = f.beam;
-    if (f.length_penalty_given) opt.length_penalty = f.length_penalty;
-    opt.copy_through = f.copy_through;
+    opt.beam_size = f.options.beam_size;
+    if (f.length_penalty_given) opt.length_penalty = f.options.length_penalty;
+    opt.copy_through = f.options.copy_through;
     std::vector<std::string> hyps(sources.size()), texts(sources.size());
     auto start = std::chrono::steady_clock::now();
 #pragma omp parallel for schedule(dynamic, 4)
@@ -86,7 +85,7 @@ void eval_split(const Translator& translator, const EvalFlags& f, const std::str
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     TranslationScores scores = score_translations(hyps, texts, refs, raw_refs);
     std::printf("%s %s-%s beam %d, length penalty %.2g, %zu sentences: %s\n", split.c_str(),
-                lang_code(m.source_pipeline.lang).c_str(), lang_code(m.target_pipeline.lang).c_str(), f.beam,
+                lang_code(m.source_pipeline.lang).c_str(), lang_code(m.target_pipeline.lang).c_str(), opt.beam_size,
                 opt.length_penalty, sources.size(), scores.format().c_str());
     std::fflush(stdout);
     std::fprintf(stderr, "translated in %.1f s (%.1f ms per sentence, %d threads)\n", seconds,
@@ -109,7 +108,7 @@ void run_eval(const EvalFlags& f, bool beam_given, bool split_given) {
     const TranslatorModel& m = translator.model();
     if (m.target_pipeline.type == TextPipelineType::d2l_words) {
         if (split_given) throw Error(f.model + " is a Tatoeba (d2l word) model: --split names Multi30K data, which it cannot read");
-        run_d2l_table(translator, beam_given ? f.beam : 1);  // the seeds' predict_seq2seq is greedy
+        run_d2l_table(translator, beam_given ? f.options.beam_size : 1);  // the seeds' predict_seq2seq is greedy
         return;
     }
     const std::string dir = f.data_dir.empty() ? default_data_dir() : f.data_dir;
@@ -134,14 +133,15 @@ CommandRegistrar registrar([](CLI::App& app) {
         ->delimiter(',')
         ->capture_default_str();
     cmd->add_option("--data", f->data_dir, "Data folder (default ../shared/data or $ATTEND_DATA)");
-    cmd->add_option("-b,--beam", f->beam, "Beam size (default 5; 1 for the d2l table)")
+    TranslationOptions& o = f->options;
+    cmd->add_option("-b,--beam", o.beam_size, "Beam size (the d2l table: 1 unless given)")
         ->capture_default_str()
         ->check(at_least(1));
-    cmd->add_option("--length-penalty", f->length_penalty,
-                    "alpha in log P / L^alpha (default: the model's own, else 0.6)")
+    cmd->add_option("--length-penalty", o.length_penalty,
+                    "alpha in log P / L^alpha (default: the model's own, else " + help_number(o.length_penalty) + ")")
         ->check(finite());
     cmd->add_option("--limit", f->limit, "Only the first N sentences")->check(at_least(0));
-    cmd->add_flag("!--no-copy-through", f->copy_through, "Translate numbers, URLs and e-mail addresses like any text");
+    cmd->add_flag("!--no-copy-through", o.copy_through, "Translate numbers, URLs and e-mail addresses like any text");
     cmd->add_option("--output", f->output, "Write the tokenized translations here (several splits: FILE.<split>.ext)");
     cmd->add_option("--output-text", f->output_text, "Write the detokenized translations here (as --output)");
     cmd->add_option("--threads", f->threads, "CPU threads")->check(at_least(1));

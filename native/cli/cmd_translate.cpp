@@ -285,7 +285,7 @@ CommandRegistrar registrar([](CLI::App& app) {
     cmd->add_option("-b,--beam", o.beam_size, "Beam size (1: greedy; at most " + std::to_string(kMaxBeamSize) + ")")
         ->capture_default_str();
     cmd->add_option("--length-penalty", o.length_penalty,
-                    "alpha in log P / L^alpha (default: the model's own, else 0.6)");
+                    "alpha in log P / L^alpha (default: the model's own, else " + help_number(o.length_penalty) + ")");
     cmd->add_flag("!--no-copy-through", o.copy_through,
                   "Translate URLs, e-mail addresses and numbers like any text (default: copied unchanged)");
     cmd->add_option("--max-input-length", o.max_input_length,

@@ -1,11 +1,12 @@
 // Range checks for command line options, with messages a person can read ("--threads: must be at least 1, got
-// -2") instead of CLI11's numeric range dumps. They run only on values given on the command line, so an
-// option's default (often a sentinel such as -1 for "the preset's") is never checked against them.
+// -2") instead of CLI11's numeric range dumps. They run only on values given on the command line, never on an
+// option's default.
 #pragma once
 #include <CLI/CLI.hpp>
 
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -31,6 +32,13 @@ inline std::string format_number(double v) {
 }
 
 }  // namespace detail
+
+// A default as help text shows it: a float's few significant digits (0.6, not 0.6000000238).
+inline std::string help_number(double v) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%g", v);
+    return buffer;
+}
 
 // A finite number in [lo, hi] (hi defaults to no upper bound).
 inline CLI::Validator at_least(double lo, double hi = HUGE_VAL) {

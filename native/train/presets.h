@@ -11,6 +11,6 @@ struct TrainOptions;  // train/trainer.h
 
 // Throws attend::Error naming the known presets.
 TrainOptions train_preset(const std::string& name);
-std::vector<std::string> train_preset_names();
+std::vector<std::string> train_preset_names();  // the first is the default
 
 }  // namespace attend

@@ -196,14 +196,14 @@ std::unique_ptr<TrainStepBackend> make_cpu_train_step(TranslatorModel& model, Tr
 }
 
 std::unique_ptr<TrainStepBackend> make_train_step_backend(TrainDevice device, const Transformer& model,
-                                                          const TrainOptions& o, Communicator& comm) {
+                                                          const AdamConfig& adam, Communicator& comm) {
     if (device == TrainDevice::Cpu) return nullptr;
     require_train_device(device);  // a public entry point: the same refusal as the trainer's
 #ifdef ATTEND_HAVE_CUDA
-    return std::make_unique<CudaTrainStep>(model, adam_config(o), comm);
+    return std::make_unique<CudaTrainStep>(model, adam, comm);
 #else
     (void)model;
-    (void)o;
+    (void)adam;
     (void)comm;
     throw Error("attend train --device cuda: this build has no CUDA backend");  // require_train_device already said so
 #endif

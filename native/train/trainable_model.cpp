@@ -98,8 +98,8 @@ float transformer_embedding_std(const TranslatorNetwork& network) {
 }
 
 std::unique_ptr<TrainStepBackend> transformer_gpu_step(TrainDevice device, const TranslatorNetwork& network,
-                                                       const TrainOptions& o, Communicator& comm) {
-    return make_train_step_backend(device, network_as<TransformerNetwork>(network, "the GPU step").model, o, comm);
+                                                       const AdamConfig& adam, Communicator& comm) {
+    return make_train_step_backend(device, network_as<TransformerNetwork>(network, "the GPU step").model, adam, comm);
 }
 
 void check_bahdanau_options(const TrainOptions& o) {

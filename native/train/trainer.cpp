@@ -34,72 +34,6 @@ using json = nlohmann::json;
 
 namespace {
 
-// The RNN hyperparameters a run chooses (vocabularies, num_steps and pad come from the corpus and the options).
-json rnn_options_to_json(const BahdanauConfig& c) {
-    return {{"embed_size", c.embed_size}, {"num_hiddens", c.num_hiddens}, {"num_layers", c.num_layers},
-            {"dropout", c.dropout}, {"max_len", c.max_len}};
-}
-
-BahdanauConfig rnn_options_from_json(const json& j) {
-    BahdanauConfig c;
-    c.embed_size = j.value("embed_size", c.embed_size);
-    c.num_hiddens = j.value("num_hiddens", c.num_hiddens);
-    c.num_layers = j.value("num_layers", c.num_layers);
-    c.dropout = j.value("dropout", c.dropout);
-    c.max_len = j.value("max_len", c.max_len);
-    return c;
-}
-
-}  // namespace
-
-json train_options_to_json(const TrainOptions& o) {
-    return {{"preset", o.preset}, {"corpus", o.corpus}, {"architecture", o.architecture},
-            {"model", transformer_config_to_json(o.model)}, {"rnn", rnn_options_to_json(o.rnn)},
-            {"lr", o.lr}, {"warmup_steps", o.warmup_steps}, {"cooldown_epochs", o.cooldown_epochs}, {"beta1", o.beta1}, {"beta2", o.beta2},
-            {"adam_eps", o.adam_eps}, {"weight_decay", o.weight_decay}, {"label_smoothing", o.label_smoothing},
-            {"clip_norm", o.clip_norm}, {"max_tokens", o.max_tokens}, {"num_steps", o.num_steps},
-            {"batch_size", o.batch_size}, {"loss", o.loss}, {"init", o.init}, {"validate_every", o.validate_every},
-            {"epochs", o.epochs}, {"max_steps", o.max_steps}, {"seed", o.seed}, {"checkpoint_every", o.checkpoint_every},
-            {"keep_checkpoints", o.keep_checkpoints}, {"log_every", o.log_every},
-            {"val_bleu_sentences", o.val_bleu_sentences}, {"average_last", o.average_last}, {"device", o.device}};
-}
-
-TrainOptions train_options_from_json(const json& j) {
-    TrainOptions o;
-    o.preset = j.value("preset", o.preset);
-    if (j.contains("corpus")) o.corpus = j["corpus"].get<CorpusOptions>();
-    o.architecture = j.value("architecture", o.architecture);  // runs from before the RNN trainer: transformer
-    if (j.contains("model")) o.model = transformer_config_from_json(j["model"]);
-    if (j.contains("rnn")) o.rnn = rnn_options_from_json(j["rnn"]);
-    o.lr = j.value("lr", o.lr);
-    o.warmup_steps = j.value("warmup_steps", o.warmup_steps);
-    o.cooldown_epochs = j.value("cooldown_epochs", o.cooldown_epochs);
-    o.beta1 = j.value("beta1", o.beta1);
-    o.beta2 = j.value("beta2", o.beta2);
-    o.adam_eps = j.value("adam_eps", o.adam_eps);
-    o.weight_decay = j.value("weight_decay", o.weight_decay);
-    o.label_smoothing = j.value("label_smoothing", o.label_smoothing);
-    o.clip_norm = j.value("clip_norm", o.clip_norm);
-    o.max_tokens = j.value("max_tokens", o.max_tokens);
-    o.num_steps = j.value("num_steps", o.num_steps);
-    o.batch_size = j.value("batch_size", o.batch_size);
-    o.loss = j.value("loss", o.loss);
-    o.init = j.value("init", o.init);
-    o.validate_every = j.value("validate_every", o.validate_every);
-    o.epochs = j.value("epochs", o.epochs);
-    o.max_steps = j.value("max_steps", o.max_steps);
-    o.seed = j.value("seed", o.seed);
-    o.checkpoint_every = j.value("checkpoint_every", o.checkpoint_every);
-    o.keep_checkpoints = j.value("keep_checkpoints", o.keep_checkpoints);
-    o.log_every = j.value("log_every", o.log_every);
-    o.val_bleu_sentences = j.value("val_bleu_sentences", o.val_bleu_sentences);
-    o.average_last = j.value("average_last", o.average_last);
-    o.device = j.value("device", o.device);  // runs from before --device cuda: cpu
-    return o;
-}
-
-namespace {
-
 double seconds_since(std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
@@ -422,7 +356,7 @@ StepDevice make_step_device(TranslatorModel& tm, TrainableModel& trainable, Adam
     if (device != TrainDevice::Cpu) {
         require_device_supports(device, o);  // so that gpu_step is there
         // Rank 0, which logs, steps on cuda:0: the description's first line.
-        std::unique_ptr<TrainStepBackend> backend = architecture.gpu_step(device, *tm.network, o, comm);
+        std::unique_ptr<TrainStepBackend> backend = architecture.gpu_step(device, *tm.network, adam.config(), comm);
         const std::string gpus = cuda_availability().description;
         std::string hardware = gpus.substr(0, gpus.find('\n'));
         if (!backend->gradient_sum().empty()) hardware += ", gradients summed over " + backend->gradient_sum();

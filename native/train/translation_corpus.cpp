@@ -24,27 +24,6 @@ const std::vector<std::string> kReserved{"<pad>", "<bos>", "<eos>"};
 
 }  // namespace
 
-void to_json(nlohmann::json& j, const CorpusOptions& o) {
-    j = {{"dataset", o.dataset}, {"source_lang", o.source_lang}, {"target_lang", o.target_lang},
-         {"bpe_merges", o.bpe_merges}, {"min_freq", o.min_freq}, {"joint_vocab", o.joint_vocab},
-         {"max_train_sentences", o.max_train_sentences}, {"max_tokens_per_sentence", o.max_tokens_per_sentence},
-         {"val_sentences", o.val_sentences}, {"cased", o.cased}, {"split_digits", o.split_digits}};
-}
-
-void from_json(const nlohmann::json& j, CorpusOptions& o) {
-    o.dataset = j.value("dataset", o.dataset);
-    o.source_lang = j.value("source_lang", o.source_lang);
-    o.target_lang = j.value("target_lang", o.target_lang);
-    o.bpe_merges = j.value("bpe_merges", o.bpe_merges);
-    o.min_freq = j.value("min_freq", o.min_freq);
-    o.joint_vocab = j.value("joint_vocab", o.joint_vocab);
-    o.max_train_sentences = j.value("max_train_sentences", o.max_train_sentences);
-    o.max_tokens_per_sentence = j.value("max_tokens_per_sentence", o.max_tokens_per_sentence);
-    o.val_sentences = j.value("val_sentences", o.val_sentences);
-    o.cased = j.value("cased", o.cased);
-    o.split_digits = j.value("split_digits", o.split_digits);
-}
-
 std::vector<int> encode_line(const std::string& tokenized_line, const TextPipeline& pipeline, const Vocab& vocab) {
     std::vector<std::string> tokens = split_spaces(tokenized_line);
     if (pipeline.bpe) tokens = pipeline.bpe->apply(tokens);

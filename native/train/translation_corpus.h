@@ -31,8 +31,10 @@ struct CorpusOptions {
     bool cased = false;
     bool split_digits = false;     // BPE never merges a digit (numbers are copied digit by digit)
 };
-void to_json(nlohmann::json& j, const CorpusOptions& o);
-void from_json(const nlohmann::json& j, CorpusOptions& o);
+// A key that is missing takes the default; data_dir belongs to each call, not to the run.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CorpusOptions, dataset, source_lang, target_lang, bpe_merges, min_freq,
+                                                joint_vocab, max_train_sentences, max_tokens_per_sentence,
+                                                val_sentences, cased, split_digits)
 
 struct TranslationCorpus {
     TextPipeline source_pipeline, target_pipeline;

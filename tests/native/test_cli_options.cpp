@@ -1,12 +1,20 @@
 // The attend program refuses an option value outside its range with one readable line naming the option, the
-// rule and the value, before doing any work; defaults that mean "the preset's" stay untouched.
+// rule and the value, before doing any work; defaults that mean "the preset's" stay untouched, and a flag given to
+// attend train sets its fields over the preset's.
 #include <doctest/doctest.h>
+
+#include "data/data_dir.h"
+#include "train/checkpoint.h"
+#include "train/presets.h"
+#include "train/trainer.h"
+#include "trainer_test_util.h"
 
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
 namespace {
@@ -16,7 +24,7 @@ struct Run {
     std::string output;  // standard output and standard error
 };
 
-Run attend(const std::string& args) {
+Run run_attend(const std::string& args) {
     const std::string command = std::string("'") + ATTEND_CLI_PATH + "' " + args + " 2>&1 < /dev/null";
     Run r;
     std::FILE* pipe = popen(command.c_str(), "r");
@@ -31,7 +39,7 @@ Run attend(const std::string& args) {
 // Fails with `message` in the output and a non-zero exit status; never CLI11's numeric range dump.
 void check_refused(const std::string& args, const std::string& message) {
     CAPTURE(args);
-    const Run r = attend(args);
+    const Run r = run_attend(args);
     CAPTURE(r.output);
     CHECK(r.status != 0);
     CHECK(r.status != -1);
@@ -70,6 +78,40 @@ TEST_CASE("attend train: every numeric option is range-checked before any work")
     check_refused("train --out '" + out + "' --dim 30 --heads 4", "model_dim 30 is not a multiple of heads 4");
     check_refused("train --preset bahdanau-d2l --out '" + out + "' --dropout 0.5 --embed 20000",
                   "--embed: must be at most 16384, got 20000");
+}
+
+TEST_CASE("attend train: each flag given sets its fields over the preset's; the others keep the preset's") {
+    using namespace attend;
+    const std::string out = attend_test::fresh_run_dir("flags");
+    const Run r = run_attend("train --preset bahdanau-d2l --data '" + default_data_dir() + "' --out '" + out +
+                             "' --max-steps 1 --max-sentences 64 --layers 1 --dim 16 --embed 8 --dropout 0.25 "
+                             "--lr 0.002 --seed 5 --keep 2 --cooldown-epochs 3 --threads 1");
+    CAPTURE(r.output);
+    REQUIRE(r.status == 0);
+    const TrainOptions o = train_options_from_json(load_newest_checkpoint(out).checkpoint.options);
+    const TrainOptions preset = train_preset("bahdanau-d2l");
+    CHECK(o.rnn.num_layers == 1);
+    CHECK(o.model.encoder_layers == 1);  // --layers: both architectures' layers
+    CHECK(o.model.decoder_layers == 1);
+    CHECK(o.rnn.num_hiddens == 16);      // --dim: the GRU's hidden size and the Transformer's C
+    CHECK(o.model.model_dim == 16);
+    CHECK(o.rnn.embed_size == 8);
+    CHECK(o.rnn.dropout == 0.25f);       // --dropout: both
+    CHECK(o.model.dropout == 0.25f);
+    CHECK(o.lr == 0.002f);
+    CHECK(o.seed == 5);
+    CHECK(o.keep_checkpoints == 2);
+    CHECK(o.cooldown_epochs == 3);
+    CHECK(o.max_steps == 1);
+    CHECK(o.corpus.max_train_sentences == 64);
+    // Not given: the preset's.
+    CHECK(o.warmup_steps == preset.warmup_steps);
+    CHECK(o.epochs == preset.epochs);
+    CHECK(o.clip_norm == preset.clip_norm);
+    CHECK(o.label_smoothing == preset.label_smoothing);
+    CHECK(o.corpus.source_lang == preset.corpus.source_lang);
+    CHECK(o.validate_every == preset.validate_every);
+    std::filesystem::remove_all(out);
 }
 
 TEST_CASE("attend eval, export, info, translate: a folder as the model says so; numbers are range-checked") {
@@ -117,7 +159,7 @@ TEST_CASE("attend bleu and translate: a truncated .gz input is an error naming t
         std::fwrite(gz.data(), 1, gz.size() / 2, f);
         std::fclose(f);
     }
-    const Run whole_bleu = attend("bleu --ref '" + whole + "' --hyp '" + whole + "'");
+    const Run whole_bleu = run_attend("bleu --ref '" + whole + "' --hyp '" + whole + "'");
     CAPTURE(whole_bleu.output);
     CHECK(whole_bleu.status == 0);
     check_refused("bleu --ref '" + whole + "' --hyp '" + cut + "'", cut + ": the gzip data ends early");
@@ -137,12 +179,12 @@ TEST_CASE("attend translate --progress: the count, rate and time left on standar
     }
     for (const char* beam : {"1", "3"}) {  // the batched greedy path and the one-at-a-time path
         CAPTURE(beam);
-        const Run on = attend("translate -m '" + model + "' -i '" + input + "' -b " + beam + " --progress on");
+        const Run on = run_attend("translate -m '" + model + "' -i '" + input + "' -b " + beam + " --progress on");
         CAPTURE(on.output);
         CHECK(on.status == 0);
         CHECK(on.output.find("3/3 sentences, ") != std::string::npos);  // the empty line is not a sentence
         CHECK(on.output.find(" sentences/s, ETA 0m00s") != std::string::npos);
-        const Run off = attend("translate -m '" + model + "' -i '" + input + "' -b " + beam + " --progress off");
+        const Run off = run_attend("translate -m '" + model + "' -i '" + input + "' -b " + beam + " --progress off");
         CHECK(off.status == 0);
         CHECK(off.output.find("sentences/s") == std::string::npos);
         CHECK(std::count(off.output.begin(), off.output.end(), '\n') == 4);  // one line out per line in

@@ -69,14 +69,14 @@ TEST_CASE("train device: the step backend is null for the CPU and refused with t
     c.max_len = 16;
     const Transformer model(c);
     const TrainOptions options;
-    CHECK(make_train_step_backend(TrainDevice::Cpu, model, options) == nullptr);
+    CHECK(make_train_step_backend(TrainDevice::Cpu, model, adam_config(options)) == nullptr);
     const CudaAvailability cuda = cuda_availability();
     if (cuda.gpus > 0) {
         MESSAGE("a GPU is present: the CUDA step itself is tested in tests/cuda/test_transformer_cuda.cpp");
         return;
     }
     try {
-        make_train_step_backend(TrainDevice::Cuda, model, options);
+        make_train_step_backend(TrainDevice::Cuda, model, adam_config(options));
         FAIL("a CUDA step backend was made without a GPU");
     } catch (const Error& e) {
         CHECK(std::string(e.what()).find(cuda.reason) != std::string::npos);

@@ -22,7 +22,7 @@ struct Result {
     std::vector<float> floats;  // cross, encoder_self, decoder_self maps, one after another
 };
 std::map<int, Result> g_results;
-std::string g_info;
+std::string g_info, g_defaults;
 int g_next_handle = 1;
 
 template <typename F>
@@ -96,30 +96,63 @@ EMSCRIPTEN_KEEPALIVE const char* attend_translator_info(int handle) {
 
 namespace {
 
-// options_json: {"beam": 5, "lengthPenalty": 0.6, "maxLength": 0, "maxLengthRatio": 2, "noRepeatNgramSize": ..,
-// "repetitionPenalty": .., "maxTokenRun": .., "maxCharRun": .., "attention": true}; absent keys take the translator's
+// The options of the JavaScript API that are numbers, in the order attend.js checks them: the TranslationOptions
+// field each sets and its bounds, which attend.js reads (attend_option_rules) to refuse a bad value with a
+// RangeError before the core's validate_options sees it. The core asks of the penalties only that they are finite;
+// JavaScript numbers are doubles, so the bounds here keep them well inside float.
+struct NumberOption {
+    const char* name;
+    int TranslationOptions::*int_field;
+    float TranslationOptions::*float_field;
+    double min, max;
+    bool above_min;  // min itself is excluded
+};
+const NumberOption kNumberOptions[] = {
+    {"beam", &TranslationOptions::beam_size, nullptr, 1, kMaxBeamSize, false},
+    {"maxLength", &TranslationOptions::max_length, nullptr, 0, kMaxDecodingLength, false},
+    {"maxInputLength", &TranslationOptions::max_input_length, nullptr, 0, kMaxDecodingLength, false},
+    {"maxLengthRatio", nullptr, &TranslationOptions::max_length_ratio, 0, kMaxLengthRatio, false},
+    {"lengthPenalty", nullptr, &TranslationOptions::length_penalty, -1e6, 1e6, false},
+    {"noRepeatNgramSize", &TranslationOptions::no_repeat_ngram_size, nullptr, 0, kMaxNoRepeatNgramSize, false},
+    {"repetitionPenalty", nullptr, &TranslationOptions::repetition_penalty, 0, 1e6, true},
+    {"maxTokenRun", &TranslationOptions::max_token_run, nullptr, 0, kMaxRunLength, false},
+    {"maxCharRun", &TranslationOptions::max_char_run, nullptr, 0, kMaxRunLength, false},
+};
+struct BoolOption {
+    const char* name;
+    bool TranslationOptions::*field;
+};
+const BoolOption kBoolOptions[] = {{"copyThrough", &TranslationOptions::copy_through},
+                                   {"attention", &TranslationOptions::return_attention}};
+
+// The options in the JavaScript API's names.
+nlohmann::json options_json(const TranslationOptions& opt) {
+    nlohmann::json j = nlohmann::json::object();
+    for (const NumberOption& n : kNumberOptions)
+        j[n.name] = n.int_field ? nlohmann::json(opt.*n.int_field) : nlohmann::json(opt.*n.float_field);
+    for (const BoolOption& b : kBoolOptions) j[b.name] = opt.*b.field;
+    return j;
+}
+
+// options_json: the JavaScript API's names (kNumberOptions, kBoolOptions); absent keys take the translator's
 // defaults (Translator::default_options: the model's own length penalty where its file has one).
 TranslationOptions parse_options(const Translator& translator, const char* options_json) {
     nlohmann::json o = nlohmann::json::parse(options_json ? options_json : "{}", nullptr, /*allow_exceptions=*/false);
     if (!o.is_object()) throw Error("the options must be a JSON object");
     TranslationOptions opt = translator.default_options();
-    opt.beam_size = int_option(o, "beam", opt.beam_size);
-    opt.length_penalty = static_cast<float>(number_option(o, "lengthPenalty", opt.length_penalty));
-    opt.max_length = int_option(o, "maxLength", opt.max_length);
-    opt.max_input_length = int_option(o, "maxInputLength", opt.max_input_length);
-    opt.max_length_ratio = static_cast<float>(number_option(o, "maxLengthRatio", opt.max_length_ratio));
-    opt.no_repeat_ngram_size = int_option(o, "noRepeatNgramSize", opt.no_repeat_ngram_size);
-    opt.repetition_penalty = static_cast<float>(number_option(o, "repetitionPenalty", opt.repetition_penalty));
-    opt.max_token_run = int_option(o, "maxTokenRun", opt.max_token_run);
-    opt.max_char_run = int_option(o, "maxCharRun", opt.max_char_run);
-    auto copy = o.find("copyThrough");
-    if (copy != o.end() && !copy->is_boolean())
-        throw Error("option copyThrough must be true or false, got " + copy->dump());
-    if (copy != o.end()) opt.copy_through = copy->get<bool>();
-    auto attention = o.find("attention");
-    if (attention != o.end() && !attention->is_boolean())
-        throw Error("option attention must be true or false, got " + attention->dump());
-    opt.return_attention = attention == o.end() || attention->get<bool>();
+    for (const NumberOption& n : kNumberOptions) {
+        if (n.int_field)
+            opt.*n.int_field = int_option(o, n.name, opt.*n.int_field);
+        else
+            opt.*n.float_field = static_cast<float>(number_option(o, n.name, opt.*n.float_field));
+    }
+    for (const BoolOption& b : kBoolOptions) {
+        auto it = o.find(b.name);
+        if (it == o.end()) continue;
+        if (!it->is_boolean())
+            throw Error(std::string("option ") + b.name + " must be true or false, got " + it->dump());
+        opt.*b.field = it->get<bool>();
+    }
     validate_options(opt);
     return opt;
 }
@@ -176,6 +209,26 @@ EMSCRIPTEN_KEEPALIVE int attend_translate_document(int handle, const char* text,
         out.json = nlohmann::json{{"text", doc.text}, {"warnings", doc.warnings}, {"sentences", sentences}}.dump();
         return store(std::move(out));
     }, 0);
+}
+
+// [{"name", "integer", "min", "max", "aboveMin"}, ...]: kNumberOptions, for attend.js's checks.
+EMSCRIPTEN_KEEPALIVE const char* attend_option_rules() {
+    static const std::string rules = [] {
+        nlohmann::json j = nlohmann::json::array();
+        for (const NumberOption& n : kNumberOptions)
+            j.push_back({{"name", n.name}, {"integer", n.int_field != nullptr}, {"min", n.min}, {"max", n.max},
+                         {"aboveMin", n.above_min}});
+        return j.dump();
+    }();
+    return rules.c_str();
+}
+
+// The options a translate call starts from (Translator::default_options), in the JavaScript API's names.
+EMSCRIPTEN_KEEPALIVE const char* attend_translator_defaults(int handle) {
+    return guarded([&] {
+        g_defaults = options_json(translator(handle).default_options()).dump();
+        return g_defaults.c_str();
+    }, static_cast<const char*>(nullptr));
 }
 
 EMSCRIPTEN_KEEPALIVE const char* attend_result_json(int handle) {
