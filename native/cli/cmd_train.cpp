@@ -50,6 +50,14 @@ public:
     CLI::Option* add(const std::string& name, T TrainOptions::*field, const std::string& help) {
         return add<T>(name, [field](TrainOptions& o, const T& v) { o.*field = v; }, help);
     }
+    // A switch: given, it sets the field to true.
+    CLI::Option* add_switch(const std::string& name, bool TrainOptions::*field, const std::string& help) {
+        CLI::Option* opt = cmd_->add_flag(name, help);
+        flags_.push_back([opt, field](TrainOptions& o) {
+            if (opt->count() > 0) o.*field = true;
+        });
+        return opt;
+    }
 
     void apply(TrainOptions& o) const {
         for (const auto& flag : flags_) flag(o);
@@ -170,6 +178,7 @@ CommandRegistrar registrar([](CLI::App& app) {
     f.add("--threads", &O::threads, "CPU threads (default: all)")->check(at_least(1));
     f.add("--device", &O::device, "cpu or cuda (an NVIDIA GPU; `attend devices` lists them)")
         ->default_str(TrainOptions().device);
+    f.add_switch("--tf32", &O::tf32, "cuda: TF32 tensor cores for the GEMMs (faster; about 1e-3 relative error)");
     cmd->callback([call] { run_train(*call); });
 });
 

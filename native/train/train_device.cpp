@@ -8,6 +8,7 @@
 
 #ifdef ATTEND_HAVE_CUDA
 #include "cuda/device_allreduce.h"
+#include "cuda/cublas_linear.h"
 #include "cuda/device_memory.h"
 #include "cuda/transformer_cuda.h"
 #endif
@@ -196,14 +197,16 @@ std::unique_ptr<TrainStepBackend> make_cpu_train_step(TranslatorModel& model, Tr
 }
 
 std::unique_ptr<TrainStepBackend> make_train_step_backend(TrainDevice device, const Transformer& model,
-                                                          const AdamConfig& adam, Communicator& comm) {
+                                                          const AdamConfig& adam, bool tf32, Communicator& comm) {
     if (device == TrainDevice::Cpu) return nullptr;
     require_train_device(device);  // a public entry point: the same refusal as the trainer's
 #ifdef ATTEND_HAVE_CUDA
+    cuda::set_tf32(tf32);  // the process's cuBLAS handle: every run sets it
     return std::make_unique<CudaTrainStep>(model, adam, comm);
 #else
     (void)model;
     (void)adam;
+    (void)tf32;
     (void)comm;
     throw Error("attend train --device cuda: this build has no CUDA backend");  // require_train_device already said so
 #endif

@@ -265,6 +265,7 @@ ResolvedRun resolve_run(const TrainOptions& requested, bool resume, const RunLog
         saved.max_steps = o.max_steps;
         saved.threads = o.threads;
         saved.device = o.device;  // same checkpoint layout on every device: a run may switch
+        saved.tf32 = o.tf32;
         o = saved;
         if (point.checkpoint.model.architecture() != o.architecture)
             throw Error("--resume: " + point.path + " holds a " + point.checkpoint.model.architecture() +
@@ -272,6 +273,8 @@ ResolvedRun resolve_run(const TrainOptions& requested, bool resume, const RunLog
         require_device_supports(run.device, o);
         run.resumed = std::move(point.checkpoint);
     }
+    if (o.tf32 && run.device == TrainDevice::Cpu)
+        throw Error("--tf32 is for --device cuda (TF32 tensor cores); the CPU trains in FP32");
     if (o.cooldown_epochs < 0) o.cooldown_epochs = 0;  // -1 (keep the run's own) on a new run: none
     require_known_loss(o);
     training_architecture(o.architecture);  // throws naming the known ones
@@ -356,9 +359,9 @@ StepDevice make_step_device(TranslatorModel& tm, TrainableModel& trainable, Adam
     if (device != TrainDevice::Cpu) {
         require_device_supports(device, o);  // so that gpu_step is there
         // Rank 0, which logs, steps on cuda:0: the description's first line.
-        std::unique_ptr<TrainStepBackend> backend = architecture.gpu_step(device, *tm.network, adam.config(), comm);
+        std::unique_ptr<TrainStepBackend> backend = architecture.gpu_step(device, *tm.network, adam.config(), o.tf32, comm);
         const std::string gpus = cuda_availability().description;
-        std::string hardware = gpus.substr(0, gpus.find('\n'));
+        std::string hardware = gpus.substr(0, gpus.find('\n')) + (o.tf32 ? ", TF32 GEMMs" : "");
         if (!backend->gradient_sum().empty()) hardware += ", gradients summed over " + backend->gradient_sum();
         return {std::move(backend), hardware, false};
     }

@@ -1,4 +1,4 @@
-// What the data-parallel tests share (tests/native/test_train_mpi.cpp on the CPU, tests/cuda/test_train_ranks_cuda.cpp
+// What the data-parallel tests share (tests/native/test_train_mpi.cpp on the CPU, tests/cuda/test_train_cli_cuda.cpp
 // on a GPU): `attend train` under mpirun as users run it, and comparisons of two runs' losses and parameters.
 #pragma once
 #include <doctest/doctest.h>
