@@ -71,7 +71,7 @@ __global__ void cross_entropy_fused_kernel(float* losses, float* logits, const i
     sum = block_sum(sum, shared);
     const float inv = 1.0f / sum;
     const int y = targets[n];
-    if (threadIdx.x == 0) losses[n] = row_loss(z, y, ignore_index, smoothing, m, sum, zsum, V);
+    if (threadIdx.x == 0 && losses) losses[n] = row_loss(z, y, ignore_index, smoothing, m, sum, zsum, V);
     __syncthreads();
     const bool counted = y != ignore_index && y >= 0 && y < V;
     const float uniform = dloss * smoothing / float(V);
@@ -113,10 +113,10 @@ __global__ void cross_entropy_backward_kernel(float* dlogits, const float* dloss
     }
 }
 
-}  // namespace
-
-void cross_entropy_forward_cuda(float* losses, float* probs, double* total, const float* logits, const int* targets,
-                                int ignore_index, float label_smoothing, int N, int V) {
+// Runs rows(losses), a kernel writing the row losses [N] (into a buffer of its own when the caller keeps none but
+// wants the total), then sums them into total when asked.
+template <class Rows>
+void row_losses_and_total(float* losses, double* total, int N, Rows rows) {
     if (N <= 0) {
         if (total) zero_device(total, 1);
         return;
@@ -126,31 +126,31 @@ void cross_entropy_forward_cuda(float* losses, float* probs, double* total, cons
         own = DeviceBuffer<float>(N);
         losses = own.get();
     }
-    cross_entropy_forward_kernel<<<N, kThreads>>>(losses, probs, logits, targets, ignore_index, label_smoothing, V);
-    CUDA_CHECK_LAUNCH("cross_entropy_forward_kernel");
+    rows(losses);
     if (total) {
         sum_losses_kernel<<<1, kSumThreads>>>(total, losses, N);
         CUDA_CHECK_LAUNCH("sum_losses_kernel");
     }
 }
 
+}  // namespace
+
+void cross_entropy_forward_cuda(float* losses, float* probs, double* total, const float* logits, const int* targets,
+                                int ignore_index, float label_smoothing, int N, int V) {
+    row_losses_and_total(losses, total, N, [&](float* row_losses) {
+        cross_entropy_forward_kernel<<<N, kThreads>>>(row_losses, probs, logits, targets, ignore_index,
+                                                      label_smoothing, V);
+        CUDA_CHECK_LAUNCH("cross_entropy_forward_kernel");
+    });
+}
+
 void cross_entropy_fused_cuda(float* losses, double* total, float* logits, const int* targets, int ignore_index,
                               float label_smoothing, float dloss, int N, int V) {
-    if (N <= 0) {
-        if (total) zero_device(total, 1);
-        return;
-    }
-    DeviceBuffer<float> own;
-    if (!losses) {
-        own = DeviceBuffer<float>(N);
-        losses = own.get();
-    }
-    cross_entropy_fused_kernel<<<N, kThreads>>>(losses, logits, targets, ignore_index, label_smoothing, dloss, V);
-    CUDA_CHECK_LAUNCH("cross_entropy_fused_kernel");
-    if (total) {
-        sum_losses_kernel<<<1, kSumThreads>>>(total, losses, N);
-        CUDA_CHECK_LAUNCH("sum_losses_kernel");
-    }
+    row_losses_and_total(losses, total, N, [&](float* row_losses) {
+        cross_entropy_fused_kernel<<<N, kThreads>>>(row_losses, logits, targets, ignore_index, label_smoothing, dloss,
+                                                    V);
+        CUDA_CHECK_LAUNCH("cross_entropy_fused_kernel");
+    });
 }
 
 void cross_entropy_backward_cuda(float* dlogits, const float* dlosses, float dloss, const float* probs,
