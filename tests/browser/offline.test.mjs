@@ -37,6 +37,12 @@ test('the demo and the lab work offline after the first visit', async (t) => {
   const errors = watchErrors(page);
   const sentence = 'Two young men are playing soccer in a park.';
 
+  // A model cache left by an older version of the page, which the service worker empties.
+  await page.goto(`${server.url}/tests/browser/pages/worker.html`);
+  await page.evaluate(async () => {
+    await (await caches.open('attend-models-v1')).put('/web/models/old.safetensors', new Response(new Uint8Array(1000)));
+  });
+
   await page.goto(`${server.url}/web/index.html`);
   await state(page, 'modelState', 'ready');
   assert.equal(await page.getAttribute('body', 'data-model-source'), 'network');
@@ -50,6 +56,7 @@ test('the demo and the lab work offline after the first visit', async (t) => {
   }
 
   // The model is kept once, by the library, in its cache: no other cache (the service worker's) holds it again.
+  await page.waitForFunction(async () => !(await caches.keys()).includes('attend-models-v1'), null, { timeout: 20000 });
   const stores = await page.evaluate(async () => {
     const out = {};
     for (const name of await caches.keys()) {
