@@ -5,7 +5,8 @@
 //   const r = await t.translate('A dog runs on the beach.', { beam: 5, attention: true });
 //   const rs = await t.translate(['A dog runs.', 'A cat sleeps.'], { signal });  // in input order
 //   r.text; r.attention.cross.layers[0][0]   // Float32Array rows x cols, target x source
-//   t.info(); t.dispose();
+//   t.info(); t.loadedFrom;   // 'network' the first time, 'cache' after (the Cache API cache 'attend-models')
+//   t.dispose();
 //
 // The module picks its WebAssembly SIMD build where the engine supports it (SIMD and exception handling) and the
 // plain build elsewhere.
@@ -89,8 +90,8 @@ async function storeBytes(cache, key, bytes) {
   }
 }
 
-// Where a model's bytes came from: 'cache' (the Cache API), 'network', 'file' (a local file, in Node), or
-// 'memory' (the caller passed the bytes).
+// { bytes, from }: from says where they came from, 'cache' (the Cache API), 'network' or 'file' (Node's file
+// system), so that a caller can tell a user whether the model needed the network.
 async function readBytes(url, { onProgress, signal, cache = false, size } = {}) {
   throwIfAborted(signal);
   const href = url instanceof URL ? url.href : String(url);
@@ -284,8 +285,7 @@ export class AttendTranslator {
     this.#handle = handle;
     this.#info = withCamelCase(JSON.parse(core.UTF8ToString(core._attend_translator_info(handle))));
     this.simd = core.simd;
-    // 'cache' | 'network' | 'file' | 'memory': a page can say whether the model needed the network.
-    this.loadedFrom = loadedFrom;
+    this.loadedFrom = loadedFrom;  // 'cache' | 'network' | 'file' | 'memory' (the caller's bytes)
   }
 
   #check() {
