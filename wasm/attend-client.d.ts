@@ -1,5 +1,5 @@
 // Types of the Web Worker client (attend-client.js, the package's ./worker): attend.js's API, run in a worker.
-import type { DocumentTranslation, LoadOptions, ModelInfo, TranslateOptions, Translation } from './attend.js';
+import type { DocumentTranslation, LoadOptions, ModelInfo, ModelSource, TranslateOptions, Translation } from './attend.js';
 
 export interface WorkerLoadOptions extends LoadOptions {
   /** The worker script; default: attend-worker.js beside attend-client.js. */
@@ -13,6 +13,8 @@ export interface WorkerLoadOptions extends LoadOptions {
 export declare class AttendWorker {
   /** An abort (options.signal) during the load ends the worker, and with it the download. */
   static load(source: string | URL | ArrayBuffer | Uint8Array, options?: WorkerLoadOptions): Promise<AttendWorker>;
+  /** Where the worker's load found the model (the worker uses the same Cache API cache, 'attend-models'). */
+  readonly loadedFrom: ModelSource;
   info(): ModelInfo;
   translate(text: string, options?: TranslateOptions | null): Promise<Translation>;
   translate(texts: readonly string[], options?: TranslateOptions | null): Promise<Translation[]>;

@@ -31,6 +31,7 @@ function withoutSignal(options, where) {
 
 export class AttendWorker {
   #worker; #next = 1; #info = null;
+  loadedFrom = null;  // as the worker's translator says: 'cache' | 'network' | 'memory'
   #queue = [];        // requests not sent yet, oldest first
   #current = null;    // the request the worker is running, until its answer arrives (even if it was aborted)
   #failed = null;     // the worker's own failure: every later request rejects with it
@@ -100,14 +101,14 @@ export class AttendWorker {
     }
   }
 
-  // options: what Attend.load takes (onProgress, simd, name, cache, signal) and workerUrl. An abort ends the
-  // worker, and with it the download.
-  static async load(source, { onProgress, simd, name, cache, signal, workerUrl } = {}) {
+  // options: what Attend.load takes (onProgress, simd, name, cache, size, signal) and workerUrl. An abort ends the
+  // worker, and with it the download. The worker reads and fills the same Cache API cache as attend.js.
+  static async load(source, { onProgress, simd, name, cache, size, signal, workerUrl } = {}) {
     checkSignal(signal, 'AttendWorker.load(source, options)');
     if (signal?.aborted) throw abortReason(signal);
     const w = new AttendWorker(workerUrl);
     try {
-      w.#info = await w.#call({ op: 'load', source, simd, name, cache }, { onProgress, signal });
+      ({ info: w.#info, loadedFrom: w.loadedFrom } = await w.#call({ op: 'load', source, simd, name, cache, size }, { onProgress, signal }));
     } catch (e) {
       w.#worker.terminate();  // a failed or aborted load must not leave a worker (and its memory) behind
       throw e;

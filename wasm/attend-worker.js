@@ -1,6 +1,7 @@
 // The worker side of attend-client.js: runs Attend in a Web Worker (module worker) so translation never blocks
 // the page. Messages: {id, op: 'load'|'translate'|'translateDocument'|'info'|'dispose', ...} -> {id, result} or
-// {id, error, errorName}. attend-client.js sends one request at a time and keeps the rest (and handles aborts).
+// {id, error, errorName}; a load's result is {info, loadedFrom}, its progress {id, progress: [loaded, total, from]}.
+// attend-client.js sends one request at a time and keeps the rest (and handles aborts).
 import { Attend } from './attend.js';
 
 let translator = null;
@@ -12,10 +13,10 @@ self.onmessage = async ({ data }) => {
     if (op === 'load') {
       translator?.dispose();
       translator = await Attend.load(data.source, {
-        simd: data.simd, name: data.name, cache: data.cache,
-        onProgress: (loaded, total) => self.postMessage({ id, progress: [loaded, total] }),
+        simd: data.simd, name: data.name, cache: data.cache, size: data.size,
+        onProgress: (loaded, total, from) => self.postMessage({ id, progress: [loaded, total, from] }),
       });
-      result = translator.info();
+      result = { info: translator.info(), loadedFrom: translator.loadedFrom };
     } else if (!translator) {
       throw new Error('no model is loaded in this worker');
     } else if (op === 'translate') {

@@ -2,8 +2,11 @@
 // ./worker) and the attention lab (attend-lab.js, ./lab) have their own: attend-client.d.ts, attend-lab.d.ts.
 
 export interface LoadOptions {
-  /** Called while the model downloads: bytes so far and in all (0 when the server gives no length). */
-  onProgress?: (loadedBytes: number, totalBytes: number) => void;
+  /**
+   * Called while the model downloads: bytes so far and in all (0 when the server gives no length), and where they
+   * come from. A model read from the cache or a local file is reported once, whole.
+   */
+  onProgress?: (loadedBytes: number, totalBytes: number, from: 'network' | 'cache' | 'file') => void;
   /** Force the SIMD (true) or plain (false) build; default: detect. */
   simd?: boolean;
   /** Name used in error messages. */
@@ -12,10 +15,15 @@ export interface LoadOptions {
    * Keep a model downloaded from a URL in the Cache API cache 'attend-models', keyed by its URL, and load it
    * from there next time (no network). Default true; false: always download, and store nothing. Where there is no
    * Cache API (Node, a page that is not a secure context) every load downloads. A cached entry whose length is not
-   * the length it was stored with is downloaded again. A model replaced at the same URL is not noticed: give new
-   * versions new URLs, or pass false.
+   * the length it was stored with is downloaded again. A model replaced at the same URL is noticed only through
+   * size: give new versions new URLs, pass size, or pass false.
    */
   cache?: boolean;
+  /**
+   * The model file's size in bytes, where the caller knows it (a model list's entry): a cached copy of another size
+   * is out of date and downloaded again, and used only if that download fails.
+   */
+  size?: number | null;
   /** Aborting stops the download and rejects with signal.reason (an AbortError DOMException when it has none). */
   signal?: AbortSignal;
 }
@@ -152,8 +160,12 @@ export interface DocumentTranslation {
   sentences: DocumentSentence[];
 }
 
+/** Where load() found the model's bytes: the Cache API, the network, a local file (Node), or the caller's bytes. */
+export type ModelSource = 'cache' | 'network' | 'file' | 'memory';
+
 export declare class AttendTranslator {
   readonly simd: boolean;
+  readonly loadedFrom: ModelSource;
   info(): ModelInfo;
   /** The core's defaults for this model (its own length penalty where its file has one), attention: true. */
   defaultOptions(): DefaultOptions;

@@ -5,7 +5,8 @@
 //   const r = await t.translate('A dog runs on the beach.', { beam: 5, attention: true });
 //   const rs = await t.translate(['A dog runs.', 'A cat sleeps.'], { signal });  // in input order
 //   r.text; r.attention.cross.layers[0][0]   // Float32Array rows x cols, target x source
-//   t.info(); t.dispose();
+//   t.info(); t.loadedFrom;   // 'network' the first time, 'cache' after (the Cache API cache 'attend-models')
+//   t.dispose();
 //
 // The module picks its WebAssembly SIMD build where the engine supports it (SIMD and exception handling) and the
 // plain build elsewhere.
@@ -89,7 +90,9 @@ async function storeBytes(cache, key, bytes) {
   }
 }
 
-async function readBytes(url, { onProgress, signal, cache = false } = {}) {
+// { bytes, from }: from says where they came from, 'cache' (the Cache API), 'network' or 'file' (Node's file
+// system), so that a caller can tell a user whether the model needed the network.
+async function readBytes(url, { onProgress, signal, cache = false, size } = {}) {
   throwIfAborted(signal);
   const href = url instanceof URL ? url.href : String(url);
   if (isNode && (href.startsWith('file:') || !/^[a-z]+:/i.test(href))) {
@@ -104,8 +107,8 @@ async function readBytes(url, { onProgress, signal, cache = false } = {}) {
       throw new Error(`cannot read ${path}: ${e.code || e.message}`);
     }
     throwIfAborted(signal);
-    onProgress?.(data.byteLength, data.byteLength);
-    return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+    onProgress?.(data.byteLength, data.byteLength, 'file');
+    return { bytes: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), from: 'file' };
   }
   let key = href;
   try {
@@ -114,28 +117,37 @@ async function readBytes(url, { onProgress, signal, cache = false } = {}) {
     // Left as given: fetch() reports the bad URL below.
   }
   const store = cache && /^https?:/i.test(key) ? await openModelCache() : null;
+  // A cached copy of another size than the caller expects is out of date: it is downloaded again, and used only
+  // when that download fails (offline, an old copy beats none).
+  let stale = null;
+  const fromCache = (bytes) => {
+    onProgress?.(bytes.byteLength, bytes.byteLength, 'cache');
+    return { bytes, from: 'cache' };
+  };
   if (store) {
     const bytes = await cachedBytes(store, key);
     throwIfAborted(signal);
-    if (bytes) {
-      onProgress?.(bytes.byteLength, bytes.byteLength);
-      return bytes;
-    }
+    if (bytes && (size === undefined || bytes.byteLength === size)) return fromCache(bytes);
+    stale = bytes;
   }
   let response;
   try {
     response = await fetch(href, signal ? { signal } : undefined);
   } catch (e) {
     throwIfAborted(signal);
+    if (stale) return fromCache(stale);
     throw new Error(`cannot download ${href}: ${e.message}`);
   }
-  if (!response.ok) throw new Error(`cannot download ${href}: HTTP ${response.status} ${response.statusText}`);
-  const total = Number(response.headers.get('content-length')) || 0;
+  if (!response.ok) {
+    if (stale) return fromCache(stale);
+    throw new Error(`cannot download ${href}: HTTP ${response.status} ${response.statusText}`.trim());
+  }
+  const total = Number(response.headers.get('content-length')) || size || 0;
   let bytes;
   if (!response.body) {
     bytes = new Uint8Array(await response.arrayBuffer());
     throwIfAborted(signal);
-    onProgress?.(bytes.byteLength, bytes.byteLength);
+    onProgress?.(bytes.byteLength, bytes.byteLength, 'network');
   } else {
     const reader = response.body.getReader();
     // fetch() ends its own body on abort, but a stream from elsewhere (a service worker's, an injected fetch's)
@@ -150,7 +162,7 @@ async function readBytes(url, { onProgress, signal, cache = false } = {}) {
         if (done) break;
         chunks.push(value);
         received += value.byteLength;
-        onProgress?.(received, total || received);
+        onProgress?.(received, total || received, 'network');
       }
     } catch (e) {
       throwIfAborted(signal);
@@ -164,7 +176,7 @@ async function readBytes(url, { onProgress, signal, cache = false } = {}) {
     for (const c of chunks) { bytes.set(c, at); at += c.byteLength; }
   }
   if (store) await storeBytes(store, key, bytes);
-  return bytes;
+  return { bytes, from: 'network' };
 }
 
 const cores = new Map();  // variant -> Promise<module>
@@ -174,7 +186,7 @@ async function loadCore(variant) {
     cores.set(variant, (async () => {
       const glue = new URL(`./dist/attend-core-${variant}.mjs`, import.meta.url);
       const wasm = new URL(`./dist/attend-core-${variant}.wasm`, import.meta.url);
-      const [{ default: createAttendCore }, wasmBinary] = await Promise.all([import(glue.href), readBytes(wasm)]);
+      const [{ default: createAttendCore }, { bytes: wasmBinary }] = await Promise.all([import(glue.href), readBytes(wasm)]);
       return createAttendCore({ wasmBinary, print: () => {}, printErr: () => {} });
     })());
   }
@@ -267,11 +279,12 @@ function withCamelCase(value) {
 export class AttendTranslator {
   #core; #handle; #info;
 
-  constructor(core, handle) {
+  constructor(core, handle, loadedFrom = 'memory') {
     this.#core = core;
     this.#handle = handle;
     this.#info = withCamelCase(JSON.parse(core.UTF8ToString(core._attend_translator_info(handle))));
     this.simd = core.simd;
+    this.loadedFrom = loadedFrom;  // 'cache' | 'network' | 'file' | 'memory' (the caller's bytes)
   }
 
   #check() {
@@ -308,10 +321,10 @@ export class AttendTranslator {
   // { text, tokenized, sourceTokens, targetTokens, score, finished, warnings,
   //   attention: { cross, encoderSelf, decoderSelf }, timings }
   // An array of texts gives an array of those, in input order.
-  // options (each optional; null or undefined: defaultOptions()'s; optionBounds() their ranges): beam (1: greedy),
-  // maxLength, maxInputLength, maxLengthRatio, lengthPenalty, noRepeatNgramSize, repetitionPenalty, maxTokenRun,
-  // maxCharRun, attention, copyThrough (URLs, e-mail addresses and numbers are copied unchanged),
-  // signal (an AbortSignal).
+  // options (each optional; null or undefined: the default, as defaultOptions() returns them; optionBounds() gives
+  // their ranges): beam (5), maxLength (0), maxInputLength (0), maxLengthRatio (2), lengthPenalty (the model's own,
+  // else 0.6), noRepeatNgramSize (4), repetitionPenalty (1), maxTokenRun (3), maxCharRun (4), attention (true),
+  // copyThrough (true: URLs, e-mail addresses and numbers are copied unchanged), signal (an AbortSignal).
   async translate(text, options) {
     const signal = checkSignal(options?.signal, 'translate(text, options)');
     if (!Array.isArray(text)) {
@@ -411,22 +424,30 @@ export const Attend = {
   simdSupported,
 
   // source: a URL (string or URL) of a .safetensors model file, or its bytes (ArrayBuffer / Uint8Array).
-  // options: { onProgress(loadedBytes, totalBytes), simd: true | false (default: detect), name,
+  // options: { onProgress(loadedBytes, totalBytes, from: 'cache' | 'network' | 'file'), simd: true | false
+  //   (default: detect), name,
   //   cache: true | false (default true: keep a downloaded model in the Cache API cache 'attend-models', keyed by
   //   its URL, and load it from there next time; where there is no Cache API it downloads every time),
+  //   size: the file's size in bytes where the caller knows it (a cached copy of another size is downloaded again),
   //   signal: an AbortSignal that stops the download and rejects with its reason }
-  async load(source, { onProgress, simd, name, cache = true, signal } = {}) {
+  // The translator's loadedFrom says where the bytes came from.
+  async load(source, { onProgress, simd, name, cache = true, size, signal } = {}) {
     checkSignal(signal, 'Attend.load(source, options)');
     if (typeof cache !== 'boolean') throw new TypeError(`Attend.load(source, options): option cache must be true or false, got ${describe(cache)}`);
+    if (size !== undefined && size !== null && !(Number.isSafeInteger(size) && size >= 0)) {
+      throw new TypeError(`Attend.load(source, options): option size must be a whole number of bytes, got ${describe(size)}`);
+    }
     throwIfAborted(signal);
     const variant = (simd ?? simdSupported()) ? 'simd' : 'nosimd';
     const core = await loadCore(variant);
     core.simd = variant === 'simd';
     let bytes;
+    let from = 'memory';
     if (source instanceof Uint8Array) bytes = source;
     else if (source instanceof ArrayBuffer) bytes = new Uint8Array(source);
-    else if (typeof source === 'string' || source instanceof URL) bytes = await readBytes(source, { onProgress, signal, cache });
-    else throw new TypeError('Attend.load(source): source must be a URL, an ArrayBuffer or a Uint8Array');
+    else if (typeof source === 'string' || source instanceof URL) {
+      ({ bytes, from } = await readBytes(source, { onProgress, signal, cache, size: size ?? undefined }));
+    } else throw new TypeError('Attend.load(source): source must be a URL, an ArrayBuffer or a Uint8Array');
     throwIfAborted(signal);
     const label = name ?? (typeof source === 'string' || source instanceof URL ? String(source) : 'model');
     const ptr = core._malloc(Math.max(1, bytes.byteLength));
@@ -437,7 +458,7 @@ export const Attend = {
       core.stringToUTF8(label, namePtr, nameBytes);
       const handle = core._attend_translator_load(ptr, bytes.byteLength, namePtr);
       if (!handle) throw new Error(core.UTF8ToString(core._attend_last_error()) || 'the model could not be loaded');
-      return new AttendTranslator(core, handle);
+      return new AttendTranslator(core, handle, from);
     } finally {
       core._free(ptr);
       core._free(namePtr);

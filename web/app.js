@@ -18,7 +18,6 @@ import { HeadView, HEAD_COLOURS } from './headview.js';
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
 const modelsUrl = new URL(params.get('models') || 'models/models.json', location.href);
-const CACHE_NAME = 'attend-models-v1';
 // The worker script lives beside the page, inside the service worker's scope, so that it works offline too.
 const WORKER_URL = new URL('./worker.js', import.meta.url);
 
@@ -56,6 +55,7 @@ const state = {
   models: [],
   model: null,          // the models.json entry being shown
   translator: null,     // AttendWorker, once loaded
+  loading: null,        // the AbortController of the load under way
   loadSeq: 0,
   busy: false,
   again: false,         // a translation was asked for while one ran
@@ -184,67 +184,7 @@ function optionText(m) {
   return [name ? `${m.pair} — ${name}` : m.pair, ...facts].join(' · ');
 }
 
-// ---------- loading a model (Cache API first, then the network with a progress bar)
-
-async function openCache() {
-  try {
-    return 'caches' in globalThis ? await caches.open(CACHE_NAME) : null;
-  } catch {
-    return null;  // no Cache API here (e.g. not a secure context): download every time
-  }
-}
-
-async function modelBytes(entry, onProgress) {
-  const cache = await openCache();
-  let stale = null;
-  if (cache) {
-    const hit = await cache.match(entry.url);
-    if (hit) {
-      const bytes = await hit.arrayBuffer();
-      // A size in models.json that differs means the file was replaced: download it again (but keep the cached
-      // copy for when there is no network).
-      if (!Number.isFinite(entry.size) || bytes.byteLength === entry.size) return { bytes, fromCache: true };
-      stale = bytes;
-    }
-  }
-  let response;
-  try {
-    response = await fetch(entry.url);
-  } catch (e) {
-    if (stale) return { bytes: stale, fromCache: true };
-    throw new Error(`cannot download ${entry.url}: ${e.message}`);
-  }
-  if (!response.ok && stale) return { bytes: stale, fromCache: true };
-  if (!response.ok) throw new Error(`cannot download ${entry.url}: HTTP ${response.status} ${response.statusText}`.trim());
-  const total = Number(response.headers.get('content-length')) || entry.size || 0;
-  const chunks = [];
-  let received = 0;
-  if (response.body) {
-    const reader = response.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      received += value.byteLength;
-      onProgress(received, total);
-    }
-  } else {
-    chunks.push(new Uint8Array(await response.arrayBuffer()));
-    received = chunks[0].byteLength;
-  }
-  const bytes = new Uint8Array(received);
-  let at = 0;
-  for (const c of chunks) { bytes.set(c, at); at += c.byteLength; }
-  onProgress(received, received);
-  if (cache) {
-    try {
-      await cache.put(entry.url, new Response(bytes, { headers: { 'content-type': 'application/octet-stream' } }));
-    } catch (e) {
-      console.warn(`the model could not be cached (${e.message}); it will be downloaded again next time`);
-    }
-  }
-  return { bytes: bytes.buffer, fromCache: false };
-}
+// ---------- loading a model (the library's model cache first, then the network with a progress bar)
 
 function showProgress(text, loaded = 0, total = 0) {
   $('model-progress').hidden = false;
@@ -267,26 +207,37 @@ async function loadModel(entry) {
   const old = state.translator;
   state.translator = null;
   old?.dispose().catch(() => {});
-  showProgress(`downloading ${entry.pair}…`);
+  // A model picked while another still downloads: that download stops (its worker ends) rather than finish unseen.
+  state.loading?.abort();
+  const loading = state.loading = new AbortController();
+  showProgress(`loading ${entry.pair}…`);
   try {
-    const { bytes, fromCache } = await modelBytes(entry, (loaded, total) => {
-      if (seq === state.loadSeq) {
-        showProgress(`downloading ${entry.pair}: ${formatBytes(loaded)}${total ? ` of ${formatBytes(total)}` : ''}`, loaded, total);
-      }
+    // The worker loads the model through attend.js, which keeps it in its Cache API cache ('attend-models'):
+    // the page keeps no copy of its own. models.json's size makes a cached copy of a replaced file count as old.
+    const translator = await AttendWorker.load(entry.url, {
+      name: entry.file,
+      workerUrl: WORKER_URL,
+      size: Number.isFinite(entry.size) ? entry.size : undefined,
+      signal: loading.signal,
+      onProgress: (loaded, total, from) => {
+        if (seq !== state.loadSeq) return;
+        if (from === 'network') {
+          showProgress(`downloading ${entry.pair}: ${formatBytes(loaded)}${total ? ` of ${formatBytes(total)}` : ''}`, loaded, total);
+        } else {
+          showProgress(`starting ${entry.pair} from the browser cache…`, loaded, total);
+        }
+      },
     });
-    if (seq !== state.loadSeq) return;
-    const size = bytes.byteLength;  // the bytes move to the worker below
-    showProgress('starting the translator…', 1, 1);
-    const translator = await AttendWorker.load(bytes, { name: entry.file, workerUrl: WORKER_URL });
     if (seq !== state.loadSeq) { translator.dispose().catch(() => {}); return; }
     state.translator = translator;
     const info = translator.info();
+    const fromCache = translator.loadedFrom === 'cache';
     if (!Number.isFinite(entry.parameters)) entry.parameters = info.parameters;
-    if (!Number.isFinite(entry.size)) entry.size = info.file_bytes ?? info.fileBytes;
+    if (!Number.isFinite(entry.size)) entry.size = info.fileBytes;
     if (!entry.trainedOn) entry.trainedOn = trainedOnFromCard(info.card);
     showDetails(entry);
-    $('output-text').lang = info.target_language || 'de';
-    showProgress(`${entry.pair} ready (${fromCache ? 'from the browser cache' : 'downloaded'}, ${formatBytes(size)}, ${info.dtype})`, 1, 1);
+    $('output-text').lang = info.targetLanguage || 'de';
+    showProgress(`${entry.pair} ready (${fromCache ? 'from the browser cache' : 'downloaded'}, ${formatBytes(info.fileBytes)}, ${info.dtype})`, 1, 1);
     setBody('modelSource', fromCache ? 'cache' : 'network');
     setBody('modelState', 'ready');
     $('translate-button').disabled = false;

@@ -1,11 +1,13 @@
 // The service worker of the Attend demo: after the first visit, the translator, the attention lab and the embed
 // example work offline. Install precaches the pages, their JavaScript, the WebAssembly builds and the model
 // list; every same-origin GET then goes to the network first (so a changed file is never served stale while
-// online) and falls back to the cache, which each successful response refreshes. Model files go to the page's own
-// model cache (the Cache API cache app.js reads), so they are stored once.
+// online) and falls back to the cache, which each successful response refreshes. Model files are left alone:
+// attend.js keeps each model it loads in its own Cache API cache ('attend-models') and reads it from there
+// offline, so a copy here would only store every model twice.
 const VERSION = 'v1';
 const APP_CACHE = `attend-app-${VERSION}`;
-const MODEL_CACHE = 'attend-models-v1';
+// The model cache that earlier versions of this page filled: deleted, so that no second copy of a model stays.
+const OLD_MODEL_CACHES = ['attend-models-v1'];
 
 const PRECACHE = [
   './', './index.html', './app.js', './style.css', './heatmap.js', './alignment.js', './worker.js', './register-sw.js',
@@ -37,7 +39,7 @@ self.addEventListener('install', (event) => {
 self.addEventListener('activate', (event) => {
   event.waitUntil((async () => {
     for (const name of await caches.keys()) {
-      if (name.startsWith('attend-app-') && name !== APP_CACHE) await caches.delete(name);
+      if ((name.startsWith('attend-app-') && name !== APP_CACHE) || OLD_MODEL_CACHES.includes(name)) await caches.delete(name);
     }
     await self.clients.claim();
   })());
@@ -49,13 +51,13 @@ async function networkFirst(request) {
     const response = await fetch(request);
     if (response.ok && response.status === 200 && response.type === 'basic') {
       const copy = response.clone();
-      caches.open(isModel(url) ? MODEL_CACHE : APP_CACHE).then((c) => c.put(url.href, copy)).catch(() => {});
+      caches.open(APP_CACHE).then((c) => c.put(url.href, copy)).catch(() => {});
     }
     return response;
   } catch (error) {
     // Offline: the cached copy (query strings ignored, so index.html?model=... finds index.html).
-    const hit = await caches.match(url.href, { ignoreSearch: !isModel(url) })
-      ?? (url.pathname.endsWith('/') ? await caches.match(new URL('index.html', url).href) : undefined);
+    const hit = await caches.match(url.href, { ignoreSearch: true, cacheName: APP_CACHE })
+      ?? (url.pathname.endsWith('/') ? await caches.match(new URL('index.html', url).href, { cacheName: APP_CACHE }) : undefined);
     if (hit) return hit;
     throw error;
   }
@@ -63,7 +65,8 @@ async function networkFirst(request) {
 
 self.addEventListener('fetch', (event) => {
   const { request } = event;
-  if (request.method !== 'GET' || new URL(request.url).origin !== self.location.origin) return;
-  if (request.headers.has('range')) return;
+  const url = new URL(request.url);
+  if (request.method !== 'GET' || url.origin !== self.location.origin) return;
+  if (request.headers.has('range') || isModel(url)) return;
   event.respondWith(networkFirst(request));
 });

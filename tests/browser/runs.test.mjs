@@ -76,3 +76,27 @@ test('runs.html plots a train.jsonl from a link, the file picker and a drop', as
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('each shipped model card that ships its training log links it, and runs.html plots that log', async () => {
+  const modelDir = path.join(root, 'web', 'models');
+  const logs = fs.readdirSync(modelDir).filter((f) => f.endsWith('.train.jsonl'));
+  assert.ok(logs.length >= 1, 'no training log is shipped');
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const errors = watchErrors(page);
+  for (const log of logs) {
+    const card = path.join(modelDir, log.replace(/\.train\.jsonl$/, '.md'));
+    assert.ok(fs.existsSync(card), `${log} has no model card`);
+    const text = fs.readFileSync(card, 'utf8');
+    assert.ok(text.includes(`](${log})`), `${path.basename(card)} does not link ${log}`);
+    assert.ok(text.includes(`runs.html?run=models/${log}`), `${path.basename(card)} does not link ${log}'s curves`);
+    const lines = fs.readFileSync(path.join(modelDir, log), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const epochs = lines.filter((l) => l.event === 'epoch' && l.val_bleu !== undefined).length;
+    await page.goto(`${server.url}/web/runs.html?run=models/${log}`);
+    await state(page, 'ready');
+    const plotted = await points(page);
+    assert.equal(plotted['chart-bleu'], epochs, `${log}: validation BLEU points`);
+    assert.ok(plotted['chart-loss'] > epochs, `${log}: ${plotted['chart-loss']} loss points`);
+  }
+  assert.deepEqual(errors, []);
+  await page.close();
+});

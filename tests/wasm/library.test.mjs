@@ -1,8 +1,9 @@
-// attend.js as an embedder uses it: models downloaded over HTTP kept in the Cache API (a cut-short entry is
-// downloaded again), AbortSignal on load and translate, arrays of sentences, and info() in camelCase beside the
-// snake_case keys older callers read. Downloads go to a local HTTP server through Node's real fetch, which counts
-// requests and sees a download stopped; Node has no Cache API, so a small in-memory one stands in for it on
-// globalThis.caches, and attend.js's own cache code runs against it.
+// attend.js as an embedder uses it: models downloaded over HTTP kept in the Cache API (a cut-short entry, or one
+// of another size than the caller expects, is downloaded again; loadedFrom says which was used), AbortSignal on
+// load and translate, arrays of sentences, and info() in camelCase beside the snake_case keys older callers read.
+// Downloads go to a local HTTP server through Node's real fetch, which counts requests and sees a download
+// stopped; Node has no Cache API, so a small in-memory one stands in for it on globalThis.caches, and attend.js's
+// own cache code runs against it (the browser tests use Chromium's).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -16,11 +17,16 @@ const modelBytes = new Uint8Array(fs.readFileSync(smallModel('f32')));
 // apart and records whether the client went away before the end.
 const requests = new Map();
 const slow = { closedEarly: 0, finished: 0 };
+let flakyUp = true;
 const server = http.createServer((req, res) => {
   requests.set(req.url, (requests.get(req.url) ?? 0) + 1);
   if (req.url.startsWith('/model/')) {
     res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': modelBytes.byteLength });
     res.end(Buffer.from(modelBytes));
+  } else if (req.url.startsWith('/flaky/')) {
+    // Up while flakyUp is true, then 503: a server that went away after the first download.
+    if (flakyUp) res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': modelBytes.byteLength }).end(Buffer.from(modelBytes));
+    else res.writeHead(503).end();
   } else if (req.url.startsWith('/slow/')) {
     res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': modelBytes.byteLength });
     let at = 0;
@@ -96,6 +102,65 @@ test('a model loaded from a URL is kept in the Cache API: the second load does n
     first.dispose();
     second.dispose();
   });
+});
+
+test('loadedFrom and the third argument of onProgress say where the bytes came from', async () => {
+  await withCaches(async () => {
+    const url = `${base}/model/source.safetensors`;
+    const from = [];
+    const first = await Attend.load(url, { onProgress: (done, total, source) => from.push(source) });
+    assert.equal(first.loadedFrom, 'network');
+    assert.deepEqual([...new Set(from)], ['network']);
+    from.length = 0;
+    const second = await Attend.load(url, { onProgress: (done, total, source) => from.push(source) });
+    assert.equal(second.loadedFrom, 'cache');
+    assert.deepEqual(from, ['cache']);
+    first.dispose();
+    second.dispose();
+  });
+  const given = await Attend.load(modelBytes);
+  assert.equal(given.loadedFrom, 'memory');
+  given.dispose();
+  const file = await Attend.load(smallModel('f32'));
+  assert.equal(file.loadedFrom, 'file');
+  file.dispose();
+});
+
+test('size: a cached copy of another size is downloaded again, and used only when that download fails', async () => {
+  await withCaches(async (storage) => {
+    const url = `${base}/flaky/model.safetensors`;
+    const count = () => requests.get('/flaky/model.safetensors') ?? 0;
+    flakyUp = true;
+    try {
+      (await Attend.load(url, { size: modelBytes.byteLength })).dispose();
+      assert.equal(count(), 1);
+      const same = await Attend.load(url, { size: modelBytes.byteLength });
+      assert.equal(same.loadedFrom, 'cache');
+      assert.equal(count(), 1, 'a cached copy of the expected size was downloaded again');
+      same.dispose();
+
+      // The list says the file is another size now: the copy is out of date.
+      const newer = await Attend.load(url, { size: modelBytes.byteLength + 1 });
+      assert.equal(newer.loadedFrom, 'network');
+      assert.equal(count(), 2, 'a cached copy of another size was used');
+      newer.dispose();
+
+      // The server is gone: the old copy beats none.
+      flakyUp = false;
+      const offline = await Attend.load(url, { size: modelBytes.byteLength + 1 });
+      assert.equal(offline.loadedFrom, 'cache');
+      assert.equal(count(), 3);
+      assert.equal((await offline.translate(sentence, greedy)).text, reference);
+      offline.dispose();
+      assert.equal((await storage.open(MODEL_CACHE)).entries.get(url).bytes.byteLength, modelBytes.byteLength);
+      // With nothing cached a failed download is still an error.
+      await assert.rejects(Attend.load(`${base}/flaky/other.safetensors`, { size: 10 }), /HTTP 503/);
+    } finally {
+      flakyUp = true;
+    }
+  });
+  await assert.rejects(Attend.load(modelBytes, { size: -1 }), /option size must be a whole number of bytes/);
+  await assert.rejects(Attend.load(modelBytes, { size: '5' }), TypeError);
 });
 
 test('a cached entry shorter than stored, or without its stored length, is downloaded again and replaced', async () => {

@@ -124,6 +124,7 @@ test('arrays, error kinds and camelCase info come through the worker as from att
   await assert.rejects(w.translate('A dog.', { signal: 'x' }), /option signal must be an AbortSignal/);
   const info = w.info();
   assert.deepEqual(info, direct.info());
+  assert.equal(w.loadedFrom, 'memory');
   assert.equal(info.decoding.lengthPenalty, info.decoding.length_penalty);
   await w.dispose();
   assert.equal(workers.at(-1).terminated, true);

@@ -9,9 +9,19 @@ const TYPES = {
   '.png': 'image/png', '.svg': 'image/svg+xml', '.txt': 'text/plain; charset=utf-8',
 };
 
+// requests: the path of every request, in order (a test can see whether something reached the network);
+// refuse(path): true answers that path with 503, as a server that is down would.
 export async function serve(root) {
+  const requests = [];
+  const control = { refuse: () => false };
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, 'http://localhost');
+    requests.push(url.pathname);
+    if (control.refuse(url.pathname)) {
+      res.writeHead(503, { 'content-type': 'text/plain' });
+      res.end('refused by the test');
+      return;
+    }
     const file = path.join(root, decodeURIComponent(url.pathname));
     if (!file.startsWith(root) || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
       res.writeHead(404, { 'content-type': 'text/plain' });
@@ -30,6 +40,8 @@ export async function serve(root) {
   // close() also drops idle keep-alive connections, so that a test can take the server away (to go offline).
   return {
     url: `http://127.0.0.1:${port}`,
+    requests,
+    set refuse(fn) { control.refuse = fn ?? (() => false); },
     close: () => new Promise((r) => { server.close(r); server.closeAllConnections?.(); }),
   };
 }
