@@ -33,25 +33,25 @@ export interface LoadOptions {
  * The defaults are AttendTranslator.defaultOptions(), the ranges of the numbers AttendTranslator.optionBounds().
  */
 export interface TranslateOptions {
-  /** Beam size; 1 is greedy search. */
+  /** Beam size; 1 is greedy search. Default 5. */
   beam?: number;
-  /** Most tokens to generate, <eos> included; 0: the model's limit. */
+  /** Most tokens to generate, <eos> included; 0: the model's limit. Default 0. */
   maxLength?: number;
-  /** Most source tokens translated, <eos> included, 0 or at least 2; 0: the model's limit. A longer sentence is cut, with a warning. */
+  /** Most source tokens translated, <eos> included, 0 or at least 2; 0: the model's limit. A longer sentence is cut, with a warning. Default 0. */
   maxInputLength?: number;
-  /** At most ceil(ratio x source tokens) + 10 tokens are generated; 0: no limit relative to the source. */
+  /** At most ceil(ratio x source tokens) + 10 tokens are generated; 0: no limit relative to the source. Default 2. */
   maxLengthRatio?: number;
-  /** alpha in log P / L^alpha. Default: the model's own (info().decoding), else the core's. */
+  /** alpha in log P / L^alpha. Default: the model's own (info().decoding), else 0.6. */
   lengthPenalty?: number;
-  /** URLs, e-mail addresses and numbers are copied into the translation unchanged. */
+  /** URLs, e-mail addresses and numbers are copied into the translation unchanged. Default true. */
   copyThrough?: boolean;
-  /** Never generate an n-gram of this size twice (0: off). */
+  /** Never generate an n-gram of this size twice (0: off). Default 4. */
   noRepeatNgramSize?: number;
-  /** Logits of tokens generated before are divided by this (> 1 discourages repeats; 1: off). */
+  /** Logits of tokens generated before are divided by this (> 1 discourages repeats; 1: off). Default 1. */
   repetitionPenalty?: number;
-  /** No token more than this many times in a row (0: off). */
+  /** No token more than this many times in a row (0: off). Default 3. */
   maxTokenRun?: number;
-  /** No character more than this many times in a row unless the source has such a run (0: off). */
+  /** No character more than this many times in a row unless the source has such a run (0: off). Default 4. */
   maxCharRun?: number;
   /** Return every attention map. Default true (this API's own choice; the C++ core's is false). */
   attention?: boolean;
@@ -63,7 +63,7 @@ export interface TranslateOptions {
   signal?: AbortSignal;
 }
 
-/** What translate() uses where a call leaves an option out. */
+/** What translate() uses where a call leaves an option out (the core's defaults; the Default lines above). */
 export type DefaultOptions = Required<Omit<TranslateOptions, 'signal'>>;
 
 /** The range of a number option: min to max (min excluded when aboveMin), whole numbers only when integer. */
