@@ -21,7 +21,7 @@ import { Attend } from '../wasm/attend.js';
 
 const args = process.argv.slice(2);
 const arg = (name, fallback) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : fallback; };
-const shipped = path.join(root, 'web', 'models', 'multi30k-en-de.safetensors');
+const shipped = path.join(root, 'web', 'models', 'multi30k-en-de-cased.safetensors');
 const modelFile = path.resolve(arg('--model', fs.existsSync(shipped) ? shipped : smallModel('f32')));
 const count = Number(arg('--sentences', 100));
 const beam = Number(arg('--beam', 1));

@@ -1,7 +1,7 @@
 // Attend in the browser (and Node): load a translator model file, translate, and get every attention map.
 //
 //   import { Attend } from './attend.js';
-//   const t = await Attend.load('models/multi30k-en-de.safetensors', { onProgress: (done, total) => {}, signal });
+//   const t = await Attend.load('models/multi30k-en-de-cased.safetensors', { onProgress: (done, total) => {}, signal });
 //   const r = await t.translate('A dog runs on the beach.', { beam: 5, attention: true });
 //   const rs = await t.translate(['A dog runs.', 'A cat sleeps.'], { signal });  // in input order
 //   r.text; r.attention.cross.layers[0][0]   // Float32Array rows x cols, target x source

@@ -55,7 +55,7 @@ double process_cpu_ms() {
     return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
 }
 
-std::string default_model_path() { return std::string(ATTEND_SOURCE_DIR) + "/web/models/multi30k-en-de.safetensors"; }
+std::string default_model_path() { return std::string(ATTEND_SOURCE_DIR) + "/web/models/multi30k-en-de-cased.safetensors"; }
 
 // Times translate_all over the sentences (after a warm-up on the first five) and keeps what it produced.
 template <typename TranslateAll>
@@ -267,7 +267,7 @@ CommandRegistrar registrar([](CLI::App& app) {
         "translate", "Translator ms per sentence on Multi30k test2016 (greedy and beam), beside PyTorch eager");
     auto o = std::make_shared<BenchTranslateOptions>();
     cmd->add_option("--model", o->model,
-                    "Model file or checkpoint (default: web/models/multi30k-en-de.safetensors when it exists)");
+                    "Model file or checkpoint (default: web/models/multi30k-en-de-cased.safetensors when it exists)");
     cmd->add_option("--sentences", o->sentences, "The first N test2016 sentences")->check(at_least(1));
     cmd->add_option("--threads", o->threads, "OpenMP threads (and torch threads)")->check(at_least(1));
     cmd->add_option("--beam", o->beam, "Beam size of the second search (1: greedy only)")->check(at_least(1));

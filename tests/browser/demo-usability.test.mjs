@@ -15,8 +15,8 @@ import { demoUrl, translateOnPage, waitForState } from './lib/demo.mjs';
 import { launch, watchErrors } from './lib/browser.mjs';
 import { unescapeMoses, wordsOf } from '../../web/tokens.js';
 
-const deModel = requireFile(path.join(root, 'web', 'models', 'multi30k-en-de.safetensors'));
-const frModel = requireFile(path.join(root, 'web', 'models', 'multi30k-en-fr.safetensors'));
+const deModel = requireFile(path.join(root, 'web', 'models', 'multi30k-en-de-cased.safetensors'));
+const frModel = requireFile(path.join(root, 'web', 'models', 'multi30k-en-fr-cased.safetensors'));
 const artifacts = path.join(root, 'test-artifacts');
 fs.mkdirSync(artifacts, { recursive: true });
 const attend = requireFile(nativeBin('attend'));
@@ -61,7 +61,7 @@ test('words and map labels show apostrophes and angle brackets, not Moses escape
   assert.ok(native.target_tokens.some((t) => t.includes('&apos;')), `no elision in ${native.target_tokens.join(' ')}`);
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   const errors = watchErrors(page);
-  await page.goto(demo('&model=multi30k-en-fr'));
+  await page.goto(demo('&model=multi30k-en-fr-cased'));
   await state(page, 'modelState', 'ready');
   const text = await translate(page, elision);
   assert.ok(text.includes("'"), text);
@@ -90,7 +90,7 @@ test('words and map labels show apostrophes and angle brackets, not Moses escape
 test('the view opens on the last layer, mean of heads; a pick survives layer and head changes; a new sentence clears it', async () => {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   const errors = watchErrors(page);
-  await page.goto(demo('&model=multi30k-en-de'));
+  await page.goto(demo('&model=multi30k-en-de-cased'));
   await state(page, 'modelState', 'ready');
   await translate(page, 'A man in an orange hat starring at something.');
   const layers = await page.locator('#layer-select option').count();
@@ -162,7 +162,7 @@ test('another model, or a blank input, clears the old result; the menu states BL
   assert.equal(await page.isVisible('#model-knows'), true);
 
   await translate(page, 'A dog runs on the beach.');
-  await page.selectOption('#model-select', 'multi30k-en-fr');
+  await page.selectOption('#model-select', 'multi30k-en-fr-cased');
   assert.equal(await page.isVisible('#output'), false, 'the German result stays under the French model');
   assert.equal(await page.isVisible('#attention-panel'), false);
   await state(page, 'modelState', 'ready');
@@ -184,7 +184,7 @@ test('on a touch phone a tap shows what a hover shows, and a wide map says it sc
   const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, hasTouch: true, isMobile: true });
   const page = await context.newPage();
   const errors = watchErrors(page);
-  await page.goto(demo('&model=multi30k-en-de'));
+  await page.goto(demo('&model=multi30k-en-de-cased'));
   await state(page, 'modelState', 'ready');
   const long = 'A man in a blue shirt and a woman in a red dress are standing next to a large white dog on a busy street '
     + 'while two young children play with a ball in front of an old church.';
@@ -242,9 +242,9 @@ test('a link restores a translation; the translation copies; the maps save as PN
   const page = await context.newPage();
   const errors = watchErrors(page);
   const text = 'A little girl is climbing a wooden staircase.';
-  await page.goto(demo(`&model=multi30k-en-fr&beam=3&text=${encodeURIComponent(text)}`));
+  await page.goto(demo(`&model=multi30k-en-fr-cased&beam=3&text=${encodeURIComponent(text)}`));
   await state(page, 'translateState', 'done');
-  assert.equal(await page.inputValue('#model-select'), 'multi30k-en-fr');
+  assert.equal(await page.inputValue('#model-select'), 'multi30k-en-fr-cased');
   assert.equal(await page.inputValue('#source-text'), text);
   assert.equal(await page.inputValue('#beam-size'), '3');
   const output = (await page.textContent('#output-text')).trim();
@@ -256,7 +256,7 @@ test('a link restores a translation; the translation copies; the maps save as PN
   const link = new URL(page.url());
   assert.equal(link.searchParams.get('text'), other);
   assert.equal(link.searchParams.get('beam'), '2');
-  assert.equal(link.searchParams.get('model'), 'multi30k-en-fr');
+  assert.equal(link.searchParams.get('model'), 'multi30k-en-fr-cased');
   assert.equal(await page.getAttribute('#share-link', 'href'), page.url());
   const page2 = await context.newPage();
   await page2.goto(link.href);

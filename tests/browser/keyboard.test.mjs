@@ -8,7 +8,7 @@ import { requireFile, root } from '../wasm/lib/paths.mjs';
 import { demoUrl, startSession, waitForState } from './lib/demo.mjs';
 import { watchErrors } from './lib/browser.mjs';
 
-requireFile(path.join(root, 'web', 'models', 'multi30k-en-de.safetensors'));
+requireFile(path.join(root, 'web', 'models', 'multi30k-en-de-cased.safetensors'));
 const { server, browser, artifacts } = await startSession(root);
 
 const active = (page) => page.evaluate(() => {
@@ -38,7 +38,7 @@ test('keyboard only: type, translate, change layer, head and view, and read out 
       window.addEventListener(type, (e) => { if (type !== 'click' || e.detail > 0) window.pointerEvents++; }, true);
     }
   });
-  await page.goto(demoUrl(server, '&model=multi30k-en-de'));
+  await page.goto(demoUrl(server, '&model=multi30k-en-de-cased'));
   await waitForState(page, 'modelState', 'ready');
 
   // The text box, a new sentence, and Enter.

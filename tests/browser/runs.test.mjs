@@ -77,15 +77,18 @@ test('runs.html plots a train.jsonl from a link, the file picker and a drop', as
   await page.close();
 });
 
-test('each shipped model card that ships its training log links it, and runs.html plots that log', async () => {
+test('each shipped model ships its training log, its card links it, and runs.html plots that log', async () => {
   const modelDir = path.join(root, 'web', 'models');
-  const logs = fs.readdirSync(modelDir).filter((f) => f.endsWith('.train.jsonl'));
-  assert.ok(logs.length >= 1, 'no training log is shipped');
+  const models = JSON.parse(fs.readFileSync(path.join(modelDir, 'models.json'), 'utf8')).models;
+  assert.ok(models.length >= 1, 'models.json lists no model');
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   const errors = watchErrors(page);
-  for (const log of logs) {
-    const card = path.join(modelDir, log.replace(/\.train\.jsonl$/, '.md'));
-    assert.ok(fs.existsSync(card), `${log} has no model card`);
+  for (const { id, file } of models) {
+    const base = file.replace(/\.safetensors$/, '');
+    const log = `${base}.train.jsonl`;
+    const card = path.join(modelDir, `${base}.md`);
+    assert.ok(fs.existsSync(card), `${id} has no model card`);
+    assert.ok(fs.existsSync(path.join(modelDir, log)), `${id} ships no training log ${log}`);
     const text = fs.readFileSync(card, 'utf8');
     assert.ok(text.includes(`](${log})`), `${path.basename(card)} does not link ${log}`);
     assert.ok(text.includes(`runs.html?run=models/${log}`), `${path.basename(card)} does not link ${log}'s curves`);

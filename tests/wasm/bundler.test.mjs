@@ -15,7 +15,7 @@ import { Attend } from '../../wasm/attend.js';
 
 const pkgDir = path.join(root, 'wasm');
 const pkg = JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8'));
-const shipped = path.join(root, 'web', 'models', 'multi30k-en-de.safetensors');
+const shipped = path.join(root, 'web', 'models', 'multi30k-en-de-cased.safetensors');
 const modelFile = fs.existsSync(shipped) ? shipped : smallModel('f32');
 const sentence = 'A dog runs on the beach.';
 const assets = ['simd', 'nosimd'].flatMap((v) => [`attend-core-${v}.mjs`, `attend-core-${v}.wasm`]);

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { nativeBin, requireFile, root } from './lib/paths.mjs';
 
-const model = path.join(root, 'web', 'models', 'multi30k-en-de.safetensors');
+const model = path.join(root, 'web', 'models', 'multi30k-en-de-cased.safetensors');
 
 function attend(args, input) {
   const r = spawnSync(requireFile(nativeBin('attend')), ['translate', '-m', model, ...args],
@@ -70,7 +70,9 @@ test('a line longer than the model accepts is translated from its start, with a 
 });
 
 test('--json gives one object a line: text, score, tokens, finished, warnings; a cut output says so', () => {
-  const r = attend(['--json', '--max-length', '3'], 'A man in a blue shirt is standing on a ladder.\n\nA dog.\n');
+  // Greedy, so that the first line is cut: under a limit this short a beam may end on a finished hypothesis
+  // (<eos> alone) instead.
+  const r = attend(['--json', '--max-length', '3', '-b', '1'], 'A man in a blue shirt is standing on a ladder.\n\nA dog.\n');
   assert.equal(r.status, 3, r.err);
   const out = lines(r.out).map((l) => JSON.parse(l));
   assert.equal(out.length, 3);
@@ -83,7 +85,7 @@ test('--json gives one object a line: text, score, tokens, finished, warnings; a
   assert.deepEqual(out[1], { line: 2, text: '', warnings: [], skipped: false });
   assert.equal(typeof out[2].text, 'string');
   assert.equal(out[2].warnings.length, out[2].finished ? 0 : 1);
-  const plain = attend(['--max-length', '3'], 'A man in a blue shirt is standing on a ladder.\n');
+  const plain = attend(['--max-length', '3', '-b', '1'], 'A man in a blue shirt is standing on a ladder.\n');
   assert.equal(lines(plain.out)[0], out[0].text);
 });
 
