@@ -84,7 +84,7 @@ export interface AttentionMaps {
 
 export interface Translation {
   text: string;
-  /** Tokenized lowercase words, BPE undone (what BLEU is computed on). */
+  /** Tokenized words in the model's case, BPE undone (what BLEU scores). */
   tokenized: string;
   sourceTokens: string[];
   targetTokens: string[];

@@ -59,7 +59,7 @@ struct AttentionMaps {
 
 struct TranslationResult {
     std::string text;                          // detokenized, for display
-    std::string tokenized;                     // tokenized lowercase words (BPE undone): what BLEU is computed on
+    std::string tokenized;                     // tokenized words in the model's case (BPE undone): what BLEU scores
     std::vector<std::string> source_tokens;    // model tokens of the source, <eos> last
     std::vector<std::string> target_tokens;    // model tokens generated, <eos> last when finished
     std::vector<int> target_ids;

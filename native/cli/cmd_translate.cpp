@@ -310,7 +310,7 @@ CommandRegistrar registrar([](CLI::App& app) {
                     "Greedy search (-b 1) without --attention: sentences decoded together (1: one at a time)")
         ->capture_default_str()->check(at_least(1));
     cmd->add_option("--attention", f->attention_file, "Write every attention map (layer x head) to this JSON file");
-    cmd->add_flag("--tokenized", f->tokenized, "Print tokenized lowercase output (what BLEU is computed on)");
+    cmd->add_flag("--tokenized", f->tokenized, "Print tokenized output, in the model's case (what BLEU scores)");
     cmd->add_flag("--json", f->json,
                   "One JSON object a line: line, text, score, tokens, finished, warnings (skipped lines: skipped)");
     cmd->add_option("--threads", f->threads, "CPU threads (sentences are translated in parallel; default: all)");
