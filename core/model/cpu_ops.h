@@ -57,7 +57,9 @@ struct CpuOps {
     void residual_forward(float* out, const float* a, const float* b, int n) { attend::residual_forward(out, a, b, n); }
     void relu_forward(float* out, const float* x, int n) { attend::relu_forward(out, x, n); }
     void gelu_forward(float* out, const float* x, int n) { attend::gelu_forward(out, x, n); }
-    void dropout_forward(float* out, const float* x, const Dropout& d, int64_t n) { attend::dropout_forward(out, x, d, n); }
+    void dropout_forward(float* out, const float* x, const Dropout& d, int64_t n) {
+        attend::dropout_forward(out, x, d, n);
+    }
     void embedding_forward(float* out, const int* ids, const float* table, float scale, int N, int C, int V) {
         attend::embedding_forward(out, ids, table, scale, N, C, V);
     }

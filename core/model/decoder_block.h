@@ -62,8 +62,8 @@ void decoder_block_forward(Ops& ops, DecoderBlockActivations& a, const float* x,
     auto w = [&](size_t offset) { return values + offset; };
 
     const float* in = add_norm_input(ops, a.norm1, x, w(p.norm1.weight), w(p.norm1.bias), eps, N, C, c.pre_ln);
-    multi_head_attention_forward(ops, a.self_out, a.self_attn, in, in, multi_head_attention_weights(values, p.self_attn),
-                                 self_mask, B, T, T, C, c.heads,
+    multi_head_attention_forward(ops, a.self_out, a.self_attn, in, in,
+                                 multi_head_attention_weights(values, p.self_attn), self_mask, B, T, T, C, c.heads,
                                  dropout ? dropout->next(size_t(B) * c.heads * T * T) : Dropout{});
     add_norm_forward(ops, a.mid1, a.norm1, x, a.self_out, w(p.norm1.weight), w(p.norm1.bias), next_dropout(), eps, N,
                      C, c.pre_ln);

@@ -53,8 +53,8 @@ void encoder_block_forward(Ops& ops, EncoderBlockActivations& a, const float* x,
     const float *n2w = values + p.norm2.weight, *n2b = values + p.norm2.bias;
 
     const float* in = add_norm_input(ops, a.norm1, x, n1w, n1b, eps, N, C, c.pre_ln);
-    multi_head_attention_forward(ops, a.attn_out, a.self_attn, in, in, multi_head_attention_weights(values, p.self_attn),
-                                 mask, B, T, T, C, c.heads,
+    multi_head_attention_forward(ops, a.attn_out, a.self_attn, in, in,
+                                 multi_head_attention_weights(values, p.self_attn), mask, B, T, T, C, c.heads,
                                  dropout ? dropout->next(size_t(B) * c.heads * T * T) : Dropout{});
     add_norm_forward(ops, a.mid, a.norm1, x, a.attn_out, n1w, n1b, dropout ? dropout->next(size_t(N) * C) : Dropout{},
                      eps, N, C, c.pre_ln);
@@ -62,8 +62,8 @@ void encoder_block_forward(Ops& ops, EncoderBlockActivations& a, const float* x,
     in = add_norm_input(ops, a.norm2, a.mid, n2w, n2b, eps, N, C, c.pre_ln);
     position_wise_ffn_forward(ops, a.ffn_out, a.ffn, in, values + p.ffn.w1, values + p.ffn.b1, values + p.ffn.w2,
                               values + p.ffn.b2, c.activation, N, C, c.ffn_dim);
-    add_norm_forward(ops, a.out, a.norm2, a.mid, a.ffn_out, n2w, n2b, dropout ? dropout->next(size_t(N) * C) : Dropout{},
-                     eps, N, C, c.pre_ln);
+    add_norm_forward(ops, a.out, a.norm2, a.mid, a.ffn_out, n2w, n2b,
+                     dropout ? dropout->next(size_t(N) * C) : Dropout{}, eps, N, C, c.pre_ln);
 }
 
 }  // namespace attend

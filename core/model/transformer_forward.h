@@ -40,6 +40,17 @@ void transformer_embed(Ops& ops, float* out, Dropout& used, const int* ids, cons
     if (used.active()) ops.dropout_forward(out, out, used, int64_t(B) * T * C);
 }
 
+// out [N,C] = a stack's final LayerNorm of x [N,C] (mean, rstd [N]), or x itself without final_norm.
+template <class Ops>
+void transformer_final_norm(Ops& ops, float* out, float* mean, float* rstd, const float* x, const float* values,
+                            const AddNormParams& norm, const TransformerConfig& c, int N) {
+    if (c.final_norm)
+        ops.layernorm_forward(out, mean, rstd, x, values + norm.weight, values + norm.bias, c.layernorm_eps, N,
+                              c.model_dim);
+    else
+        ops.copy(out, x, size_t(N) * c.model_dim);
+}
+
 // src [B,S] token ids -> a.memory. values: the parameters in m's layout, on the ops' device.
 template <class Ops>
 void transformer_encode(Ops& ops, TransformerTensors& a, const TransformerLayout& m, const float* values,
@@ -52,11 +63,8 @@ void transformer_encode(Ops& ops, TransformerTensors& a, const TransformerLayout
         encoder_block_forward(ops, a.encoder[i], x, values, m.encoder[i], source_mask, dropout, B, S, c);
         x = a.encoder[i].out;
     }
-    if (c.final_norm)
-        ops.layernorm_forward(a.memory, a.encoder_norm_mean, a.encoder_norm_rstd, x, values + m.encoder_norm.weight,
-                              values + m.encoder_norm.bias, c.layernorm_eps, B * S, C);
-    else
-        ops.copy(a.memory, x, size_t(B) * S * C);
+    transformer_final_norm(ops, a.memory, a.encoder_norm_mean, a.encoder_norm_rstd, x, values, m.encoder_norm, c,
+                           B * S);
 }
 
 // src [B,S], tgt [B,T] token ids -> a.logits [B,T,V]. source_mask: encoder self-attention and encoder-decoder
@@ -75,11 +83,8 @@ void transformer_forward(Ops& ops, TransformerTensors& a, const TransformerLayou
                               B, T, S, c);
         x = a.decoder[i].out;
     }
-    if (c.final_norm)
-        ops.layernorm_forward(a.decoded, a.decoder_norm_mean, a.decoder_norm_rstd, x, values + m.decoder_norm.weight,
-                              values + m.decoder_norm.bias, c.layernorm_eps, B * T, C);
-    else
-        ops.copy(a.decoded, x, size_t(B) * T * C);
+    transformer_final_norm(ops, a.decoded, a.decoder_norm_mean, a.decoder_norm_rstd, x, values, m.decoder_norm, c,
+                           B * T);
     ops.linear_forward(a.logits, a.decoded, values + m.output_weight, values + m.output_bias, B * T, C, c.tgt_vocab);
 }
 

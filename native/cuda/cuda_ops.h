@@ -58,7 +58,9 @@ struct CudaOps {
     void residual_forward(float* out, const float* a, const float* b, int n) { residual_forward_cuda(out, a, b, n); }
     void relu_forward(float* out, const float* x, int n) { relu_forward_cuda(out, x, n); }
     void gelu_forward(float* out, const float* x, int n) { gelu_forward_cuda(out, x, n); }
-    void dropout_forward(float* out, const float* x, const Dropout& d, int64_t n) { dropout_forward_cuda(out, x, d, n); }
+    void dropout_forward(float* out, const float* x, const Dropout& d, int64_t n) {
+        dropout_forward_cuda(out, x, d, n);
+    }
     void embedding_forward(float* out, const int* ids, const float* table, float scale, int N, int C, int V) {
         embedding_forward_cuda(out, ids, table, scale, N, C, V);
     }

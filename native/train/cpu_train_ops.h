@@ -26,7 +26,9 @@ struct CpuTrainOps : CpuOps {
                             const float* mean, const float* rstd, const float* weight, int N, int C) {
         attend::layernorm_backward(dx, dweight, dbias, dout, x, mean, rstd, weight, N, C);
     }
-    void residual_backward(float* da, float* db, const float* dout, int n) { attend::residual_backward(da, db, dout, n); }
+    void residual_backward(float* da, float* db, const float* dout, int n) {
+        attend::residual_backward(da, db, dout, n);
+    }
     void relu_backward(float* dx, const float* dout, const float* x, int n) { attend::relu_backward(dx, dout, x, n); }
     void gelu_backward(float* dx, const float* dout, const float* x, int n) { attend::gelu_backward(dx, dout, x, n); }
     void dropout_backward(float* dx, const float* dout, const Dropout& d, int64_t n) {

@@ -28,6 +28,18 @@ void transformer_embed_backward(Ops& ops, float* dtable, const float* dembedded,
     ops.release(mark);
 }
 
+// Through transformer_final_norm: returns the gradient of its input x [N,C], dx (zeros on entry) after the
+// LayerNorm's backward, or dout itself without final_norm.
+template <class Ops>
+float* transformer_final_norm_backward(Ops& ops, float* dx, float* dout, const float* x, const float* mean,
+                                       const float* rstd, const float* values, float* grads, const AddNormParams& norm,
+                                       const TransformerConfig& c, int N) {
+    if (!c.final_norm) return dout;
+    ops.layernorm_backward(dx, grads + norm.weight, grads + norm.bias, dout, x, mean, rstd, values + norm.weight, N,
+                           c.model_dim);
+    return dx;
+}
+
 // dlogits [B,T,V]; a, src [B,S], tgt [B,T] and the masks exactly as the forward had them; values / grads: the
 // parameters in m's layout and their gradients, on the ops' device.
 template <class Ops>
@@ -48,12 +60,9 @@ void transformer_backward(Ops& ops, const TransformerLayout& m, const float* val
     float* dmemory = ops.take_zero(ns);
     ops.linear_backward(ddecoded, g(m.output_weight), g(m.output_bias), dlogits, a.decoded, w(m.output_weight), B * T,
                         C, c.tgt_vocab);
-    const float* last_decoder_out = c.decoder_layers ? a.decoder.back().out : a.tgt_embedded;
-    if (c.final_norm)
-        ops.layernorm_backward(dx, g(m.decoder_norm.weight), g(m.decoder_norm.bias), ddecoded, last_decoder_out,
-                               a.decoder_norm_mean, a.decoder_norm_rstd, w(m.decoder_norm.weight), B * T, C);
-    else
-        std::swap(dx, ddecoded);
+    dx = transformer_final_norm_backward(ops, dx, ddecoded, c.decoder_layers ? a.decoder.back().out : a.tgt_embedded,
+                                         a.decoder_norm_mean, a.decoder_norm_rstd, values, grads, m.decoder_norm, c,
+                                         B * T);
     for (int i = c.decoder_layers - 1; i >= 0; --i) {
         const float* x = i ? a.decoder[i - 1].out : a.tgt_embedded;
         ops.zero(dprev, nt);
@@ -66,12 +75,9 @@ void transformer_backward(Ops& ops, const TransformerLayout& m, const float* val
     // Encoder side, from the gradient every decoder layer sent to the memory.
     float* ds = ops.take_zero(ns);
     float* dsprev = ops.take(ns);
-    const float* last_encoder_out = c.encoder_layers ? a.encoder.back().out : a.src_embedded;
-    if (c.final_norm)
-        ops.layernorm_backward(ds, g(m.encoder_norm.weight), g(m.encoder_norm.bias), dmemory, last_encoder_out,
-                               a.encoder_norm_mean, a.encoder_norm_rstd, w(m.encoder_norm.weight), B * S, C);
-    else
-        std::swap(ds, dmemory);
+    ds = transformer_final_norm_backward(ops, ds, dmemory, c.encoder_layers ? a.encoder.back().out : a.src_embedded,
+                                         a.encoder_norm_mean, a.encoder_norm_rstd, values, grads, m.encoder_norm, c,
+                                         B * S);
     for (int i = c.encoder_layers - 1; i >= 0; --i) {
         const float* x = i ? a.encoder[i - 1].out : a.src_embedded;
         ops.zero(dsprev, ns);
