@@ -1,12 +1,13 @@
 // The seeds' AddNorm, one residual unit around a sublayer (attention or FFN):
 //   post-LN (seeds, nn.Transformer norm_first=False): out = LayerNorm(x + dropout(sublayer(x)))
 //   pre-LN  (norm_first=True):                       out = x + dropout(sublayer(LayerNorm(x)))
-// Use: in = add_norm_input(...); y = sublayer(in); add_norm_forward(out, ..., x, y, ...).
+// Use: in = add_norm_input(ops, ...); y = sublayer(in); add_norm_forward(ops, out, ..., x, y, ...).
 #pragma once
 #include "model/arena.h"
 #include "model/dropout.h"
 #include "model/parameter_store.h"
 
+#include <cstdint>
 #include <string>
 
 namespace attend {
@@ -25,14 +26,39 @@ struct AddNormActivations {
     float* rstd = nullptr;    // [N]
     Dropout dropout;          // the site's counters, so the backward recomputes the same mask
 };
-AddNormActivations plan_add_norm(Arena& arena, int N, int C, bool pre_ln);
+template <class Alloc>
+AddNormActivations plan_add_norm(Alloc& arena, int N, int C, bool pre_ln) {
+    AddNormActivations a;
+    if (pre_ln)
+        a.normed = arena.take(size_t(N) * C);
+    else
+        a.sum = arena.take(size_t(N) * C);
+    a.mean = arena.take(N);
+    a.rstd = arena.take(N);
+    return a;
+}
 
 // The sublayer input: x itself (post-LN) or LayerNorm(x) written to acts.normed (pre-LN). x [N,C].
-const float* add_norm_input(AddNormActivations& acts, const float* x, const float* weight, const float* bias, float eps,
-                            int N, int C, bool pre_ln);
+template <class Ops>
+const float* add_norm_input(Ops& ops, AddNormActivations& a, const float* x, const float* weight, const float* bias,
+                            float eps, int N, int C, bool pre_ln) {
+    if (!pre_ln) return x;
+    ops.layernorm_forward(a.normed, a.mean, a.rstd, x, weight, bias, eps, N, C);
+    return a.normed;
+}
 
 // out [N,C]; x [N,C] the unit's input; y [N,C] the sublayer output (dropout is applied to it in place).
-void add_norm_forward(float* out, AddNormActivations& acts, const float* x, float* y, const float* weight,
-                      const float* bias, const Dropout& dropout, float eps, int N, int C, bool pre_ln);
+template <class Ops>
+void add_norm_forward(Ops& ops, float* out, AddNormActivations& a, const float* x, float* y, const float* weight,
+                      const float* bias, const Dropout& dropout, float eps, int N, int C, bool pre_ln) {
+    a.dropout = dropout;
+    if (dropout.active()) ops.dropout_forward(y, y, dropout, int64_t(N) * C);
+    if (pre_ln) {
+        ops.residual_forward(out, x, y, N * C);
+    } else {
+        ops.residual_forward(a.sum, x, y, N * C);
+        ops.layernorm_forward(out, a.mean, a.rstd, a.sum, weight, bias, eps, N, C);
+    }
+}
 
 }  // namespace attend

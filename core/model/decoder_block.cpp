@@ -24,50 +24,6 @@ DecoderBlockParams declare_decoder_block(ParameterStore& store, const std::strin
     return p;
 }
 
-DecoderBlockActivations plan_decoder_block(Arena& arena, int B, int T, int S, const TransformerConfig& c,
-                                           bool keep_weights) {
-    const int N = B * T, C = c.model_dim;
-    DecoderBlockActivations a;
-    a.self_attn = plan_multi_head_attention(arena, B, T, T, C, c.heads, keep_weights);
-    a.cross_attn = plan_multi_head_attention(arena, B, T, S, C, c.heads, keep_weights);
-    a.ffn = plan_position_wise_ffn(arena, N, c.ffn_dim);
-    a.norm1 = plan_add_norm(arena, N, C, c.pre_ln);
-    a.norm2 = plan_add_norm(arena, N, C, c.pre_ln);
-    a.norm3 = plan_add_norm(arena, N, C, c.pre_ln);
-    for (float** buffer : {&a.self_out, &a.mid1, &a.cross_out, &a.mid2, &a.ffn_out, &a.out})
-        *buffer = arena.take(size_t(N) * C);
-    return a;
-}
-
-void decoder_block_forward(DecoderBlockActivations& a, const float* x, const float* memory, const ParameterStore& s,
-                           const DecoderBlockParams& p, const AttnMask& self_mask, const AttnMask& cross_mask,
-                           DropoutStream* dropout, int B, int T, int S, const TransformerConfig& c) {
-    const int N = B * T, C = c.model_dim;
-    const float eps = c.layernorm_eps;
-    auto next_dropout = [&] { return dropout ? dropout->next(size_t(N) * C) : Dropout{}; };
-    auto w = [&](size_t offset) { return s.value_at(offset); };
-
-    const float* in = add_norm_input(a.norm1, x, w(p.norm1.weight), w(p.norm1.bias), eps, N, C, c.pre_ln);
-    multi_head_attention_forward(a.self_out, a.self_attn, in, in, multi_head_attention_weights(s, p.self_attn),
-                                 self_mask, B, T, T, C, c.heads,
-                                 dropout ? dropout->next(size_t(B) * c.heads * T * T) : Dropout{});
-    add_norm_forward(a.mid1, a.norm1, x, a.self_out, w(p.norm1.weight), w(p.norm1.bias), next_dropout(), eps, N, C,
-                     c.pre_ln);
-
-    in = add_norm_input(a.norm2, a.mid1, w(p.norm2.weight), w(p.norm2.bias), eps, N, C, c.pre_ln);
-    multi_head_attention_forward(a.cross_out, a.cross_attn, in, memory, multi_head_attention_weights(s, p.cross_attn),
-                                 cross_mask, B, T, S, C, c.heads,
-                                 dropout ? dropout->next(size_t(B) * c.heads * T * S) : Dropout{});
-    add_norm_forward(a.mid2, a.norm2, a.mid1, a.cross_out, w(p.norm2.weight), w(p.norm2.bias), next_dropout(), eps, N,
-                     C, c.pre_ln);
-
-    in = add_norm_input(a.norm3, a.mid2, w(p.norm3.weight), w(p.norm3.bias), eps, N, C, c.pre_ln);
-    position_wise_ffn_forward(a.ffn_out, a.ffn, in, w(p.ffn.w1), w(p.ffn.b1), w(p.ffn.w2), w(p.ffn.b2), c.activation, N,
-                              C, c.ffn_dim);
-    add_norm_forward(a.out, a.norm3, a.mid2, a.ffn_out, w(p.norm3.weight), w(p.norm3.bias), next_dropout(), eps, N, C,
-                     c.pre_ln);
-}
-
 void decoder_block_cache_init(DecoderBlockCache& cache, const float* memory, const ParameterStore& s,
                               const DecoderBlockParams& p, int B, int S, int capacity, const TransformerConfig& c) {
     const int C = c.model_dim, H = c.heads, D = c.head_dim();

@@ -33,15 +33,54 @@ struct DecoderBlockActivations {
     float* ffn_out = nullptr;    // [B*T,C]
     float* out = nullptr;        // [B*T,C]
 };
-DecoderBlockActivations plan_decoder_block(Arena& arena, int B, int T, int S, const TransformerConfig& c,
-                                           bool keep_weights);
+template <class Alloc>
+DecoderBlockActivations plan_decoder_block(Alloc& arena, int B, int T, int S, const TransformerConfig& c,
+                                           bool keep_weights) {
+    const int N = B * T, C = c.model_dim;
+    DecoderBlockActivations a;
+    a.self_attn = plan_multi_head_attention(arena, B, T, T, C, c.heads, keep_weights);
+    a.cross_attn = plan_multi_head_attention(arena, B, T, S, C, c.heads, keep_weights);
+    a.ffn = plan_position_wise_ffn(arena, N, c.ffn_dim);
+    a.norm1 = plan_add_norm(arena, N, C, c.pre_ln);
+    a.norm2 = plan_add_norm(arena, N, C, c.pre_ln);
+    a.norm3 = plan_add_norm(arena, N, C, c.pre_ln);
+    for (float** buffer : {&a.self_out, &a.mid1, &a.cross_out, &a.mid2, &a.ffn_out, &a.out})
+        *buffer = arena.take(size_t(N) * C);
+    return a;
+}
 
-// x [B,T,C] target side; memory [B,S,C] encoder output. self_mask: causal (+ target padding); cross_mask: source
-// padding. Result in acts.out.
-void decoder_block_forward(DecoderBlockActivations& acts, const float* x, const float* memory,
-                           const ParameterStore& store, const DecoderBlockParams& p, const AttnMask& self_mask,
+// x [B,T,C] target side; memory [B,S,C] encoder output; values: the parameters (a ParameterStore's layout, on the
+// ops' device). self_mask: causal (+ target padding); cross_mask: source padding. Result in acts.out.
+template <class Ops>
+void decoder_block_forward(Ops& ops, DecoderBlockActivations& a, const float* x, const float* memory,
+                           const float* values, const DecoderBlockParams& p, const AttnMask& self_mask,
                            const AttnMask& cross_mask, DropoutStream* dropout, int B, int T, int S,
-                           const TransformerConfig& c);
+                           const TransformerConfig& c) {
+    const int N = B * T, C = c.model_dim;
+    const float eps = c.layernorm_eps;
+    auto next_dropout = [&] { return dropout ? dropout->next(size_t(N) * C) : Dropout{}; };
+    auto w = [&](size_t offset) { return values + offset; };
+
+    const float* in = add_norm_input(ops, a.norm1, x, w(p.norm1.weight), w(p.norm1.bias), eps, N, C, c.pre_ln);
+    multi_head_attention_forward(ops, a.self_out, a.self_attn, in, in,
+                                 multi_head_attention_weights(values, p.self_attn), self_mask, B, T, T, C, c.heads,
+                                 dropout ? dropout->next(size_t(B) * c.heads * T * T) : Dropout{});
+    add_norm_forward(ops, a.mid1, a.norm1, x, a.self_out, w(p.norm1.weight), w(p.norm1.bias), next_dropout(), eps, N,
+                     C, c.pre_ln);
+
+    in = add_norm_input(ops, a.norm2, a.mid1, w(p.norm2.weight), w(p.norm2.bias), eps, N, C, c.pre_ln);
+    multi_head_attention_forward(ops, a.cross_out, a.cross_attn, in, memory,
+                                 multi_head_attention_weights(values, p.cross_attn), cross_mask, B, T, S, C, c.heads,
+                                 dropout ? dropout->next(size_t(B) * c.heads * T * S) : Dropout{});
+    add_norm_forward(ops, a.mid2, a.norm2, a.mid1, a.cross_out, w(p.norm2.weight), w(p.norm2.bias), next_dropout(), eps,
+                     N, C, c.pre_ln);
+
+    in = add_norm_input(ops, a.norm3, a.mid2, w(p.norm3.weight), w(p.norm3.bias), eps, N, C, c.pre_ln);
+    position_wise_ffn_forward(ops, a.ffn_out, a.ffn, in, w(p.ffn.w1), w(p.ffn.b1), w(p.ffn.w2), w(p.ffn.b2),
+                              c.activation, N, C, c.ffn_dim);
+    add_norm_forward(ops, a.out, a.norm3, a.mid2, a.ffn_out, w(p.norm3.weight), w(p.norm3.bias), next_dropout(), eps, N,
+                     C, c.pre_ln);
+}
 
 // Incremental decoding state of one block for B sequences (hypotheses). The buffers only grow: a decoding step
 // allocates nothing once they have their size.

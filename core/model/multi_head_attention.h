@@ -37,6 +37,9 @@ using MultiHeadAttentionWeights = MultiHeadAttentionTensors<const float>;
 using MultiHeadAttentionGrads = MultiHeadAttentionTensors<float>;
 MultiHeadAttentionWeights multi_head_attention_weights(const ParameterStore& store, const MultiHeadAttentionParams& p);
 MultiHeadAttentionGrads multi_head_attention_grads(ParameterStore& store, const MultiHeadAttentionParams& p);
+// The same from a buffer with the store's layout (its values, its gradients, or a device copy of either).
+MultiHeadAttentionWeights multi_head_attention_weights(const float* values, const MultiHeadAttentionParams& p);
+MultiHeadAttentionGrads multi_head_attention_grads(float* grads, const MultiHeadAttentionParams& p);
 
 // What the forward keeps for the backward (and for looking at the attention maps).
 struct MultiHeadAttentionActivations {
@@ -50,15 +53,6 @@ struct MultiHeadAttentionActivations {
     float* scratch = nullptr;    // [B,max(Tq,Tk),3C] projections before the head split
     Dropout attention_dropout;   // dropout on the attention weights (training), recomputed by the backward
 };
-MultiHeadAttentionActivations plan_multi_head_attention(Arena& arena, int B, int Tq, int Tk, int C, int H,
-                                                        bool keep_weights);
-
-// out [B,Tq,C]; x_query [B,Tq,C]; x_key_value [B,Tk,C] (may equal x_query for self-attention).
-// attention_dropout (training): dropout on the [B,H,Tq,Tk] attention weights before they weight the values, as
-// the seeds' DotProductAttention and nn.MultiheadAttention; acts.weights keeps the weights before dropout.
-void multi_head_attention_forward(float* out, MultiHeadAttentionActivations& acts, const float* x_query,
-                                  const float* x_key_value, const MultiHeadAttentionWeights& w, const AttnMask& mask,
-                                  int B, int Tq, int Tk, int C, int H, const Dropout& attention_dropout = Dropout{});
 
 // [B,T,H*D] <-> [B,H,T,D]; row_stride (0 = H*D) is the distance between rows of the [B,T,...] side, so one
 // head group can be read from / written into a wider row (the fused q|k|v projection).
@@ -70,5 +64,62 @@ void merge_heads(float* out /*[B,T,row_stride]*/, const float* x /*[B,H,T,D]*/, 
 // Whether the k and v weights (and biases) lie back to back in memory, and for self-attention q, k and v, as
 // declare_multi_head_attention lays them out: then their projections run as one wider matrix product.
 bool multi_head_attention_fusable(const MultiHeadAttentionWeights& w, int C, bool self_attention);
+
+// arena: an Arena (host) or the device ops (anything with float* take(size_t)).
+template <class Alloc>
+MultiHeadAttentionActivations plan_multi_head_attention(Alloc& arena, int B, int Tq, int Tk, int C, int H,
+                                                        bool keep_weights) {
+    MultiHeadAttentionActivations a;
+    a.q = arena.take(size_t(B) * Tq * C);
+    a.k = arena.take(size_t(B) * Tk * C);
+    a.v = arena.take(size_t(B) * Tk * C);
+    a.heads = arena.take(size_t(B) * Tq * C);
+    a.concat = arena.take(size_t(B) * Tq * C);
+    a.logsumexp = arena.take(size_t(B) * H * Tq);
+    a.weights = keep_weights ? arena.take(size_t(B) * H * Tq * Tk) : nullptr;
+    a.scratch = arena.take(size_t(B) * (Tq > Tk ? Tq : Tk) * 3 * C);
+    return a;
+}
+
+// out [B,Tq,C]; x_query [B,Tq,C]; x_key_value [B,Tk,C] (may equal x_query for self-attention).
+// attention_dropout (training): dropout on the [B,H,Tq,Tk] attention weights before they weight the values, as
+// the seeds' DotProductAttention and nn.MultiheadAttention; acts.weights keeps the weights before dropout.
+// ops: CpuOps (model/cpu_ops.h) or the CUDA ops.
+template <class Ops>
+void multi_head_attention_forward(Ops& ops, float* out, MultiHeadAttentionActivations& a, const float* x_query,
+                                  const float* x_key_value, const MultiHeadAttentionWeights& w, const AttnMask& mask,
+                                  int B, int Tq, int Tk, int C, int H, const Dropout& attention_dropout) {
+    const int D = C / H;
+    a.attention_dropout = attention_dropout;
+    const bool self_attention = x_query == x_key_value && Tq == Tk;
+    if (self_attention && multi_head_attention_fusable(w, C, true)) {
+        ops.linear_forward(a.scratch, x_query, w.q_weight, w.q_bias, B * Tq, C, 3 * C);  // [B*T, 3C] = q | k | v
+        ops.split_heads(a.q, a.scratch, B, Tq, H, D, 3 * C);
+        ops.split_heads(a.k, a.scratch + C, B, Tk, H, D, 3 * C);
+        ops.split_heads(a.v, a.scratch + 2 * C, B, Tk, H, D, 3 * C);
+    } else {
+        ops.linear_forward(a.scratch, x_query, w.q_weight, w.q_bias, B * Tq, C, C);
+        ops.split_heads(a.q, a.scratch, B, Tq, H, D);
+        if (multi_head_attention_fusable(w, C, false)) {
+            ops.linear_forward(a.scratch, x_key_value, w.k_weight, w.k_bias, B * Tk, C, 2 * C);  // [B*Tk, 2C] = k | v
+            ops.split_heads(a.k, a.scratch, B, Tk, H, D, 2 * C);
+            ops.split_heads(a.v, a.scratch + C, B, Tk, H, D, 2 * C);
+        } else {
+            ops.linear_forward(a.scratch, x_key_value, w.k_weight, w.k_bias, B * Tk, C, C);
+            ops.split_heads(a.k, a.scratch, B, Tk, H, D);
+            ops.linear_forward(a.scratch, x_key_value, w.v_weight, w.v_bias, B * Tk, C, C);
+            ops.split_heads(a.v, a.scratch, B, Tk, H, D);
+        }
+    }
+    ops.attention_forward(a.heads, a.weights, a.q, a.k, a.v, mask, B, H, Tq, Tk, D, 0.0f, a.logsumexp,
+                          &attention_dropout);
+    ops.merge_heads(a.concat, a.heads, B, Tq, H, D);
+    ops.linear_forward(out, a.concat, w.out_weight, w.out_bias, B * Tq, C, C);
+}
+
+// The same on the CPU, with scratch of its own.
+void multi_head_attention_forward(float* out, MultiHeadAttentionActivations& acts, const float* x_query,
+                                  const float* x_key_value, const MultiHeadAttentionWeights& w, const AttnMask& mask,
+                                  int B, int Tq, int Tk, int C, int H, const Dropout& attention_dropout = Dropout{});
 
 }  // namespace attend

@@ -20,11 +20,25 @@ struct PositionWiseFfnActivations {
     float* hidden = nullptr;     // [N,F] linear1 output (activation input)
     float* activated = nullptr;  // [N,F] activation output (linear2 input)
 };
-PositionWiseFfnActivations plan_position_wise_ffn(Arena& arena, int N, int F);
+template <class Alloc>
+PositionWiseFfnActivations plan_position_wise_ffn(Alloc& arena, int N, int F) {
+    PositionWiseFfnActivations a;
+    a.hidden = arena.take(size_t(N) * F);
+    a.activated = arena.take(size_t(N) * F);
+    return a;
+}
 
 // out [N,C]; x [N,C]; w1 [F,C]; b1 [F]; w2 [C,F]; b2 [C].
-void position_wise_ffn_forward(float* out, PositionWiseFfnActivations& acts, const float* x, const float* w1,
+template <class Ops>
+void position_wise_ffn_forward(Ops& ops, float* out, PositionWiseFfnActivations& a, const float* x, const float* w1,
                                const float* b1, const float* w2, const float* b2, Activation activation, int N, int C,
-                               int F);
+                               int F) {
+    ops.linear_forward(a.hidden, x, w1, b1, N, C, F);
+    if (activation == Activation::GELU)
+        ops.gelu_forward(a.activated, a.hidden, N * F);
+    else
+        ops.relu_forward(a.activated, a.hidden, N * F);
+    ops.linear_forward(out, a.activated, w2, b2, N, F, C);
+}
 
 }  // namespace attend

@@ -7,8 +7,9 @@
 #include "kernels/layernorm.h"
 #include "kernels/linear_rows.h"
 #include "kernels/positional_encoding.h"
+#include "model/cpu_ops.h"
 #include "model/gather_rows.h"
-#include "model/linear.h"
+#include "model/transformer_forward.h"
 
 #include <algorithm>
 #include <cmath>
@@ -43,7 +44,8 @@ void declare_transformer(Transformer& t, const TransformerConfig& c) {
 
 }  // namespace
 
-Transformer::Transformer(const TransformerConfig& c, bool with_grads, bool allocate) : config(c) {
+Transformer::Transformer(const TransformerConfig& c, bool with_grads, bool allocate) {
+    config = c;
     declare_transformer(*this, config);
     if (!allocate) return;
     const int C = c.model_dim;
@@ -82,24 +84,6 @@ AttnMask TransformerActivations::target_mask() const {
 
 namespace {
 
-void plan(TransformerActivations& a, const TransformerConfig& c, bool keep_weights) {
-    const int B = a.B, S = a.S, T = a.T, C = c.model_dim;
-    a.src_embedded = a.arena.take(size_t(B) * S * C);
-    a.encoder.clear();
-    for (int i = 0; i < c.encoder_layers; ++i) a.encoder.push_back(plan_encoder_block(a.arena, B, S, c, keep_weights));
-    a.memory = a.arena.take(size_t(B) * S * C);
-    a.encoder_norm_mean = a.arena.take(size_t(B) * S);
-    a.encoder_norm_rstd = a.arena.take(size_t(B) * S);
-    a.tgt_embedded = a.arena.take(size_t(B) * T * C);
-    a.decoder.clear();
-    for (int i = 0; i < c.decoder_layers; ++i)
-        a.decoder.push_back(plan_decoder_block(a.arena, B, T, S, c, keep_weights));
-    a.decoded = a.arena.take(size_t(B) * T * C);
-    a.decoder_norm_mean = a.arena.take(size_t(B) * T);
-    a.decoder_norm_rstd = a.arena.take(size_t(B) * T);
-    a.logits = a.arena.take(size_t(B) * T * c.tgt_vocab);
-}
-
 void check_lengths(const TransformerConfig& c, int B, int S, int T) {
     if (B <= 0) throw Error("transformer: batch size " + std::to_string(B) + ", expected > 0");
     if (S <= 0 || S > c.max_len)
@@ -117,36 +101,6 @@ std::vector<int> copy_valid_lens(const int* lens, int B, int T, const char* what
     return std::vector<int>(lens, lens + B);
 }
 
-// out [B*T,C] = dropout(table[ids] * sqrt(C) + P[t0 + t])
-void embed(float* out, Dropout* used, const int* ids, const float* table, int V, DropoutStream* dropout, int B, int T,
-           int C, int t0) {
-    embedding_forward(out, ids, table, std::sqrt(float(C)), B * T, C, V);
-    positional_encoding_add(out, B, T, C, t0);
-    if (dropout) {
-        const Dropout d = dropout->next(size_t(B) * T * C);
-        if (used) *used = d;
-        if (d.active()) dropout_forward(out, out, d, int64_t(B) * T * C);
-    }
-}
-
-void encode(TransformerActivations& a, const Transformer& m, const int* src, DropoutStream* dropout) {
-    const TransformerConfig& c = m.config;
-    const int B = a.B, S = a.S, C = c.model_dim;
-    const ParameterStore& s = m.params;
-    embed(a.src_embedded, &a.src_dropout, src, s.value_at(m.src_embedding), c.src_vocab, dropout, B, S, C, 0);
-    const AttnMask mask = a.source_mask();
-    const float* x = a.src_embedded;
-    for (int i = 0; i < c.encoder_layers; ++i) {
-        encoder_block_forward(a.encoder[i], x, s, m.encoder[i], mask, dropout, B, S, c);
-        x = a.encoder[i].out;
-    }
-    if (c.final_norm)
-        layernorm_forward(a.memory, a.encoder_norm_mean, a.encoder_norm_rstd, x, s.value_at(m.encoder_norm.weight),
-                          s.value_at(m.encoder_norm.bias), c.layernorm_eps, B * S, C);
-    else
-        std::copy(x, x + size_t(B) * S * C, a.memory);
-}
-
 }  // namespace
 
 void plan_transformer(TransformerActivations& a, const TransformerConfig& c, int B, int S, int T, bool keep_weights) {
@@ -155,34 +109,18 @@ void plan_transformer(TransformerActivations& a, const TransformerConfig& c, int
     a.S = S;
     a.T = T;
     a.arena.reset_counting();
-    plan(a, c, keep_weights);
+    plan_transformer_tensors(a, a.arena, c, keep_weights);
     a.arena.allocate_counted();
-    plan(a, c, keep_weights);
+    plan_transformer_tensors(a, a.arena, c, keep_weights);
 }
 
 void transformer_forward(TransformerActivations& a, const Transformer& m, const int* src, const int* src_valid_lens,
                          const int* tgt, const int* tgt_valid_lens, DropoutStream* dropout) {
-    const TransformerConfig& c = m.config;
-    const int B = a.B, T = a.T, S = a.S, C = c.model_dim;
     if (!a.logits) throw Error("transformer_forward: activations not planned (call plan_transformer first)");
-    a.src_valid_lens = copy_valid_lens(src_valid_lens, B, S, "source");
-    a.tgt_valid_lens = copy_valid_lens(tgt_valid_lens, B, T, "target");
-    const ParameterStore& s = m.params;
-    encode(a, m, src, dropout);
-
-    embed(a.tgt_embedded, &a.tgt_dropout, tgt, s.value_at(m.tgt_embedding), c.tgt_vocab, dropout, B, T, C, 0);
-    const AttnMask self_mask = a.target_mask(), cross_mask = a.source_mask();
-    const float* x = a.tgt_embedded;
-    for (int i = 0; i < c.decoder_layers; ++i) {
-        decoder_block_forward(a.decoder[i], x, a.memory, s, m.decoder[i], self_mask, cross_mask, dropout, B, T, S, c);
-        x = a.decoder[i].out;
-    }
-    if (c.final_norm)
-        layernorm_forward(a.decoded, a.decoder_norm_mean, a.decoder_norm_rstd, x, s.value_at(m.decoder_norm.weight),
-                          s.value_at(m.decoder_norm.bias), c.layernorm_eps, B * T, C);
-    else
-        std::copy(x, x + size_t(B) * T * C, a.decoded);
-    linear_forward(a.logits, a.decoded, s.value_at(m.output_weight), s.value_at(m.output_bias), B * T, C, c.tgt_vocab);
+    a.src_valid_lens = copy_valid_lens(src_valid_lens, a.B, a.S, "source");
+    a.tgt_valid_lens = copy_valid_lens(tgt_valid_lens, a.B, a.T, "target");
+    CpuOps ops{a.scratch};
+    transformer_forward(ops, a, m, m.params.values(), src, tgt, a.source_mask(), a.target_mask(), dropout);
 }
 
 void transformer_prepare_decoding(Transformer& m) {
@@ -218,7 +156,8 @@ void transformer_start_decoding(TransformerDecodingState& st, const Transformer&
     TransformerActivations a;
     plan_transformer(a, c, B, S, 0);
     a.src_valid_lens = copy_valid_lens(src_valid_lens, B, S, "source");
-    encode(a, m, src, nullptr);
+    CpuOps ops{a.scratch};
+    transformer_encode(ops, a, m, m.params.values(), src, a.source_mask(), nullptr);
     st.B = B;
     st.S = S;
     st.capacity = capacity;

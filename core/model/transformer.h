@@ -17,17 +17,22 @@
 
 namespace attend {
 
-struct Transformer {
-    // Declares and allocates every parameter: zeros, LayerNorm weights 1 (initialise or load afterwards).
-    // allocate false: only declared (params.specs() hold every name and shape; no values).
-    explicit Transformer(const TransformerConfig& config, bool with_grads = true, bool allocate = true);
-
+// Where each parameter lies in the ParameterStore's buffer: all the forward and backward passes need to find the
+// weights in that buffer or in a device copy of it.
+struct TransformerLayout {
     TransformerConfig config;
-    ParameterStore params;
     size_t src_embedding = 0, tgt_embedding = 0, output_weight = 0, output_bias = 0;
     std::vector<EncoderBlockParams> encoder;
     std::vector<DecoderBlockParams> decoder;
     AddNormParams encoder_norm, decoder_norm;  // meaningful only with config.final_norm
+};
+
+struct Transformer : TransformerLayout {
+    // Declares and allocates every parameter: zeros, LayerNorm weights 1 (initialise or load afterwards).
+    // allocate false: only declared (params.specs() hold every name and shape; no values).
+    explicit Transformer(const TransformerConfig& config, bool with_grads = true, bool allocate = true);
+
+    ParameterStore params;
     // Half-float copy of the matrices a decoding step reads (decoder layers, output projection) at the offsets
     // they have in params, made by transformer_prepare_decoding; empty: decoding reads the float weights.
     std::vector<uint16_t> decode_f16;
@@ -42,10 +47,9 @@ ParameterStore transformer_parameter_layout(const TransformerConfig& config);
 // logits are bit for bit the same. Otherwise clears it. Call again after changing the weights.
 void transformer_prepare_decoding(Transformer& model);
 
-// Everything a forward pass keeps, in one arena, for batch B, source length S and target length T.
-struct TransformerActivations {
+// Everything a forward pass keeps for the backward, as pointers into an arena of the device it ran on.
+struct TransformerTensors {
     int B = 0, S = 0, T = 0;
-    Arena arena;
     float* src_embedded = nullptr;  // [B*S,C] after scale, positional encoding, dropout
     Dropout src_dropout;
     std::vector<EncoderBlockActivations> encoder;
@@ -57,6 +61,14 @@ struct TransformerActivations {
     float* decoded = nullptr;  // [B*T,C] decoder output (after decoder.norm when final_norm)
     float *decoder_norm_mean = nullptr, *decoder_norm_rstd = nullptr;  // [B*T]
     float* logits = nullptr;                                           // [B*T,V]
+};
+
+// The host's: the tensors in one arena, for batch B, source length S and target length T.
+struct TransformerActivations : TransformerTensors {
+    Arena arena;
+    // The passes' temporary buffers; kept here so that a training step reuses them. Mutable: the backward,
+    // which only reads the activations, takes its gradient buffers from it.
+    mutable ScratchArena scratch;
     // The masks the forward used (valid lengths are copied here so the backward sees the same ones).
     std::vector<int> src_valid_lens, tgt_valid_lens;
     AttnMask source_mask() const;  // encoder self-attention and encoder-decoder attention

@@ -1,7 +1,7 @@
 // A Transformer training step on the GPU: forward, label-smoothed cross entropy, backward, global-norm clipping and
-// Adam, all on the device, chaining the *_cuda kernels exactly as transformer_forward / transformer_backward
-// (core/model/transformer.cpp, native/train/transformer_backward.cpp) chain the CPU kernels, and as
-// native/train/trainer.cpp runs one step.
+// Adam, all on the device, as native/train/trainer.cpp runs one step. The forward and backward are the templates the
+// CPU runs (core/model/transformer_forward.h, native/train/transformer_backward.h) over the *_cuda kernels
+// (cuda/cuda_ops.h).
 //
 // Parameters, gradients and the Adam moments are flat device buffers with the SAME layout as the CPU
 // ParameterStore (element i belongs to the same tensor element), so download_params() into the model's store gives
