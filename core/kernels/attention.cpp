@@ -1,8 +1,7 @@
 #include "kernels/attention.h"
 
+#include "kernels/row_major.h"
 #include "kernels/simd.h"
-
-#include <Eigen/Core>
 
 #include <algorithm>
 #include <cmath>
@@ -21,10 +20,6 @@ using simd::kWidth;
 // accumulator and one key/value tile stay in L2.
 constexpr int kQueryTile = 128;
 constexpr int kKeyTile = 256;
-
-using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using MatrixMap = Eigen::Map<RowMatrix>;
-using ConstMatrixMap = Eigen::Map<const RowMatrix>;
 
 // x[j] = exp(x[j] - m); returns the sum. -inf entries become 0.
 float exp_shifted_inplace(float* x, int n, float m) {

@@ -1,18 +1,8 @@
 #include "model/linear.h"
 #include "kernels/linear_rows.h"
-#include "kernels/simd.h"  // before Eigen: it silences GCC 12's false AVX-512 warnings in Eigen's GEMM
-
-#include <Eigen/Core>
-
-#ifdef _OPENMP
-#include <omp.h>
-#endif
+#include "kernels/row_major.h"
 
 namespace attend {
-
-using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using MatrixMap = Eigen::Map<RowMatrix>;
-using ConstMatrixMap = Eigen::Map<const RowMatrix>;
 
 void linear_forward(float* out, const float* x, const float* weight, const float* bias, int N, int IC, int OC) {
 #if defined(__EMSCRIPTEN__) && defined(__wasm_simd128__)
@@ -28,12 +18,7 @@ void linear_forward(float* out, const float* x, const float* weight, const float
     [[maybe_unused]] const bool parallel = double(N) * IC * OC > 1 << 20;  // unused without OpenMP (wasm)
 #pragma omp parallel if (parallel)
     {
-        int threads = 1, thread = 0;
-#ifdef _OPENMP
-        threads = omp_get_num_threads();
-        thread = omp_get_thread_num();
-#endif
-        const int begin = int(long(N) * thread / threads), end = int(long(N) * (thread + 1) / threads);
+        const auto [begin, end] = thread_rows(N);
         const int rows = end - begin;
         if (rows > 0) {
             ConstMatrixMap X(x + long(begin) * IC, rows, IC);
