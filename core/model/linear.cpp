@@ -5,6 +5,11 @@
 namespace attend {
 
 void linear_forward(float* out, const float* x, const float* weight, const float* bias, int N, int IC, int OC) {
+    if (!x) {
+        for (int n = 0; n < N; ++n)
+            for (int j = 0; j < OC; ++j) out[long(n) * OC + j] = bias ? bias[j] : 0.0f;
+        return;
+    }
 #if defined(__EMSCRIPTEN__) && defined(__wasm_simd128__)
     // In WebAssembly SIMD (Eigen without its SIMD path) a few rows (a sentence in the encoder) run several times
     // faster through the xsimd kernel that reads each weight row once; Eigen wins on large products.

@@ -7,6 +7,13 @@ namespace attend {
 
 void linear_backward(float* dx, float* dweight, float* dbias, const float* dout, const float* x, const float* weight,
                      int N, int IC, int OC) {
+    if (!x) {
+        // The products with a zero input are still taken, not skipped, so that a non-finite dout reaches dweight
+        // as it would through an explicit zero input.
+        const std::vector<float> zeros(size_t(N) * IC, 0.0f);
+        linear_backward(dx, dweight, dbias, dout, zeros.data(), weight, N, IC, OC);
+        return;
+    }
     const bool parallel = double(N) * IC * OC > 1 << 20;
     // Each thread owns a slice of rows of dx (split over N) and of dweight/dbias (split over OC), so no two
     // threads write the same float and the result does not depend on the thread count.
