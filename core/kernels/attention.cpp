@@ -1,8 +1,7 @@
 #include "kernels/attention.h"
 
+#include "kernels/row_major.h"
 #include "kernels/simd.h"
-
-#include <Eigen/Core>
 
 #include <algorithm>
 #include <cmath>
@@ -21,35 +20,6 @@ using simd::kWidth;
 // accumulator and one key/value tile stay in L2.
 constexpr int kQueryTile = 128;
 constexpr int kKeyTile = 256;
-
-using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using MatrixMap = Eigen::Map<RowMatrix>;
-using ConstMatrixMap = Eigen::Map<const RowMatrix>;
-
-// x[j] = exp(x[j] - m); returns the sum. -inf entries become 0.
-float exp_shifted_inplace(float* x, int n, float m) {
-    const VecF vm(m);
-    VecF vsum(0.0f);
-    const int nv = simd::vector_part(n);
-    for (int j = 0; j < nv; j += kWidth) {
-        VecF e = simd::exp(simd::load(x + j) - vm);
-        simd::store(x + j, e);
-        vsum += e;
-    }
-    if (nv < n) {
-        VecF e = simd::exp(simd::load_partial(x + nv, n - nv, simd::kNegInf) - vm);
-        simd::store_partial(x + nv, e, n - nv);
-        vsum += e;
-    }
-    return simd::reduce_sum(vsum);
-}
-
-void scale_inplace(float* x, int n, float factor) {
-    const VecF vf(factor);
-    const int nv = simd::vector_part(n);
-    for (int j = 0; j < nv; j += kWidth) simd::store(x + j, simd::load(x + j) * vf);
-    if (nv < n) simd::store_partial(x + nv, simd::load_partial(x + nv, n - nv, 0.0f) * vf, n - nv);
-}
 
 // probs[j] = exp(scores[j] - m) / l for j < n (in place).
 void normalize_probs_inplace(float* x, int n, float m, float inv_l) {
@@ -107,11 +77,11 @@ void attention_query_tile(TileScratch& s, float* out, float* probs, const float*
                 std::memset(srow, 0, sizeof(float) * nk);
                 continue;
             }
-            const float tile_sum = exp_shifted_inplace(srow, nk, m_new);
+            const float tile_sum = simd::exp_shifted(srow, srow, nk, m_new);
             if (m_new != row_max[r]) {
                 const float alpha = std::exp(row_max[r] - m_new);  // 0 when row_max was -inf
                 row_sum[r] *= alpha;
-                scale_inplace(s.acc.data() + (size_t)r * D, D, alpha);
+                simd::scale(s.acc.data() + (size_t)r * D, D, alpha);
             }
             row_sum[r] += tile_sum;
             row_max[r] = m_new;
@@ -124,7 +94,7 @@ void attention_query_tile(TileScratch& s, float* out, float* probs, const float*
         const bool seen = row_sum[r] > 0.0f;
         const float inv_l = seen ? 1.0f / row_sum[r] : 0.0f;
         std::memcpy(out + row * D, s.acc.data() + (size_t)r * D, sizeof(float) * D);
-        scale_inplace(out + row * D, D, inv_l);
+        simd::scale(out + row * D, D, inv_l);
         if (row_logsumexp) row_logsumexp[row] = seen ? row_max[r] + std::log(row_sum[r]) : simd::kNegInf;
         if (probs_tile) {
             float* prow = probs_tile + (size_t)r * Tk;

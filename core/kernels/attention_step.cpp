@@ -30,20 +30,7 @@ void attention_step_forward(float* out, float* probs, float* scores, const float
         m = s > m ? s : m;
     }
     // Weights (unnormalized) and the weighted sum of the values, divided by their sum at the end.
-    const VecF vm(m);
-    VecF vl(0.0f);
-    const int kv = simd::vector_part(Tk);
-    for (int j = 0; j < kv; j += kWidth) {
-        const VecF e = simd::exp(simd::load(scores + j) - vm);
-        simd::store(scores + j, e);
-        vl += e;
-    }
-    if (kv < Tk) {
-        const VecF e = simd::exp(simd::load_partial(scores + kv, Tk - kv, simd::kNegInf) - vm);
-        simd::store_partial(scores + kv, e, Tk - kv);
-        vl += e;
-    }
-    const float inv_l = 1.0f / simd::reduce_sum(vl);
+    const float inv_l = 1.0f / simd::exp_shifted(scores, scores, Tk, m);
     int d = 0;
     for (; d < nv; d += kWidth) {
         VecF acc(0.0f);

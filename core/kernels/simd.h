@@ -181,4 +181,31 @@ inline float max(const float* x, int n) {
     return reduce_max(max(max(a0, a1), max(a2, a3)));
 }
 
+// out[j] = exp(x[j] - m) for j < n (out may be x); returns their sum. -inf entries give 0.
+inline float exp_shifted(float* out, const float* x, int n, float m) {
+    const VecF vm(m);
+    VecF vsum(0.0f);
+    const int nv = vector_part(n);
+    for (int j = 0; j < nv; j += kWidth) {
+        const VecF e = exp(load(x + j) - vm);
+        store(out + j, e);
+        vsum += e;
+    }
+    if (nv < n) {
+        // exp(-inf - m) = 0 pads the missing lanes neutrally.
+        const VecF e = exp(load_partial(x + nv, n - nv, kNegInf) - vm);
+        store_partial(out + nv, e, n - nv);
+        vsum += e;
+    }
+    return reduce_sum(vsum);
+}
+
+// x[j] *= factor for j < n.
+inline void scale(float* x, int n, float factor) {
+    const VecF vf(factor);
+    const int nv = vector_part(n);
+    for (int j = 0; j < nv; j += kWidth) store(x + j, load(x + j) * vf);
+    if (nv < n) store_partial(x + nv, load_partial(x + nv, n - nv, 0.0f) * vf, n - nv);
+}
+
 }  // namespace attend::simd

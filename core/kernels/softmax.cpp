@@ -12,28 +12,12 @@ using simd::kWidth;
 
 float softmax_row(float* out, const float* x, int C) {
     const float m = simd::max(x, C);
-    const int nv = simd::vector_part(C);
     if (m == simd::kNegInf) {
         for (int c = 0; c < C; ++c) out[c] = 0.0f;
         return simd::kNegInf;
     }
-    const VecF vm(m);
-    VecF vsum(0.0f);
-    for (int c = 0; c < nv; c += kWidth) {
-        VecF e = simd::exp(simd::load(x + c) - vm);
-        simd::store(out + c, e);
-        vsum += e;
-    }
-    if (nv < C) {
-        // exp(-inf - m) = 0 pads the missing lanes neutrally.
-        VecF e = simd::exp(simd::load_partial(x + nv, C - nv, simd::kNegInf) - vm);
-        simd::store_partial(out + nv, e, C - nv);
-        vsum += e;
-    }
-    const float total = simd::reduce_sum(vsum);
-    const VecF inv(1.0f / total);
-    for (int c = 0; c < nv; c += kWidth) simd::store(out + c, simd::load(out + c) * inv);
-    if (nv < C) simd::store_partial(out + nv, simd::load_partial(out + nv, C - nv, 0.0f) * inv, C - nv);
+    const float total = simd::exp_shifted(out, x, C, m);
+    simd::scale(out, C, 1.0f / total);
     return m + std::log(total);
 }
 

@@ -1,16 +1,14 @@
 #include "model/additive_attention_layer.h"
 
-#include <Eigen/Core>
 #include <cstddef>
 #include <vector>
 
 #include "kernels/additive_attention.h"
 #include "kernels/masked_softmax.h"
+#include "kernels/row_major.h"
 #include "model/linear.h"
 
 namespace attend {
-
-using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 void attention_weighted_sum(float* out, const float* probs, const float* values, const Dropout& dropout, int B, int Tq,
                             int Tk, int Dv) {

@@ -27,6 +27,14 @@ public:
         storage_.clear();
         used_ = 0;
     }
+    // Both passes of a plan: carve() once counting, once more carving the allocated buffer.
+    template <class Carve>
+    void plan(Carve&& carve) {
+        reset_counting();
+        carve();
+        allocate_counted();
+        carve();
+    }
 
 private:
     std::vector<float> storage_;
@@ -65,6 +73,21 @@ public:
 private:
     std::vector<std::vector<float>> blocks_;  // moving the outer vector keeps every block's data in place
     size_t block_ = 0, used_ = 0;             // the block taken from, and the floats taken from it
+};
+
+// A layer's saved activations are named pointers into an arena; a copy would point into the original's. So
+// CopiesUnplanned<S> copies as a default S (unplanned: the copy's next forward plans again), while a move keeps
+// the plan.
+template <class S>
+struct CopiesUnplanned : S {
+    CopiesUnplanned() = default;
+    CopiesUnplanned(const CopiesUnplanned&) : S() {}
+    CopiesUnplanned& operator=(const CopiesUnplanned&) {
+        static_cast<S&>(*this) = S();
+        return *this;
+    }
+    CopiesUnplanned(CopiesUnplanned&&) = default;
+    CopiesUnplanned& operator=(CopiesUnplanned&&) = default;
 };
 
 }  // namespace attend

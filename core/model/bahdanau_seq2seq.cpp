@@ -2,7 +2,6 @@
 
 #include <set>
 #include <string>
-#include <type_traits>
 
 #include "error.h"
 #include "model/config_checks.h"
@@ -27,8 +26,7 @@ void BahdanauConfig::validate() const {
     check_config_range(what, "max_len", max_len, 1, kMaxSequence);
     check_config_range(what, "num_steps", num_steps, 0, kMaxSequence);
     if (num_steps == 1) throw Error("bahdanau config: num_steps is 1, expected 0 (no padding) or >= 2");
-    if (!(dropout >= 0.0f && dropout < 1.0f))
-        throw Error("bahdanau config: dropout is " + std::to_string(dropout) + ", expected in [0, 1)");
+    check_config_fraction(what, "dropout", dropout);
     if (pad_id < 0 || pad_id >= src_vocab || pad_id >= tgt_vocab)
         throw Error("bahdanau config: pad_id " + std::to_string(pad_id) + " is outside the vocabularies");
 }
@@ -50,18 +48,7 @@ BahdanauConfig bahdanau_config_from_json(const nlohmann::json& j) {
     for (auto it = j.begin(); it != j.end(); ++it)
         if (!known.count(it.key())) throw Error("bahdanau config: unknown field '" + it.key() + "'");
     BahdanauConfig c;
-    auto get = [&](const char* key, auto& field) {
-        auto it = j.find(key);
-        if (it == j.end()) return;
-        if constexpr (std::is_same_v<std::decay_t<decltype(field)>, int>) {
-            field = config_int("bahdanau config", key, *it);
-        } else {
-            if (!it->is_number())
-                throw Error(std::string("bahdanau config: field '") + key + "' has the wrong type (" +
-                            it->type_name() + ", expected a number)");
-            it->get_to(field);
-        }
-    };
+    auto get = [&](const char* key, auto& field) { config_field("bahdanau config", j, key, field); };
     get("src_vocab", c.src_vocab);
     get("tgt_vocab", c.tgt_vocab);
     get("embed_size", c.embed_size);

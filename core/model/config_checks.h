@@ -4,6 +4,8 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
+#include <string>
+
 namespace attend {
 
 constexpr int kMaxModelWidth = 16384;    // model_dim, embed_size, num_hiddens
@@ -16,7 +18,18 @@ constexpr int kMaxSequence = 65536;      // max_len, num_steps
 // Throws attend::Error("<what>: <field> is <value>, expected <lo>..<hi>") unless lo <= value <= hi.
 void check_config_range(const char* what, const char* field, long long value, long long lo, long long hi);
 
+// Throws attend::Error("<what>: <field> is <value>, expected in [0, 1)") unless 0 <= value < 1 (a dropout).
+void check_config_fraction(const char* what, const char* field, float value);
+
 // The value of an integer field: a JSON integer that fits an int, or attend::Error naming the field.
 int config_int(const char* what, const char* field, const nlohmann::json& value);
+
+// Reads the field `key` of the config object j into `value` when j has it (a missing one keeps the default): an
+// int through config_int, a float, bool or string only from a JSON value of that type, or attend::Error naming the
+// field and the type expected.
+void config_field(const char* what, const nlohmann::json& j, const char* key, int& value);
+void config_field(const char* what, const nlohmann::json& j, const char* key, float& value);
+void config_field(const char* what, const nlohmann::json& j, const char* key, bool& value);
+void config_field(const char* what, const nlohmann::json& j, const char* key, std::string& value);
 
 }  // namespace attend

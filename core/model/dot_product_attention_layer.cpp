@@ -1,15 +1,13 @@
 #include "model/dot_product_attention_layer.h"
 
-#include <Eigen/Core>
 #include <cmath>
 #include <cstddef>
 
 #include "kernels/masked_softmax.h"
+#include "kernels/row_major.h"
 #include "model/additive_attention_layer.h"
 
 namespace attend {
-
-using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 void dot_product_attention_layer_forward(float* out, float* probs, const float* queries, const float* keys,
                                          const float* values, const AttnMask& mask, const Dropout& dropout, int B,

@@ -13,12 +13,7 @@ using namespace gate_math;
 void gru_cell_forward(float* h, float* gates, float* hh_n, const float* h_prev, const float* w_hh,
                       const float* b_hh, int B, int H) {
     std::vector<float> hw(size_t(B) * 3 * H);
-    if (h_prev) {
-        linear_forward(hw.data(), h_prev, w_hh, b_hh, B, H, 3 * H);
-    } else {
-        for (int b = 0; b < B; ++b)
-            for (int j = 0; j < 3 * H; ++j) hw[size_t(b) * 3 * H + j] = b_hh ? b_hh[j] : 0.0f;
-    }
+    linear_forward(hw.data(), h_prev, w_hh, b_hh, B, H, 3 * H);
     for (int b = 0; b < B; ++b) {
         float* g = gates + size_t(b) * 3 * H;
         const float* a = hw.data() + size_t(b) * 3 * H;

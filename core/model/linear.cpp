@@ -1,20 +1,15 @@
 #include "model/linear.h"
 #include "kernels/linear_rows.h"
-#include "kernels/simd.h"  // before Eigen: it silences GCC 12's false AVX-512 warnings in Eigen's GEMM
-
-#include <Eigen/Core>
-
-#ifdef _OPENMP
-#include <omp.h>
-#endif
+#include "kernels/row_major.h"
 
 namespace attend {
 
-using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using MatrixMap = Eigen::Map<RowMatrix>;
-using ConstMatrixMap = Eigen::Map<const RowMatrix>;
-
 void linear_forward(float* out, const float* x, const float* weight, const float* bias, int N, int IC, int OC) {
+    if (!x) {
+        for (int n = 0; n < N; ++n)
+            for (int j = 0; j < OC; ++j) out[long(n) * OC + j] = bias ? bias[j] : 0.0f;
+        return;
+    }
 #if defined(__EMSCRIPTEN__) && defined(__wasm_simd128__)
     // In WebAssembly SIMD (Eigen without its SIMD path) a few rows (a sentence in the encoder) run several times
     // faster through the xsimd kernel that reads each weight row once; Eigen wins on large products.
@@ -28,12 +23,7 @@ void linear_forward(float* out, const float* x, const float* weight, const float
     [[maybe_unused]] const bool parallel = double(N) * IC * OC > 1 << 20;  // unused without OpenMP (wasm)
 #pragma omp parallel if (parallel)
     {
-        int threads = 1, thread = 0;
-#ifdef _OPENMP
-        threads = omp_get_num_threads();
-        thread = omp_get_thread_num();
-#endif
-        const int begin = int(long(N) * thread / threads), end = int(long(N) * (thread + 1) / threads);
+        const auto [begin, end] = thread_rows(N);
         const int rows = end - begin;
         if (rows > 0) {
             ConstMatrixMap X(x + long(begin) * IC, rows, IC);

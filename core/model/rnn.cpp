@@ -56,12 +56,7 @@ void Rnn::forward(float* out, float* h_n, float* c_n, const float* x, const floa
     const bool lstm = config_.kind == RnnKind::LSTM;
     const size_t BH = size_t(B) * H;
     Saved& s = saved;
-    if (s.T != T || s.B != B || s.dir_out.empty() || !s.dir_out[0]) {
-        s.arena.reset_counting();
-        plan(s.arena, T, B);
-        s.arena.allocate_counted();
-        plan(s.arena, T, B);
-    }
+    if (s.T != T || s.B != B || s.dir_out.empty() || !s.dir_out[0]) s.arena.plan([&] { plan(s.arena, T, B); });
     s.x = x;
     s.h0 = h0;
     s.c0 = lstm ? c0 : nullptr;

@@ -52,9 +52,9 @@ public:
                  bool training = false, DropoutStream* dropout = nullptr);
 
     // Saved by forward (public for the backward, llm.c style): named pointers into one arena, planned from
-    // (T, B) and kept while later calls have the same sizes. A copy starts unplanned (its pointers would name
-    // the other object's arena), so a backward needs a forward of the copy first.
-    struct Saved {
+    // (T, B) and kept while later calls have the same sizes. A copy starts unplanned, so a backward needs a
+    // forward of the copy first.
+    struct SavedActivations {
         int T = 0, B = 0;  // the planned sizes; 0 = not planned
         const float* x = nullptr;
         const float* h0 = nullptr;
@@ -66,16 +66,9 @@ public:
         float* layer_out = nullptr;    // [T, B, D*H] a hidden layer's concatenated output, before the dropout (L > 1)
         std::vector<Dropout> dropouts; // [L]: the dropout applied before layer l (l > 0)
         Arena arena;                   // used when the Rnn plans for itself; an owner may carve these from its own
-
-        Saved() = default;
-        Saved(const Saved&) {}
-        Saved& operator=(const Saved&) {
-            *this = Saved();
-            return *this;
-        }
-        Saved(Saved&&) = default;
-        Saved& operator=(Saved&&) = default;
-    } saved;
+    };
+    using Saved = CopiesUnplanned<SavedActivations>;
+    Saved saved;
 
     // Carves saved's activations for (T, B) from `arena`: pass it the counting pass and then the allocated pass
     // of the owner's plan (the pointers stay null while counting). forward() plans into saved.arena by itself

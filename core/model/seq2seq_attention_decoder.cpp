@@ -55,10 +55,7 @@ void Seq2SeqAttentionDecoder::plan(int B, int T, int Tk) {
         s.context = s.arena.take(BH);
         s.zeros = s.arena.take(BH);
     };
-    s.arena.reset_counting();
-    carve();
-    s.arena.allocate_counted();
-    carve();
+    s.arena.plan(carve);
     s.B = B;
     s.T = T;
     s.Tk = Tk;

@@ -40,9 +40,9 @@ public:
     } offsets;
 
     // The activations the backward needs: named pointers into one arena, planned from (B, T, Tk) and kept while
-    // later calls have the same sizes (smaller ones re-carve the same storage). A copy starts unplanned (its
-    // pointers would name the other object's arena), so a backward needs a forward of the copy first.
-    struct Saved {
+    // later calls have the same sizes (smaller ones re-carve the same storage). A copy starts unplanned, so a
+    // backward needs a forward of the copy first.
+    struct SavedActivations {
         int B = 0, T = 0, Tk = 0;        // the planned sizes; 0 = not planned
         const float* hidden0 = nullptr;
         const int* enc_valid_lens = nullptr;
@@ -63,16 +63,9 @@ public:
         float* context = nullptr;        // [B, H] one step's attention output (scratch)
         float* zeros = nullptr;          // [B, H] the query of step 0 when no hidden state is given
         Arena arena;
-
-        Saved() = default;
-        Saved(const Saved&) {}
-        Saved& operator=(const Saved&) {
-            *this = Saved();
-            return *this;
-        }
-        Saved(Saved&&) = default;
-        Saved& operator=(Saved&&) = default;
-    } saved;
+    };
+    using Saved = CopiesUnplanned<SavedActivations>;
+    Saved saved;
 
 private:
     void plan(int B, int T, int Tk);  // carves saved from saved.arena for (B, T, Tk)

@@ -25,10 +25,7 @@ void Seq2SeqEncoder::plan(int B, int T) {
         s.outputs = s.arena.take(size_t(T) * B * rnn_.output_size());
         rnn_.plan(s.arena, T, B);
     };
-    s.arena.reset_counting();
-    carve();
-    s.arena.allocate_counted();
-    carve();
+    s.arena.plan(carve);
     s.B = B;
     s.T = T;
 }

@@ -36,22 +36,15 @@ public:
     // The activations the backward needs: token ids, and one arena (planned from (B, T), kept while later calls
     // have the same sizes) holding the embeddings and every activation of the GRU stack (rnn().saved points into
     // it). A copy starts unplanned, as Rnn::Saved.
-    struct Saved {
+    struct SavedActivations {
         int B = 0, T = 0;             // the planned sizes; 0 = not planned
         std::vector<int> ids;         // [T, B] (time-major)
         float* embedded = nullptr;    // [T, B, E]
         float* outputs = nullptr;     // [T, B, D*H] where forward writes the outputs when the caller passes none
         Arena arena;
-
-        Saved() = default;
-        Saved(const Saved&) {}
-        Saved& operator=(const Saved&) {
-            *this = Saved();
-            return *this;
-        }
-        Saved(Saved&&) = default;
-        Saved& operator=(Saved&&) = default;
-    } saved;
+    };
+    using Saved = CopiesUnplanned<SavedActivations>;
+    Saved saved;
 
 private:
     void plan(int B, int T);  // carves saved (and rnn_.saved) from saved.arena for (B, T)

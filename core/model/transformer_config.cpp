@@ -4,7 +4,6 @@
 #include "model/config_checks.h"
 
 #include <algorithm>
-#include <type_traits>
 
 namespace attend {
 
@@ -21,8 +20,7 @@ void TransformerConfig::validate() const {
     if (model_dim % heads != 0)
         throw Error("transformer config: model_dim " + std::to_string(model_dim) + " is not a multiple of heads " +
                     std::to_string(heads));
-    if (!(dropout >= 0.0f && dropout < 1.0f))
-        throw Error("transformer config: dropout is " + std::to_string(dropout) + ", expected in [0, 1)");
+    check_config_fraction(what, "dropout", dropout);
     if (tie_embeddings && src_vocab != tgt_vocab)
         throw Error("transformer config: tie_embeddings needs one joint vocabulary, got src_vocab " +
                     std::to_string(src_vocab) + " and tgt_vocab " + std::to_string(tgt_vocab));
@@ -55,20 +53,7 @@ nlohmann::json transformer_config_to_json(const TransformerConfig& c) {
 TransformerConfig transformer_config_from_json(const nlohmann::json& j) {
     if (!j.is_object()) throw Error("transformer config: expected a JSON object, got " + std::string(j.type_name()));
     TransformerConfig c;
-    auto get = [&](const char* key, auto& field) {
-        auto it = j.find(key);
-        if (it == j.end()) return;
-        if constexpr (std::is_same_v<std::decay_t<decltype(field)>, int>) {
-            field = config_int("transformer config", key, *it);
-            return;
-        }
-        try {
-            it->get_to(field);
-        } catch (const nlohmann::json::exception&) {
-            throw Error(std::string("transformer config: field '") + key + "' has the wrong type (" + it->type_name() +
-                        ")");
-        }
-    };
+    auto get = [&](const char* key, auto& field) { config_field("transformer config", j, key, field); };
     if (j.contains("architecture") && j["architecture"] != "transformer")
         throw Error("transformer config: architecture is " + j["architecture"].dump() + ", expected \"transformer\"");
     get("model_dim", c.model_dim);

@@ -7,25 +7,11 @@
 
 #include "error.h"
 #include "text/case_mapping.h"
+#include "text/d2l_preprocess.h"
 #include "text/tokenizer_13a.h"
 
 namespace attend {
 namespace {
-
-// Python's str.split(' '): empty fields are kept.
-std::vector<std::string> split_on_single_spaces(std::string_view text) {
-    std::vector<std::string> fields;
-    std::size_t start = 0;
-    while (true) {
-        std::size_t end = text.find(' ', start);
-        if (end == std::string_view::npos) {
-            fields.emplace_back(text.substr(start));
-            return fields;
-        }
-        fields.emplace_back(text.substr(start, end - start));
-        start = end + 1;
-    }
-}
 
 // Python's str.split(): runs of whitespace separate, no empty fields.
 std::vector<std::string> split_on_whitespace(std::string_view text) {
@@ -76,7 +62,7 @@ double bleu(const std::vector<std::string>& pred, const std::vector<std::string>
 }
 
 double bleu(std::string_view pred, std::string_view label, int k) {
-    return bleu(split_on_single_spaces(pred), split_on_single_spaces(label), k);
+    return bleu(split_words(pred), split_words(label), k);  // d2l splits on single spaces
 }
 
 CorpusBleu corpus_bleu(const std::vector<std::string>& hypotheses, const std::vector<std::string>& references,

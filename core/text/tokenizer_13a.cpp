@@ -46,53 +46,20 @@ std::string split_symbols(std::string_view line) {
     return out;
 }
 
-// re.sub(r'([^0-9])([\.,])', r'\1 \2 ', line)
-std::string split_period_comma_after_non_digit(std::string_view line) {
+// re.sub(r'(a)(b)', r'<lead>\1 \2<trail>', line) for one-character groups, a and b told by match(a, b): Python
+// resumes its scan after each match, so matches do not overlap.
+template <class Match>
+std::string split_pairs(std::string_view line, Match match, std::string_view lead, std::string_view trail) {
     std::string out;
     out.reserve(line.size() * 2);
     std::size_t i = 0;
     while (i < line.size()) {
-        if (i + 1 < line.size() && !is_digit(line[i]) && is_period_or_comma(line[i + 1])) {
+        if (i + 1 < line.size() && match(line[i], line[i + 1])) {
+            out.append(lead);
             out.push_back(line[i]);
             out.push_back(' ');
             out.push_back(line[i + 1]);
-            out.push_back(' ');
-            i += 2;
-        } else {
-            out.push_back(line[i++]);
-        }
-    }
-    return out;
-}
-
-// re.sub(r'([\.,])([^0-9])', r' \1 \2', line)
-std::string split_period_comma_before_non_digit(std::string_view line) {
-    std::string out;
-    out.reserve(line.size() * 2);
-    std::size_t i = 0;
-    while (i < line.size()) {
-        if (i + 1 < line.size() && is_period_or_comma(line[i]) && !is_digit(line[i + 1])) {
-            out.push_back(' ');
-            out.push_back(line[i]);
-            out.push_back(' ');
-            out.push_back(line[i + 1]);
-            i += 2;
-        } else {
-            out.push_back(line[i++]);
-        }
-    }
-    return out;
-}
-
-// re.sub(r'([0-9])(-)', r'\1 \2 ', line)
-std::string split_dash_after_digit(std::string_view line) {
-    std::string out;
-    out.reserve(line.size() * 2);
-    std::size_t i = 0;
-    while (i < line.size()) {
-        if (i + 1 < line.size() && is_digit(line[i]) && line[i + 1] == '-') {
-            out.push_back(line[i]);
-            out.append(" - ");
+            out.append(trail);
             i += 2;
         } else {
             out.push_back(line[i++]);
@@ -139,9 +106,12 @@ std::string tokenize_13a(std::string_view input) {
         replace_all(line, "&gt;", ">");
     }
     line = split_symbols(" " + line + " ");
-    line = split_period_comma_after_non_digit(line);
-    line = split_period_comma_before_non_digit(line);
-    line = split_dash_after_digit(line);
+    // re.sub(r'([^0-9])([\.,])', r'\1 \2 ', line)
+    line = split_pairs(line, [](char a, char b) { return !is_digit(a) && is_period_or_comma(b); }, "", " ");
+    // re.sub(r'([\.,])([^0-9])', r' \1 \2', line)
+    line = split_pairs(line, [](char a, char b) { return is_period_or_comma(a) && !is_digit(b); }, " ", "");
+    // re.sub(r'([0-9])(-)', r'\1 \2 ', line)
+    line = split_pairs(line, [](char a, char b) { return is_digit(a) && b == '-'; }, "", " ");
     return collapse_whitespace(line);
 }
 

@@ -10,7 +10,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,15 +37,11 @@ struct BenchSeq2SeqOptions {
     bool with_torch = true;
 };
 
-double run_torch(const BenchSeq2SeqOptions& o) {
-    if (!torch_available()) return 0.0;
-    const std::string args = "--steps " + std::to_string(o.steps) + " --embed " + std::to_string(o.embed) +
-                             " --hiddens " + std::to_string(o.hiddens) + " --layers " + std::to_string(o.layers) +
-                             " --vocab " + std::to_string(o.vocab) + " --batch " + std::to_string(o.batch) +
-                             " --length " + std::to_string(o.length) + " --dropout " + std::to_string(o.dropout);
-    std::map<std::string, double> figures = run_torch_figures("seq2seq", "bench/torch_seq2seq.py", args, true);
-    auto it = figures.find("torch_seq2seq_tokens_per_s");
-    return it == figures.end() ? 0.0 : it->second;
+std::string torch_args(const BenchSeq2SeqOptions& o) {
+    return "--steps " + std::to_string(o.steps) + " --embed " + std::to_string(o.embed) +
+           " --hiddens " + std::to_string(o.hiddens) + " --layers " + std::to_string(o.layers) +
+           " --vocab " + std::to_string(o.vocab) + " --batch " + std::to_string(o.batch) +
+           " --length " + std::to_string(o.length) + " --dropout " + std::to_string(o.dropout);
 }
 
 void run_bench_seq2seq(const BenchSeq2SeqOptions& o) {
@@ -114,14 +109,7 @@ void run_bench_seq2seq(const BenchSeq2SeqOptions& o) {
     const double tokens_per_s = tokens / best;
     std::printf("seq2seq_step_ms %.2f ms\n", best * 1e3);
     std::printf("seq2seq_tokens_per_s %.1f tokens/s\n", tokens_per_s);
-    if (!o.with_torch) {
-        std::printf("# torch comparison skipped: --no-torch\n");
-        return;
-    }
-    const double torch_tokens_per_s = run_torch(o);
-    if (torch_tokens_per_s > 0)
-        std::printf("seq2seq_tokens_per_s_vs_torch %.2f x (attend %.1f tokens/s, torch %.1f tokens/s)\n",
-                    tokens_per_s / torch_tokens_per_s, tokens_per_s, torch_tokens_per_s);
+    compare_tokens_per_s_with_torch("seq2seq", "bench/torch_seq2seq.py", torch_args(o), tokens_per_s, o.with_torch);
 }
 
 CommandRegistrar registrar([](CLI::App& app) {

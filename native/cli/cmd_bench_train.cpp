@@ -29,7 +29,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -46,17 +45,13 @@ struct BenchTrainOptions {
     bool tf32 = false;
 };
 
-double run_torch(const BenchTrainOptions& o) {
-    if (!torch_available()) return 0.0;
-    const std::string args = "--steps " + std::to_string(o.steps) + " --model-dim " + std::to_string(o.model_dim) +
-                             " --heads " + std::to_string(o.heads) + " --layers " + std::to_string(o.layers) +
-                             " --ffn " + std::to_string(o.ffn) + " --vocab " + std::to_string(o.vocab) + " --batch " +
-                             std::to_string(o.batch) + " --length " + std::to_string(o.length) + " --dropout " +
-                             std::to_string(o.dropout) + (o.device == "cpu" ? "" : " --device cuda") +
-                             (o.tf32 ? " --tf32" : "");
-    std::map<std::string, double> figures = run_torch_figures("train", "bench/torch_train.py", args, true);
-    auto it = figures.find("torch_train_tokens_per_s");
-    return it == figures.end() ? 0.0 : it->second;
+std::string torch_args(const BenchTrainOptions& o) {
+    return "--steps " + std::to_string(o.steps) + " --model-dim " + std::to_string(o.model_dim) +
+           " --heads " + std::to_string(o.heads) + " --layers " + std::to_string(o.layers) +
+           " --ffn " + std::to_string(o.ffn) + " --vocab " + std::to_string(o.vocab) + " --batch " +
+           std::to_string(o.batch) + " --length " + std::to_string(o.length) + " --dropout " +
+           std::to_string(o.dropout) + (o.device == "cpu" ? "" : " --device cuda") +
+           (o.tf32 ? " --tf32" : "");
 }
 
 void run_bench_train(const BenchTrainOptions& o) {
@@ -168,14 +163,7 @@ void run_bench_train(const BenchTrainOptions& o) {
         std::printf("train_allreduce_ms %.2f ms (%.1f%% of the step; %s, %.1f MB of gradients)\n", best_allreduce * 1e3,
                     100.0 * best_allreduce / best, comm.describe().c_str(), model.params.size() * 4 / 1e6);
     std::printf("train_tokens_per_s %.1f tokens/s\n", tokens_per_s);
-    if (!o.with_torch) {
-        std::printf("# torch comparison skipped: --no-torch\n");
-        return;
-    }
-    const double torch_tokens_per_s = run_torch(o);
-    if (torch_tokens_per_s > 0)
-        std::printf("train_tokens_per_s_vs_torch %.2f x (attend %.1f tokens/s, torch %.1f tokens/s)\n",
-                    tokens_per_s / torch_tokens_per_s, tokens_per_s, torch_tokens_per_s);
+    compare_tokens_per_s_with_torch("train", "bench/torch_train.py", torch_args(o), tokens_per_s, o.with_torch);
 }
 
 CommandRegistrar registrar([](CLI::App& app) {

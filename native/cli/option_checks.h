@@ -31,6 +31,20 @@ inline std::string format_number(double v) {
     return buffer;
 }
 
+// A validator of numbers: check(v) is what is wrong with v ("" when nothing), and the message quotes the text as
+// given. Text that is not a number passes (CLI11's conversion then reports it).
+template <class Check>
+CLI::Validator number_validator(Check check, const std::string& description) {
+    return CLI::Validator(
+        [check](std::string& text) -> std::string {
+            double v = 0;
+            if (!parse_number(text, v)) return "";
+            const std::string wrong = check(v);
+            return wrong.empty() ? "" : wrong + ", got " + text;
+        },
+        description);
+}
+
 }  // namespace detail
 
 // A default as help text shows it: a float's few significant digits (0.6, not 0.6000000238).
@@ -42,13 +56,11 @@ inline std::string help_number(double v) {
 
 // A finite number in [lo, hi] (hi defaults to no upper bound).
 inline CLI::Validator at_least(double lo, double hi = HUGE_VAL) {
-    return CLI::Validator(
-        [lo, hi](std::string& text) -> std::string {
-            double v = 0;
-            if (!detail::parse_number(text, v)) return "";
-            if (!std::isfinite(v)) return "must be a finite number, got " + text;
-            if (v < lo) return "must be at least " + detail::format_number(lo) + ", got " + text;
-            if (v > hi) return "must be at most " + detail::format_number(hi) + ", got " + text;
+    return detail::number_validator(
+        [lo, hi](double v) -> std::string {
+            if (!std::isfinite(v)) return "must be a finite number";
+            if (v < lo) return "must be at least " + detail::format_number(lo);
+            if (v > hi) return "must be at most " + detail::format_number(hi);
             return "";
         },
         std::isinf(hi) ? ">= " + detail::format_number(lo)
@@ -57,12 +69,10 @@ inline CLI::Validator at_least(double lo, double hi = HUGE_VAL) {
 
 // A finite number > 0 (a learning rate, a duration).
 inline CLI::Validator positive() {
-    return CLI::Validator(
-        [](std::string& text) -> std::string {
-            double v = 0;
-            if (!detail::parse_number(text, v)) return "";
-            if (!std::isfinite(v)) return "must be a finite number, got " + text;
-            if (!(v > 0)) return "must be greater than 0, got " + text;
+    return detail::number_validator(
+        [](double v) -> std::string {
+            if (!std::isfinite(v)) return "must be a finite number";
+            if (!(v > 0)) return "must be greater than 0";
             return "";
         },
         "> 0");
@@ -70,26 +80,14 @@ inline CLI::Validator positive() {
 
 // Any finite number (a length penalty exponent).
 inline CLI::Validator finite() {
-    return CLI::Validator(
-        [](std::string& text) -> std::string {
-            double v = 0;
-            if (!detail::parse_number(text, v)) return "";
-            if (!std::isfinite(v)) return "must be a finite number, got " + text;
-            return "";
-        },
-        "finite");
+    return detail::number_validator([](double v) -> std::string { return std::isfinite(v) ? "" : "must be a finite number"; },
+                            "finite");
 }
 
 // A probability that leaves something: a finite number in [0, 1) (dropout, label smoothing).
 inline CLI::Validator fraction() {
-    return CLI::Validator(
-        [](std::string& text) -> std::string {
-            double v = 0;
-            if (!detail::parse_number(text, v)) return "";
-            if (!(v >= 0 && v < 1)) return "must be in [0, 1), got " + text;
-            return "";
-        },
-        "in [0, 1)");
+    return detail::number_validator([](double v) -> std::string { return v >= 0 && v < 1 ? "" : "must be in [0, 1)"; },
+                            "in [0, 1)");
 }
 
 }  // namespace attend::cli

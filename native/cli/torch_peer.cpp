@@ -52,4 +52,18 @@ std::map<std::string, double> run_torch_figures(const std::string& bench, const 
     return figures;
 }
 
+void compare_tokens_per_s_with_torch(const std::string& bench, const std::string& script, const std::string& args,
+                                     double tokens_per_s, bool with_torch) {
+    if (!with_torch) {
+        std::printf("# torch comparison skipped: --no-torch\n");
+        return;
+    }
+    if (!torch_available()) return;
+    const std::map<std::string, double> figures = run_torch_figures(bench, script, args, true);
+    const auto torch = figures.find("torch_" + bench + "_tokens_per_s");
+    if (torch == figures.end() || !(torch->second > 0)) return;
+    std::printf("%s_tokens_per_s_vs_torch %.2f x (attend %.1f tokens/s, torch %.1f tokens/s)\n", bench.c_str(),
+                tokens_per_s / torch->second, tokens_per_s, torch->second);
+}
+
 }  // namespace attend::cli

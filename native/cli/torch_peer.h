@@ -19,4 +19,9 @@ void run_torch_script(const std::string& bench, const std::string& script, const
 std::map<std::string, double> run_torch_figures(const std::string& bench, const std::string& script,
                                                 const std::string& args, bool echo);
 
+// A training bench's last line: runs the peer script (echoed) and prints `<bench>_tokens_per_s_vs_torch <ratio> x`
+// beside the script's `torch_<bench>_tokens_per_s`; with_torch false (--no-torch) prints that it was skipped.
+void compare_tokens_per_s_with_torch(const std::string& bench, const std::string& script, const std::string& args,
+                                     double tokens_per_s, bool with_torch);
+
 }  // namespace attend::cli

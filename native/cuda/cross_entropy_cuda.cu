@@ -21,6 +21,22 @@ __device__ float row_loss(const float* z, int y, int ignore_index, float smoothi
     return smoothing == 0.0f ? float(nll) : float((1.0 - smoothing) * nll + double(smoothing) * (lse - zsum / V));
 }
 
+struct RowMaxSum {
+    float m;
+    double zsum;  // in double, as the CPU's sum of -log p
+};
+
+// A row's maximum and sum of logits, reduced over the block: every thread gets both.
+__device__ RowMaxSum row_max_and_sum(const float* z, int V, float* shared, double* shared_d) {
+    float m = -INFINITY;
+    double zsum = 0.0;
+    for (int c = threadIdx.x; c < V; c += blockDim.x) {
+        m = fmaxf(m, z[c]);
+        zsum += z[c];
+    }
+    return {block_max(m, shared), block_sum(zsum, shared_d)};
+}
+
 // One block per row. row_loss (loss.cpp): lse = m + log(sum exp(z - m)); nll = lse - z[y];
 // smoothed: (1 - s) nll + s / V * sum_c (lse - z[c]) = (1 - s) nll + s (lse - mean(z)).
 __global__ void cross_entropy_forward_kernel(float* losses, float* probs, const float* logits, const int* targets,
@@ -30,14 +46,7 @@ __global__ void cross_entropy_forward_kernel(float* losses, float* probs, const 
     const int n = blockIdx.x;
     const float* z = logits + (size_t)n * V;
     float* p = probs + (size_t)n * V;
-    float m = -INFINITY;
-    double zsum = 0.0;  // in double, as the CPU's sum of -log p
-    for (int c = threadIdx.x; c < V; c += blockDim.x) {
-        m = fmaxf(m, z[c]);
-        zsum += z[c];
-    }
-    m = block_max(m, shared);
-    zsum = block_sum(zsum, shared_d);
+    const auto [m, zsum] = row_max_and_sum(z, V, shared, shared_d);
     float sum = 0.0f;
     for (int c = threadIdx.x; c < V; c += blockDim.x) {
         const float e = expf(z[c] - m);
@@ -58,14 +67,7 @@ __global__ void cross_entropy_fused_kernel(float* losses, float* logits, const i
     __shared__ double shared_d[32];
     const int n = blockIdx.x;
     float* z = logits + (size_t)n * V;
-    float m = -INFINITY;
-    double zsum = 0.0;
-    for (int c = threadIdx.x; c < V; c += blockDim.x) {
-        m = fmaxf(m, z[c]);
-        zsum += z[c];
-    }
-    m = block_max(m, shared);
-    zsum = block_sum(zsum, shared_d);
+    const auto [m, zsum] = row_max_and_sum(z, V, shared, shared_d);
     float sum = 0.0f;
     for (int c = threadIdx.x; c < V; c += blockDim.x) sum += expf(z[c] - m);
     sum = block_sum(sum, shared);

@@ -1,16 +1,10 @@
 #include "train/attention_backward.h"
-#include "kernels/simd.h"  // before Eigen: it silences GCC 12's false AVX-512 warnings in Eigen's GEMM
-
-#include <Eigen/Core>
+#include "kernels/row_major.h"
 
 #include <cmath>
 #include <vector>
 
 namespace attend {
-
-using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using MatrixMap = Eigen::Map<RowMatrix>;
-using ConstMatrixMap = Eigen::Map<const RowMatrix>;
 
 void attention_backward(float* dq, float* dk, float* dv, const float* dout, const float* q, const float* k,
                         const float* v, const float* out, const float* row_logsumexp, const AttnMask& mask, int B,

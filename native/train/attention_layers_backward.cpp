@@ -1,18 +1,14 @@
 #include "train/attention_layers_backward.h"
 
-#include <Eigen/Core>
 #include <cmath>
 #include <cstddef>
 #include <vector>
 
+#include "kernels/row_major.h"
 #include "train/linear_backward.h"
 #include "train/softmax_backward.h"
 
 namespace attend {
-
-using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using Map = Eigen::Map<RowMatrix>;
-using ConstMap = Eigen::Map<const RowMatrix>;
 
 void attention_weighted_sum_backward(float* dscores, float* dvalues, const float* dout, const float* probs,
                                      const float* values, const Dropout& dropout, int B, int Tq, int Tk, int Dv) {
@@ -26,10 +22,12 @@ void attention_weighted_sum_backward(float* dscores, float* dvalues, const float
     }
     std::vector<float> dweights(n);  // gradient of the dropped weights
     for (int b = 0; b < B; ++b) {
-        ConstMap go(dout + size_t(b) * Tq * Dv, Tq, Dv);
-        ConstMap v(values + size_t(b) * Tk * Dv, Tk, Dv);
-        if (dvalues) Map(dvalues + size_t(b) * Tk * Dv, Tk, Dv).noalias() += ConstMap(weights + size_t(b) * Tq * Tk, Tq, Tk).transpose() * go;
-        Map(dweights.data() + size_t(b) * Tq * Tk, Tq, Tk).noalias() = go * v.transpose();
+        ConstMatrixMap go(dout + size_t(b) * Tq * Dv, Tq, Dv);
+        ConstMatrixMap v(values + size_t(b) * Tk * Dv, Tk, Dv);
+        if (dvalues)
+            MatrixMap(dvalues + size_t(b) * Tk * Dv, Tk, Dv).noalias() +=
+                ConstMatrixMap(weights + size_t(b) * Tq * Tk, Tq, Tk).transpose() * go;
+        MatrixMap(dweights.data() + size_t(b) * Tq * Tk, Tq, Tk).noalias() = go * v.transpose();
     }
     if (dropout.active()) {  // through the mask: d(probs) = mask * scale * d(dropped)
         const float scale = dropout.scale();
@@ -82,12 +80,13 @@ void dot_product_attention_layer_backward(float* dqueries, float* dkeys, float* 
     attention_weighted_sum_backward(dscores.data(), dvalues, dout, probs, values, dropout, B, Tq, Tk, Dv);
     const float scale = 1.0f / std::sqrt(float(D));
     for (int b = 0; b < B; ++b) {
-        ConstMap ds(dscores.data() + size_t(b) * Tq * Tk, Tq, Tk);
+        ConstMatrixMap ds(dscores.data() + size_t(b) * Tq * Tk, Tq, Tk);
         if (dqueries)
-            Map(dqueries + size_t(b) * Tq * D, Tq, D).noalias() += scale * (ds * ConstMap(keys + size_t(b) * Tk * D, Tk, D));
+            MatrixMap(dqueries + size_t(b) * Tq * D, Tq, D).noalias() +=
+                scale * (ds * ConstMatrixMap(keys + size_t(b) * Tk * D, Tk, D));
         if (dkeys)
-            Map(dkeys + size_t(b) * Tk * D, Tk, D).noalias() +=
-                scale * (ds.transpose() * ConstMap(queries + size_t(b) * Tq * D, Tq, D));
+            MatrixMap(dkeys + size_t(b) * Tk * D, Tk, D).noalias() +=
+                scale * (ds.transpose() * ConstMatrixMap(queries + size_t(b) * Tq * D, Tq, D));
     }
 }
 

@@ -39,9 +39,7 @@ void gru_cell_backward(float* dgates, float* dh_prev, float* dw_hh, float* db_hh
             if (dp) store_n(dp + j, load_n(dp + j, n) + dhj * z, n);
         });
     }
-    // h_prev = null stands for zeros: the weight gradient is then zero but dh_prev still receives dhw W_hh.
-    std::vector<float> zeros(h_prev ? 0 : size_t(B) * H, 0.0f);
-    linear_backward(dh_prev, dw_hh, db_hh, dhw.data(), h_prev ? h_prev : zeros.data(), w_hh, B, H, 3 * H);
+    linear_backward(dh_prev, dw_hh, db_hh, dhw.data(), h_prev, w_hh, B, H, 3 * H);
 }
 
 void gru_backward(float* dx, float* dh0, float* dw_ih, float* db_ih, float* dw_hh, float* db_hh, const float* dout,

@@ -1,40 +1,33 @@
 #include "train/linear_backward.h"
-#include "kernels/simd.h"  // before Eigen: it silences GCC 12's false AVX-512 warnings in Eigen's GEMM
+#include "kernels/row_major.h"
 
-#include <Eigen/Core>
 #include <vector>
-
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 namespace attend {
 
-using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using MatrixMap = Eigen::Map<RowMatrix>;
-using ConstMatrixMap = Eigen::Map<const RowMatrix>;
-
 void linear_backward(float* dx, float* dweight, float* dbias, const float* dout, const float* x, const float* weight,
                      int N, int IC, int OC) {
+    if (!x) {
+        // The products with a zero input are still taken, not skipped, so that a non-finite dout reaches dweight
+        // as it would through an explicit zero input.
+        const std::vector<float> zeros(size_t(N) * IC, 0.0f);
+        linear_backward(dx, dweight, dbias, dout, zeros.data(), weight, N, IC, OC);
+        return;
+    }
     const bool parallel = double(N) * IC * OC > 1 << 20;
     // Each thread owns a slice of rows of dx (split over N) and of dweight/dbias (split over OC), so no two
     // threads write the same float and the result does not depend on the thread count.
 #pragma omp parallel if (parallel)
     {
-        int threads = 1, thread = 0;
-#ifdef _OPENMP
-        threads = omp_get_num_threads();
-        thread = omp_get_thread_num();
-#endif
         if (dx) {
-            const int begin = int(long(N) * thread / threads), end = int(long(N) * (thread + 1) / threads);
+            const auto [begin, end] = thread_rows(N);
             if (end > begin) {
                 ConstMatrixMap dY(dout + long(begin) * OC, end - begin, OC);
                 MatrixMap dX(dx + long(begin) * IC, end - begin, IC);
                 dX.noalias() += dY * ConstMatrixMap(weight, OC, IC);
             }
         }
-        const int begin = int(long(OC) * thread / threads), end = int(long(OC) * (thread + 1) / threads);
+        const auto [begin, end] = thread_rows(OC);
         if (end > begin) {
             const int cols = end - begin;
             // dout restricted to columns [begin, end): a strided block of the row-major [N, OC] matrix.

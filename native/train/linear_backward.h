@@ -5,7 +5,7 @@
 namespace attend {
 
 // dx [N, IC] or null (input needs no gradient), dweight [OC, IC], dbias [OC] or null (no bias),
-// dout [N, OC], x [N, IC], weight [OC, IC].
+// dout [N, OC], x [N, IC] or null (zeros, as in linear_forward), weight [OC, IC].
 void linear_backward(float* dx, float* dweight, float* dbias, const float* dout, const float* x, const float* weight,
                      int N, int IC, int OC);
 

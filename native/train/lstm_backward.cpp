@@ -40,9 +40,7 @@ void lstm_cell_backward(float* dgates, float* dh_prev, float* dc_prev, float* dw
             if (dcp) store_n(dcp + j, load_n(dcp + j, n) + dct * f, n);
         });
     }
-    // h_prev = null stands for zeros: the weight gradient is then zero but dh_prev still receives dhw W_hh.
-    std::vector<float> zeros(h_prev ? 0 : size_t(B) * H, 0.0f);
-    linear_backward(dh_prev, dw_hh, db_hh, dhw.data(), h_prev ? h_prev : zeros.data(), w_hh, B, H, 4 * H);
+    linear_backward(dh_prev, dw_hh, db_hh, dhw.data(), h_prev, w_hh, B, H, 4 * H);
 }
 
 void lstm_backward(float* dx, float* dh0, float* dc0, float* dw_ih, float* db_ih, float* dw_hh, float* db_hh,

@@ -68,17 +68,25 @@ private:
 
 // The flags only bound each number by itself; the model's own rules (heads dividing the dimension, ...) are
 // checked here with stand-in vocabulary sizes.
-void check_transformer_options(const TrainOptions& o) {
-    TransformerConfig c = o.model;
+template <class Config>
+void validate_with_stand_in_vocabularies(Config c) {
     c.src_vocab = c.tgt_vocab = std::max(c.pad_id + 1, 8);
     c.validate();
 }
 
+// The run's config with the vocabularies and the padding id that the corpus decides.
+template <class Config>
+Config with_corpus(Config c, int src_vocab, int tgt_vocab, int pad_id) {
+    c.src_vocab = src_vocab;
+    c.tgt_vocab = tgt_vocab;
+    c.pad_id = pad_id;
+    return c;
+}
+
+void check_transformer_options(const TrainOptions& o) { validate_with_stand_in_vocabularies(o.model); }
+
 std::unique_ptr<TranslatorNetwork> build_transformer(TrainOptions& o, int src_vocab, int tgt_vocab, int pad_id) {
-    TransformerConfig config = o.model;
-    config.src_vocab = src_vocab;
-    config.tgt_vocab = tgt_vocab;
-    config.pad_id = pad_id;
+    const TransformerConfig config = with_corpus(o.model, src_vocab, tgt_vocab, pad_id);
     if (config.tie_embeddings && config.src_vocab != config.tgt_vocab)
         throw Error("tied embeddings need one joint vocabulary (corpus.joint_vocab)");
     if (o.num_steps > config.max_len)
@@ -103,18 +111,11 @@ std::unique_ptr<TrainStepBackend> transformer_gpu_step(TrainDevice device, const
                                    comm);
 }
 
-void check_bahdanau_options(const TrainOptions& o) {
-    BahdanauConfig c = o.rnn;
-    c.src_vocab = c.tgt_vocab = std::max(c.pad_id + 1, 8);
-    c.validate();
-}
+void check_bahdanau_options(const TrainOptions& o) { validate_with_stand_in_vocabularies(o.rnn); }
 
 // o.rnn keeps the run's choices only: the vocabularies, num_steps and pad come from the corpus and the options.
 std::unique_ptr<TranslatorNetwork> build_bahdanau(TrainOptions& o, int src_vocab, int tgt_vocab, int pad_id) {
-    BahdanauConfig config = o.rnn;
-    config.src_vocab = src_vocab;
-    config.tgt_vocab = tgt_vocab;
-    config.pad_id = pad_id;
+    BahdanauConfig config = with_corpus(o.rnn, src_vocab, tgt_vocab, pad_id);
     config.num_steps = o.num_steps;
     config.validate();
     return std::make_unique<BahdanauNetwork>(config, /*with_grads=*/true);
