@@ -8,6 +8,7 @@
 #include "model/config_checks.h"
 #include "translate/bahdanau_network.h"
 #include "translate/model_file.h"
+#include "tiny_words_model.h"
 #include "translate/transformer_network.h"
 
 #include <cmath>
@@ -21,27 +22,8 @@ using ojson = nlohmann::ordered_json;
 
 namespace {
 
-void fill(ParameterStore& params, uint64_t seed) {
-    uint64_t s = seed;
-    float* w = params.values();
-    for (size_t i = 0; i < params.size(); i++) {
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
-        w[i] = (static_cast<float>((s >> 40) * (1.0 / 16777216.0)) * 2.0f - 1.0f) * 0.5f;
-    }
-}
-
-TranslatorModel words_model() {
-    TranslatorModel m;
-    m.source_pipeline = d2l_words_pipeline(Lang::en);
-    m.target_pipeline = d2l_words_pipeline(Lang::fr);
-    const std::vector<std::string> reserved{"<pad>", "<bos>", "<eos>"};
-    m.source_vocab = Vocab({{"go", ".", "i", "lost"}}, 0, reserved);
-    m.target_vocab = Vocab({{"va", "!", "j'ai", "perdu", "."}}, 0, reserved);
-    m.pad_id = m.target_vocab["<pad>"];
-    m.bos_id = m.target_vocab["<bos>"];
-    m.eos_id = m.target_vocab["<eos>"];
-    return m;
-}
+TranslatorModel words_model() { return attend_test::words_model({"go", ".", "i", "lost"}, {"va", "!", "j'ai", "perdu", "."}); }
+using attend_test::fill;
 
 // Transformer: C 8, 2 heads, 1 + 1 layers, ffn 12.
 std::vector<uint8_t> transformer_file(DType dtype = DType::F32) {

@@ -7,6 +7,7 @@
 #include "error.h"
 #include "translate/bahdanau_network.h"
 #include "translate/model_file.h"
+#include "tiny_words_model.h"
 #include "translate/transformer_network.h"
 #include "translate/translator.h"
 
@@ -18,27 +19,8 @@ using namespace attend;
 
 namespace {
 
-void fill(ParameterStore& params, uint64_t seed) {
-    uint64_t s = seed;
-    float* w = params.values();
-    for (size_t i = 0; i < params.size(); i++) {
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
-        w[i] = (static_cast<float>((s >> 40) * (1.0 / 16777216.0)) * 2.0f - 1.0f) * 0.5f;
-    }
-}
-
-TranslatorModel words_model() {
-    TranslatorModel m;
-    m.source_pipeline = d2l_words_pipeline(Lang::en);
-    m.target_pipeline = d2l_words_pipeline(Lang::fr);
-    const std::vector<std::string> reserved{"<pad>", "<bos>", "<eos>"};
-    m.source_vocab = Vocab({{"go", ".", "i", "lost", "he's", "calm", "!"}}, 0, reserved);
-    m.target_vocab = Vocab({{"va", "!", "j'ai", "perdu", ".", "il", "est", "calme"}}, 0, reserved);
-    m.pad_id = m.target_vocab["<pad>"];
-    m.bos_id = m.target_vocab["<bos>"];
-    m.eos_id = m.target_vocab["<eos>"];
-    return m;
-}
+TranslatorModel words_model() { return attend_test::words_model({"go", ".", "i", "lost", "he's", "calm", "!"}, {"va", "!", "j'ai", "perdu", ".", "il", "est", "calme"}); }
+using attend_test::fill;
 
 // The config JSON of a tiny network of each architecture, as a model file's attend.config holds it.
 nlohmann::json tiny_config(const std::string& architecture, const TranslatorModel& m) {
