@@ -90,6 +90,56 @@ private:
     cudaEvent_t copied_ = nullptr;
 };
 
+// The losses of queued steps on their way to the host: each step's loss total is copied into a page-locked slot of
+// its own behind the step, and read once that copy has run (its event). Two slots: the host reads step k's while the
+// GPU may already write step k + 1's.
+class LossSlots {
+public:
+    LossSlots() {
+        totals_ = pinned_.reserve(kSlots);
+        for (cudaEvent_t& e : copied_) CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    }
+    ~LossSlots() {
+        for (cudaEvent_t e : copied_) cudaEventDestroy(e);
+    }
+    LossSlots(const LossSlots&) = delete;
+    LossSlots& operator=(const LossSlots&) = delete;
+
+    // Queues the copy of the device total (null: the step had no rows, its loss is 0) and the divisor of the mean.
+    void push(const double* device_total, double divisor) {
+        if (queued_ == kSlots)
+            throw Error("transformer (cuda): " + std::to_string(kSlots) + " steps' losses are not taken yet; take_loss() "
+                        "before queuing another step");
+        const int slot = (first_ + queued_) % kSlots;
+        divisor_[slot] = divisor;
+        has_total_[slot] = device_total != nullptr;
+        if (device_total)
+            CUDA_CHECK(cudaMemcpyAsync(totals_ + slot, device_total, sizeof(double),
+                                       cudaMemcpyDeviceToHost, cudaStreamLegacy));
+        CUDA_CHECK(cudaEventRecord(copied_[slot], cudaStreamLegacy));
+        ++queued_;
+    }
+
+    // The oldest queued step's mean loss (total / divisor), once its copy has run.
+    double take() {
+        if (queued_ == 0) throw Error("transformer (cuda): take_loss() without a queued step whose loss was not taken");
+        const int slot = first_;
+        CUDA_CHECK(cudaEventSynchronize(copied_[slot]));
+        first_ = (first_ + 1) % kSlots;
+        --queued_;
+        return has_total_[slot] ? totals_[slot] / divisor_[slot] : 0.0;
+    }
+
+private:
+    static constexpr int kSlots = 2;
+    PinnedBuffer<double> pinned_;
+    double* totals_ = nullptr;  // [kSlots], in pinned_
+    cudaEvent_t copied_[kSlots] = {};
+    double divisor_[kSlots] = {};
+    bool has_total_[kSlots] = {};
+    int first_ = 0, queued_ = 0;
+};
+
 }  // namespace
 
 // ------------------------------------------------------------------------------------------ the model on the device
@@ -106,6 +156,7 @@ struct TransformerCuda::Impl {
     DeviceArena arena;
     CudaOps ops{arena};
     IdUploader ids;
+    LossSlots losses;
 
     // The last forward's batch and activations (valid until the next forward).
     int B = 0, S = 0, T = 0;
@@ -211,10 +262,11 @@ struct TransformerCuda::Impl {
         return total;
     }
 
-    // Returns the loss sum over `denominator` labels (0: this batch's own count).
+    // Forward, loss (its total in scalars[0], not read) and backward; returns the divisor of the mean loss: the
+    // `denominator` labels, or this batch's own count when it is 0.
     // in_place: the classifier's gradient overwrites the logits (the training step, which reads them no more).
-    double forward_backward(const TransformerBatchView& b, DropoutStream* dropout, float label_smoothing,
-                            int64_t denominator = 0, bool in_place = false) {
+    double queue_forward_backward(const TransformerBatchView& b, DropoutStream* dropout, float label_smoothing,
+                                  int64_t denominator = 0, bool in_place = false) {
         if (!b.tgt_out) throw Error("transformer (cuda): a training step needs labels (tgt_out)");
         forward(b, dropout);
         const size_t N = size_t(B) * T;
@@ -222,10 +274,9 @@ struct TransformerCuda::Impl {
         float* dlogits = in_place ? acts.logits : ops.take_zero(N * config.tgt_vocab);
         const int count = loss(b, label_smoothing, in_place ? nullptr : dlogits, denominator, in_place);
         backward(dlogits);
-        return loss_total() / double(denominator > 0 ? denominator : std::max<int64_t>(1, count));
+        return double(denominator > 0 ? denominator : std::max<int64_t>(1, count));
     }
 };
-
 TransformerCuda::TransformerCuda(const Transformer& model, const AdamConfig& adam, size_t arena_bytes)
     : impl_(std::make_unique<Impl>(model, adam, arena_bytes)) {}
 
@@ -233,27 +284,37 @@ TransformerCuda::~TransformerCuda() = default;
 
 double TransformerCuda::train_step(const TrainBatch& batch, uint64_t dropout_seed, float label_smoothing,
                                    float clip_norm, float lr, DeviceAllreduce* allreduce) {
+    queue_train_step(batch, dropout_seed, label_smoothing, clip_norm, lr, allreduce);
+    return take_loss();
+}
+
+void TransformerCuda::queue_train_step(const TrainBatch& batch, uint64_t dropout_seed, float label_smoothing,
+                                       float clip_norm, float lr, DeviceAllreduce* allreduce) {
     Impl& m = *impl_;
     DropoutStream dropout(m.config.dropout, dropout_seed);
     const bool share = batch.total_rows > 0;
     if (share && batch.B > 0) dropout.set_rows(batch.row_begin, batch.B, batch.total_rows);
-    double loss = 0;
-    if (batch.B > 0)
-        loss = m.forward_backward(view_of(batch), &dropout, label_smoothing, share ? batch.global_labels : 0,
-                                  /*in_place=*/true);
-    else
+    if (batch.B > 0) {
+        const double divisor = m.queue_forward_backward(view_of(batch), &dropout, label_smoothing,
+                                                        share ? batch.global_labels : 0, /*in_place=*/true);
+        m.losses.push(m.scalars.get(), divisor);  // the copy runs after the loss kernel that wrote the total
+    } else {
         m.grads.zero();  // a share without rows adds nothing to the sum
+        m.losses.push(nullptr, 1.0);
+    }
     if (allreduce) allreduce->sum(m.grads.get(), m.n);
     if (clip_norm > 0) clip_grad_norm_cuda(m.scalars.get() + 1, m.grads.get(), m.n, clip_norm, m.partials.get());
     ++m.adam_t;
     adam_update_cuda(m.values.get(), m.m.get(), m.v.get(), m.grads.get(), m.n, m.adam_t, lr, m.adam);
-    return loss;
 }
+
+double TransformerCuda::take_loss() { return impl_->losses.take(); }
 
 double TransformerCuda::forward_backward(const TrainBatch& batch, bool dropout, uint64_t dropout_seed,
                                          float label_smoothing) {
     DropoutStream stream(impl_->config.dropout, dropout_seed);
-    return impl_->forward_backward(view_of(batch), dropout ? &stream : nullptr, label_smoothing);
+    const double divisor = impl_->queue_forward_backward(view_of(batch), dropout ? &stream : nullptr, label_smoothing);
+    return impl_->loss_total() / divisor;
 }
 
 double TransformerCuda::loss_sum(const TrainBatch& batch, float label_smoothing, int* count) {

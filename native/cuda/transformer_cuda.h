@@ -33,13 +33,20 @@ public:
     // equal to config.pad_id are ignored by the loss.
     // The trainer's step: forward with DropoutStream(config.dropout, dropout_seed), loss = sum of row losses /
     // count of non-pad labels, gradients zeroed then backward, clip_grad_norm if clip_norm > 0, Adam at lr.
-    // Returns the mean loss (one host synchronisation).
+    // Returns the mean loss (one host synchronisation): queue_train_step, then take_loss.
     // Data-parallel: `batch` may be one rank's share (train/train_batch.h shard_rows, possibly without rows); its
     // loss and gradients are then divided by the whole batch's label count and drop the whole batch's dropout
     // elements, `allreduce` sums the gradients over the ranks before clipping and Adam, and the return value is
     // this share's loss sum / the whole batch's label count (the ranks' values add up to the batch's mean).
     double train_step(const TrainBatch& batch, uint64_t dropout_seed, float label_smoothing, float clip_norm,
                       float lr, DeviceAllreduce* allreduce = nullptr);
+
+    // train_step without waiting: the step is queued on the GPU and its loss copied into page-locked memory behind
+    // it. take_loss() returns the queued steps' losses in order, waiting only for the oldest; at most two steps'
+    // losses may be untaken (a third queue_train_step throws attend::Error).
+    void queue_train_step(const TrainBatch& batch, uint64_t dropout_seed, float label_smoothing, float clip_norm,
+                          float lr, DeviceAllreduce* allreduce = nullptr);
+    double take_loss();
 
     // Forward, loss and backward only (no clipping, no update); gradients zeroed first and left on the device.
     // dropout_seed is used only when `dropout` (else the forward runs without dropout). Returns the mean loss.

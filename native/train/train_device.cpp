@@ -14,6 +14,7 @@
 #endif
 
 #include <algorithm>
+#include <deque>
 #include <cstdlib>
 #include <cmath>
 
@@ -55,8 +56,22 @@ public:
           masked_loss_(o.loss == "masked_softmax_ce"),
           dropout_p_(model.network->dropout()) {}
 
-    StepLoss step(const TrainBatch& b, uint64_t dropout_seed, float label_smoothing, float clip_norm,
-                  float lr) override {
+    void step(const TrainBatch& b, uint64_t dropout_seed, float label_smoothing, float clip_norm,
+              float lr) override {
+        taken_ = false;
+        last_ = run(b, dropout_seed, label_smoothing, clip_norm, lr);
+    }
+    StepLoss take_loss() override {
+        if (taken_) throw Error("CPU train step: take_loss() without a step whose loss was not taken");
+        taken_ = true;
+        return last_;
+    }
+    // The step trains the host copies themselves.
+    void download(ParameterStore&, std::vector<float>&, std::vector<float>&) override {}
+    void upload(const ParameterStore&, const std::vector<float>&, const std::vector<float>&, int64_t) override {}
+
+private:
+    StepLoss run(const TrainBatch& b, uint64_t dropout_seed, float label_smoothing, float clip_norm, float lr) {
         const int N = b.B * b.T, V = static_cast<int>(model_.target_vocab.size()), pad = model_.pad_id;
         const bool share = b.total_rows > 0;  // one rank's rows of a data-parallel batch
         DropoutStream dropout(dropout_p_, dropout_seed);
@@ -92,11 +107,7 @@ public:
         adam_.step(params_.values(), params_.grads(), lr);
         return loss;
     }
-    // The step trains the host copies themselves.
-    void download(ParameterStore&, std::vector<float>&, std::vector<float>&) override {}
-    void upload(const ParameterStore&, const std::vector<float>&, const std::vector<float>&, int64_t) override {}
 
-private:
     TranslatorModel& model_;
     ParameterStore& params_;
     Adam& adam_;
@@ -105,6 +116,8 @@ private:
     const bool masked_loss_;
     const float dropout_p_;
     std::vector<float> probs_, dlogits_;
+    StepLoss last_;
+    bool taken_ = true;
 };
 
 #ifdef ATTEND_HAVE_CUDA
@@ -154,22 +167,25 @@ class CudaTrainStep final : public TrainStepBackend {
 public:
     CudaTrainStep(const Transformer& model, const AdamConfig& adam, Communicator& comm)
         : comm_(comm), allreduce_(gradient_allreduce(comm)), step_(model, adam), pad_(model.config.pad_id) {}
-    StepLoss step(const TrainBatch& b, uint64_t dropout_seed, float label_smoothing, float clip_norm,
-                  float lr) override {
+    // Queued on the GPU; the loss comes back through pinned memory and is read when taken, a step later.
+    void step(const TrainBatch& b, uint64_t dropout_seed, float label_smoothing, float clip_norm,
+              float lr) override {
+        step_.queue_train_step(b, dropout_seed, label_smoothing, clip_norm, lr, allreduce_.get());
+        const bool share = b.total_rows > 0;  // a share's loss is over the whole batch's labels too
+        queued_.push_back({share ? b.global_labels : cross_entropy_count(b.tgt_out.data(), pad_, b.B * b.T), share});
+    }
+    StepLoss take_loss() override {
+        if (queued_.empty()) throw Error("CUDA train step: take_loss() without a step whose loss was not taken");
+        const Queued q = queued_.front();
+        queued_.pop_front();
         StepLoss loss;
-        const double mean = step_.train_step(b, dropout_seed, label_smoothing, clip_norm, lr, allreduce_.get());
-        if (b.total_rows == 0) {  // the whole batch
-            loss.mean = mean;
-            loss.tokens = cross_entropy_count(b.tgt_out.data(), pad_, b.B * b.T);
-            loss.sum = loss.mean * std::max<int64_t>(1, loss.tokens);
-            return loss;
-        }
-        loss.tokens = b.global_labels;
-        loss.sum = mean * std::max<int64_t>(1, loss.tokens);  // this share's
-        comm_.allreduce_sum(&loss.sum, 1);
+        loss.tokens = q.labels;
+        loss.sum = step_.take_loss() * std::max<int64_t>(1, loss.tokens);  // with ranks: this share's
+        if (q.share) comm_.allreduce_sum(&loss.sum, 1);                     // every rank takes it at the same step
         loss.mean = loss.sum / std::max<int64_t>(1, loss.tokens);
         return loss;
     }
+    bool asynchronous() const override { return true; }
     void download(ParameterStore& params, std::vector<float>& m, std::vector<float>& v) override {
         step_.download_params(params);
         step_.download_adam_state(m, v);
@@ -186,6 +202,11 @@ private:
     std::unique_ptr<cuda::DeviceAllreduce> allreduce_;  // before step_: the rank's GPU is chosen first
     cuda::TransformerCuda step_;
     const int pad_;
+    struct Queued {
+        int64_t labels = 0;  // the loss's denominator
+        bool share = false;  // one rank's share of a data-parallel batch
+    };
+    std::deque<Queued> queued_;  // the steps whose loss was not taken yet
 };
 #endif
 

@@ -1,7 +1,8 @@
 // `attend train --device cpu|cuda`: which device a training run uses, the check that it can be used here, and the
 // step interface through which the trainer (train/trainer.cpp) runs every step, on any device:
 //   backend->upload(params, adam.m(), adam.v(), adam.steps());   // fresh or resumed
-//   ... per batch: backend->step(batch, step_seed(seed, step), label_smoothing, clip_norm, lr)
+//   ... per batch: backend->step(batch, step_seed(seed, step), label_smoothing, clip_norm, lr), and its loss by
+//       backend->take_loss() (one step later where the backend is asynchronous)
 //   ... before a checkpoint, validation or export: backend->download(params, adam.m(), adam.v())
 // The CPU step (make_cpu_train_step) works in place on the host copies, so its upload and download copy nothing.
 // Only Transformer models with the cross_entropy loss have a GPU step; the trainer refuses anything else on cuda
@@ -47,14 +48,23 @@ struct StepLoss {
 };
 
 // One training step; parameters and optimizer state live with the step between steps.
+// A step may run asynchronously (a GPU queues it and returns): its loss is then taken later, in order, by
+// take_loss(), so that the host queues step k + 1 while the device still runs step k instead of waiting for step k's
+// loss at the end of every step. An asynchronous backend has at most two steps whose loss was not taken yet.
 class TrainStepBackend {
 public:
     virtual ~TrainStepBackend() = default;
-    // Forward with DropoutStream(model dropout, dropout_seed), the run's loss, backward, global-norm clipping when
-    // clip_norm > 0, Adam at lr. A loss that is not finite may leave the parameters either way: the trainer stops.
-    virtual StepLoss step(const TrainBatch& batch, uint64_t dropout_seed, float label_smoothing, float clip_norm,
-                          float lr) = 0;
-    // Step -> host: parameters into `params` (the model's store) and the Adam moments (resized to the store).
+    // Runs or queues: forward with DropoutStream(model dropout, dropout_seed), the run's loss, backward, global-norm
+    // clipping when clip_norm > 0, Adam at lr. A loss that is not finite may leave the parameters either way: the
+    // trainer stops when it takes that loss.
+    virtual void step(const TrainBatch& batch, uint64_t dropout_seed, float label_smoothing, float clip_norm,
+                      float lr) = 0;
+    // The loss of the oldest step whose loss has not been taken (waits for it); each step's loss is taken once.
+    virtual StepLoss take_loss() = 0;
+    // True when step() returns before the step has run: the trainer then takes step k's loss after queuing k + 1.
+    virtual bool asynchronous() const { return false; }
+    // Step -> host, after every step queued so far: parameters into `params` (the model's store) and the Adam
+    // moments (resized to the store).
     virtual void download(ParameterStore& params, std::vector<float>& adam_m, std::vector<float>& adam_v) = 0;
     // Host -> step (after initialising or loading a checkpoint): parameters, Adam moments and the Adam step count.
     virtual void upload(const ParameterStore& params, const std::vector<float>& adam_m,

@@ -22,6 +22,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -167,7 +168,8 @@ namespace {
 class RunLog {
 public:
     explicit RunLog(const TrainHooks& hooks) : hooks_(hooks) {
-        run_start_ = window_start_ = std::chrono::steady_clock::now();
+        run_start_ = std::chrono::steady_clock::now();
+        window_start_s_ = elapsed_before_;
     }
 
     void say(const std::string& line) const {
@@ -185,33 +187,36 @@ public:
         out_.open(path, std::ios::app);
         if (!out_) throw Error("cannot write the training log " + path);
         elapsed_before_ = state.elapsed_seconds;
-        run_start_ = window_start_ = std::chrono::steady_clock::now();
+        run_start_ = std::chrono::steady_clock::now();
+        window_start_s_ = elapsed_before_;
     }
 
     // Training time across resumes.
     double elapsed_seconds() const { return elapsed_before_ + seconds_since(run_start_); }
 
-    // After step state.step, batch bi of `batches` in state.epoch: the progress line, and every log_every steps a
-    // "step" line with the mean loss since the last one (the sums live in the state, so a resume logs the same).
-    void step(TrainingState& state, const TrainOptions& o, int bi, size_t batches, double loss, float lr,
-              int64_t target_tokens) {
+    // Once the loss of step `step` (batch bi of `batches` in epoch `epoch`, 0-based) is known: the progress line, and
+    // every log_every steps a "step" line with the mean loss since the last one (the sums live in the state, so a
+    // resume logs the same).
+    // `queued_s`: elapsed_seconds() when the step was queued, which times it where its loss arrives late.
+    void step(TrainingState& state, const TrainOptions& o, int64_t step, int epoch, int bi, size_t batches,
+              double loss, float lr, int64_t target_tokens, double queued_s) {
         window_tokens_ += target_tokens;
-        const double tokens_per_s = window_tokens_ / std::max(1e-9, seconds_since(window_start_));
+        const double tokens_per_s = window_tokens_ / std::max(1e-9, queued_s - window_start_s_);
         if (hooks_.progress) {
-            const double done = (state.epoch + double(bi + 1) / batches) / o.epochs;
-            if (done0_ < 0) done0_ = (state.epoch + double(bi) / batches) / o.epochs;
+            const double done = (epoch + double(bi + 1) / batches) / o.epochs;
+            if (done0_ < 0) done0_ = (epoch + double(bi) / batches) / o.epochs;
             const int eta = static_cast<int>(seconds_since(run_start_) / std::max(1e-9, done - done0_) * (1 - done));
             char line[256];
             std::snprintf(line, sizeof line, "epoch %d/%d [%4d/%zu] step %lld loss %.3f lr %.2e %.0f tok/s ETA %dm%ds",
-                          state.epoch + 1, o.epochs, bi + 1, batches, static_cast<long long>(state.step), loss, lr,
+                          epoch + 1, o.epochs, bi + 1, batches, static_cast<long long>(step), loss, lr,
                           tokens_per_s, eta / 60, eta % 60);
             hooks_.progress(line);
         }
-        if (o.log_every > 0 && state.step % o.log_every == 0) {
-            write({{"event", "step"}, {"step", state.step}, {"epoch", state.epoch + 1},
+        if (o.log_every > 0 && step % o.log_every == 0) {
+            write({{"event", "step"}, {"step", step}, {"epoch", epoch + 1},
                    {"loss", state.log_loss_sum / state.log_steps}, {"lr", lr}, {"target_tokens_per_s", tokens_per_s},
-                   {"elapsed_s", state.elapsed_seconds}});
-            window_start_ = std::chrono::steady_clock::now();
+                   {"elapsed_s", queued_s}});
+            window_start_s_ = queued_s;
             window_tokens_ = 0;
             state.log_loss_sum = 0;
             state.log_steps = 0;
@@ -224,7 +229,8 @@ private:
     const TrainHooks& hooks_;
     std::ofstream out_;
     double elapsed_before_ = 0;
-    std::chrono::steady_clock::time_point run_start_, window_start_;
+    std::chrono::steady_clock::time_point run_start_;
+    double window_start_s_ = 0;  // elapsed_seconds() at the start of the "step" line's window
     int64_t window_tokens_ = 0;
     double done0_ = -1;  // fraction of the run done when this process started (for the ETA)
 };
@@ -444,30 +450,45 @@ public:
         return out;
     }
 
-    // Trains batch bi of the epoch's batches and records it (state, progress, log).
+    // Trains batch bi of the epoch's batches and records it (state, then loss, progress and log once its loss is
+    // taken: at once from a synchronous step backend, one step later from an asynchronous one).
     void train_batch(const std::vector<std::vector<size_t>>& batches, int bi) {
         const TrainBatch b = make_train_batch(corpus_.train_source, corpus_.train_target, batches[bi], layout_);
         const float lr = learning_rate(o_, state.step + 1, state.epoch + double(bi) / batches.size());
-        const StepLoss loss =
-            step_.backend->step(comm_.size() > 1 ? shard_rows(b, comm_.rank(), comm_.size(), layout_.pad) : b,
-                                step_seed(o_.seed, state.step), o_.label_smoothing, o_.clip_norm, lr);
+        step_.backend->step(comm_.size() > 1 ? shard_rows(b, comm_.rank(), comm_.size(), layout_.pad) : b,
+                            step_seed(o_.seed, state.step), o_.label_smoothing, o_.clip_norm, lr);
         host_stale_ = true;
-        if (!std::isfinite(loss.mean))
-            throw Error("the training loss became " + std::string(std::isnan(loss.mean) ? "NaN" : "infinite") +
-                        " at step " + std::to_string(state.step + 1) + " (epoch " + std::to_string(state.epoch + 1) +
-                        ", " + train_device_name(device_) + "); stopping. The last checkpoint in " + o_.out_dir +
-                        " is intact: lower --lr or raise --warmup");
         state.step++;
         kill_rank_for_test(comm_, state.step);
         state.batch_in_epoch = bi + 1;
         state.target_tokens += b.target_tokens;
         state.elapsed_seconds = log_.elapsed_seconds();
+        queued_.push_back({state.step, state.epoch, bi, batches.size(), lr, b.target_tokens, state.elapsed_seconds});
+        while (queued_.size() > (step_.backend->asynchronous() ? 1u : 0u)) take_loss();
+    }
+
+    // Every queued step's loss into the state: before anything that saves or reports the state.
+    void take_losses() {
+        while (!queued_.empty()) take_loss();
+    }
+
+    // The oldest queued step's loss: the stop if it is not finite, the epoch and log sums, the progress line.
+    void take_loss() {
+        const QueuedStep q = queued_.front();
+        queued_.pop_front();
+        const StepLoss loss = step_.backend->take_loss();
+        if (!std::isfinite(loss.mean))
+            throw Error("the training loss became " + std::string(std::isnan(loss.mean) ? "NaN" : "infinite") +
+                        " at step " + std::to_string(q.step) + " (epoch " + std::to_string(q.epoch + 1) + ", " +
+                        train_device_name(device_) + "); stopping. The last checkpoint in " + o_.out_dir +
+                        " is intact: lower --lr or raise --warmup");
         state.epoch_loss_sum += loss.sum;
         state.epoch_tokens += loss.tokens;
         state.log_loss_sum += loss.mean;
         state.log_steps++;
         result.last_loss = loss.mean;
-        if (writer()) log_.step(state, o_, bi, batches.size(), loss.mean, lr, b.target_tokens);
+        if (writer())
+            log_.step(state, o_, q.step, q.epoch, q.bi, q.batches, loss.mean, q.lr, q.target_tokens, q.queued_s);
     }
 
     // After a step: a checkpoint every checkpoint_every steps, and one before stopping (Ctrl-C, --max-steps).
@@ -477,7 +498,10 @@ public:
         comm_.allreduce_sum(&stops, 1);  // a signal reaches the ranks at different steps: stop together
         const bool stop = stops > 0;
         const bool last = o_.max_steps > 0 && state.step >= o_.max_steps;
-        if (stop || last || (o_.checkpoint_every > 0 && state.step % o_.checkpoint_every == 0)) save();
+        if (stop || last || (o_.checkpoint_every > 0 && state.step % o_.checkpoint_every == 0)) {
+            take_losses();  // on every rank: a share's loss is summed over the ranks
+            save();
+        }
         if (!stop && !last) return false;
         result.interrupted = stop;
         log_.say(std::string(stop ? "interrupted" : "reached --max-steps") + " at step " + std::to_string(state.step) +
@@ -488,6 +512,7 @@ public:
     // Validation (every validate_every epochs and the last), the best model, and a checkpoint whose position is the
     // next epoch's start.
     void end_epoch() {
+        take_losses();
         result.epoch_loss_d2l = state.epoch_tokens ? state.epoch_loss_sum / state.epoch_tokens : 0.0;
         const int epoch = state.epoch + 1;
         json line{{"event", "epoch"}, {"epoch", epoch}, {"step", state.step}, {"train_loss", result.epoch_loss_d2l}};
@@ -535,6 +560,7 @@ public:
     }
 
     TrainResult finish() {
+        take_losses();
         result.state = state;
         return result;
     }
@@ -580,6 +606,16 @@ private:
     const bool from_checkpoint_;
     StepDevice step_;
     bool host_stale_ = false;  // the step backend has stepped since the last download
+    // Steps whose loss the backend has not handed over yet, and what recording the loss needs of them.
+    struct QueuedStep {
+        int64_t step = 0;
+        int epoch = 0, bi = 0;  // 0-based
+        size_t batches = 0;
+        float lr = 0;
+        int64_t target_tokens = 0;
+        double queued_s = 0;  // the run's elapsed seconds when it was queued
+    };
+    std::deque<QueuedStep> queued_;
     json options_json_;
     std::vector<int> src_lens_, tgt_lens_;
 };

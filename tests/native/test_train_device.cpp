@@ -196,37 +196,35 @@ namespace {
 // moments (as a GPU holds them): a run through it must be bit-identical to the plain CPU run, which checks that the
 // trainer uploads after initialisation and resume, passes the step's seed / rate / batch, and downloads before every
 // checkpoint and validation.
+// Asynchronous, it behaves as a GPU queue that is slow to run: a step is only remembered when queued, and runs when
+// its loss is taken or the parameters are downloaded, so a trainer that read the parameters or recorded a loss too
+// early would see the wrong values. nan_at_step makes that step's loss NaN.
 class CpuStandInBackend final : public TrainStepBackend {
 public:
-    CpuStandInBackend(const Transformer& model, const TrainOptions& o, int* steps_taken)
-        : adam_(model.params.size(), adam_config(o)), steps_taken_(steps_taken) {
+    CpuStandInBackend(const Transformer& model, const TrainOptions& o, int* steps_taken, bool asynchronous = false,
+                      int64_t nan_at_step = 0)
+        : adam_(model.params.size(), adam_config(o)), steps_taken_(steps_taken), asynchronous_(asynchronous),
+          nan_at_step_(nan_at_step) {
         tm_.network = std::make_unique<TransformerNetwork>(model.config, /*with_grads=*/true);
         std::copy_n(model.params.values(), model.params.size(), tm_.parameters().values());
         trainable_ = make_trainable(tm_);
     }
 
-    StepLoss step(const TrainBatch& b, uint64_t dropout_seed, float label_smoothing, float clip_norm,
-                  float lr) override {
-        Transformer& t = network_as<TransformerNetwork>(*tm_.network, "test").model;
-        ParameterStore& p = t.params;
-        const int N = b.B * b.T, V = t.config.tgt_vocab, pad = t.config.pad_id;
-        DropoutStream dropout(t.config.dropout, dropout_seed);
-        const float* logits = trainable_->forward(b, &dropout);
-        probs_.resize(size_t(N) * V);
-        const double loss_sum =
-            cross_entropy_forward(nullptr, probs_.data(), logits, b.tgt_out.data(), pad, label_smoothing, N, V);
-        const int count = cross_entropy_count(b.tgt_out.data(), pad, N);
-        p.zero_grad();
-        dlogits_.assign(size_t(N) * V, 0.0f);
-        cross_entropy_backward(dlogits_.data(), nullptr, 1.0f / std::max(1, count), probs_.data(), b.tgt_out.data(), pad,
-                               label_smoothing, N, V);
-        trainable_->backward(b, dlogits_.data());
-        if (clip_norm > 0) clip_grad_norm(p.grads(), p.size(), clip_norm);
-        adam_.step(p.values(), p.grads(), lr);
-        ++*steps_taken_;
-        return {loss_sum / std::max(1, count), loss_sum, count};
+    void step(const TrainBatch& b, uint64_t dropout_seed, float label_smoothing, float clip_norm, float lr) override {
+        queued_.push_back({b, dropout_seed, label_smoothing, clip_norm, lr});
+        REQUIRE(queued_.size() + losses_.size() <= (asynchronous_ ? 2u : 1u));  // the interface's bound
+        if (!asynchronous_) run_queued();
     }
+    StepLoss take_loss() override {
+        run_queued();
+        REQUIRE_FALSE(losses_.empty());
+        const StepLoss loss = losses_.front();
+        losses_.erase(losses_.begin());
+        return loss;
+    }
+    bool asynchronous() const override { return asynchronous_; }
     void download(ParameterStore& params, std::vector<float>& m, std::vector<float>& v) override {
+        run_queued();
         const ParameterStore& p = tm_.parameters();
         REQUIRE(params.size() == p.size());
         std::copy_n(p.values(), p.size(), params.values());
@@ -235,6 +233,7 @@ public:
     }
     void upload(const ParameterStore& params, const std::vector<float>& m, const std::vector<float>& v,
                 int64_t adam_steps) override {
+        REQUIRE(queued_.empty());
         ParameterStore& p = tm_.parameters();
         REQUIRE(params.size() == p.size());
         std::copy_n(params.values(), p.size(), p.values());
@@ -244,10 +243,48 @@ public:
     }
 
 private:
+    struct Queued {
+        TrainBatch b;
+        uint64_t dropout_seed;
+        float label_smoothing, clip_norm, lr;
+    };
+
+    void run_queued() {
+        for (const Queued& q : queued_) losses_.push_back(run(q));
+        queued_.clear();
+    }
+
+    StepLoss run(const Queued& q) {
+        const TrainBatch& b = q.b;
+        Transformer& t = network_as<TransformerNetwork>(*tm_.network, "test").model;
+        ParameterStore& p = t.params;
+        const int N = b.B * b.T, V = t.config.tgt_vocab, pad = t.config.pad_id;
+        DropoutStream dropout(t.config.dropout, q.dropout_seed);
+        const float* logits = trainable_->forward(b, &dropout);
+        probs_.resize(size_t(N) * V);
+        const double loss_sum = cross_entropy_forward(nullptr, probs_.data(), logits, b.tgt_out.data(), pad,
+                                                      q.label_smoothing, N, V);
+        const int count = cross_entropy_count(b.tgt_out.data(), pad, N);
+        p.zero_grad();
+        dlogits_.assign(size_t(N) * V, 0.0f);
+        cross_entropy_backward(dlogits_.data(), nullptr, 1.0f / std::max(1, count), probs_.data(), b.tgt_out.data(),
+                               pad, q.label_smoothing, N, V);
+        trainable_->backward(b, dlogits_.data());
+        if (q.clip_norm > 0) clip_grad_norm(p.grads(), p.size(), q.clip_norm);
+        adam_.step(p.values(), p.grads(), q.lr);
+        ++*steps_taken_;
+        const double mean = *steps_taken_ == nan_at_step_ ? std::nan("") : loss_sum / std::max(1, count);
+        return {mean, loss_sum, count};
+    }
+
     TranslatorModel tm_;
     std::unique_ptr<TrainableModel> trainable_;
     Adam adam_;
     int* steps_taken_;
+    const bool asynchronous_;
+    const int64_t nan_at_step_;
+    std::vector<Queued> queued_;
+    std::vector<StepLoss> losses_;
     std::vector<float> probs_, dlogits_;
 };
 
@@ -327,4 +364,79 @@ TEST_CASE("train device: with a step backend an epoch validates and saves the do
     const TranslatorModel ba = load(a.best_model), bb = load(b.best_model);
     REQUIRE(ba.parameters().size() == bb.parameters().size());
     CHECK(std::memcmp(ba.parameters().values(), bb.parameters().values(), ba.parameters().size() * sizeof(float)) == 0);
+}
+
+TEST_CASE("train device: an asynchronous step backend, whose losses come a step late, trains the same run") {
+    TrainOptions plain = small_transformer(fresh_dir("async-plain"));
+    plain.corpus.max_train_sentences = 120;
+    plain.checkpoint_every = 3;
+    plain.epochs = 2;
+    const TrainResult a = train_translator(plain, false);
+
+    int backend_steps = 0;
+    TrainHooks hooks;
+    hooks.step_backend = [&](const Transformer& model, const TrainOptions& o) -> std::unique_ptr<TrainStepBackend> {
+        return std::make_unique<CpuStandInBackend>(model, o, &backend_steps, /*asynchronous=*/true);
+    };
+    std::atomic<bool> stop{false};
+    hooks.stop = &stop;
+    int progress = 0;
+    hooks.progress = [&](const std::string&) { if (++progress == 4) stop = true; };
+    TrainOptions late = small_transformer(fresh_dir("async-late"));
+    late.corpus.max_train_sentences = 120;
+    late.checkpoint_every = 3;
+    late.epochs = 2;
+    const TrainResult first = train_translator(late, false, hooks);
+    CHECK(first.interrupted);
+    // The 4th progress line reports step 4 once step 5 is queued: the stop comes after step 5, whose loss the
+    // checkpoint then holds too.
+    CHECK(first.state.step == 5);
+    CHECK(backend_steps == 5);
+    stop = false;
+    progress = -1000;
+    const TrainResult second = train_translator(late, /*resume=*/true, hooks);
+    CHECK(second.state.step == a.state.step);
+    CHECK(backend_steps == a.state.step);
+    CHECK(second.last_loss == a.last_loss);
+    CHECK(second.epoch_loss_d2l == a.epoch_loss_d2l);  // every step's loss reached the epoch's sum
+    CHECK(second.val_loss == a.val_loss);              // validation read the parameters after the last step
+    CHECK(attend_test::step_losses(late.out_dir) == attend_test::step_losses(plain.out_dir));
+    CHECK(attend_test::logged_values(late.out_dir, "epoch", "train_loss") ==
+          attend_test::logged_values(plain.out_dir, "epoch", "train_loss"));
+    check_same_checkpoint(plain.out_dir, late.out_dir);
+    // A checkpoint holds every loss up to its step, though the last one was still with the backend when it was due.
+    for (const int64_t step : {int64_t(3), int64_t(6)}) {
+        const TrainingState sp = load_checkpoint(checkpoint_path(plain.out_dir, step)).state;
+        const TrainingState sl = load_checkpoint(checkpoint_path(late.out_dir, step)).state;
+        CHECK(sl.epoch_loss_sum == sp.epoch_loss_sum);
+        CHECK(sl.epoch_tokens == sp.epoch_tokens);
+        CHECK(sl.log_loss_sum == sp.log_loss_sum);
+        CHECK(sl.log_steps == sp.log_steps);
+    }
+}
+
+TEST_CASE("train device: a loss that turns NaN stops the run naming its step, however late it is read") {
+    for (const bool asynchronous : {false, true}) {
+        CAPTURE(asynchronous);
+        int backend_steps = 0;
+        TrainHooks hooks;
+        hooks.step_backend = [&](const Transformer& model, const TrainOptions& o) -> std::unique_ptr<TrainStepBackend> {
+            return std::make_unique<CpuStandInBackend>(model, o, &backend_steps, asynchronous, /*nan_at_step=*/5);
+        };
+        TrainOptions o = small_transformer(fresh_dir(asynchronous ? "nan-async" : "nan-sync"));
+        o.checkpoint_every = 2;
+        o.max_steps = 8;
+        try {
+            train_translator(o, false, hooks);
+            FAIL("a NaN loss did not stop the run");
+        } catch (const Error& e) {
+            const std::string m = e.what();
+            CHECK(m.find("became NaN at step 5 ") != std::string::npos);
+            CHECK(m.find("lower --lr") != std::string::npos);
+        }
+        // The checkpoints before the NaN, none after it: step 4 is the newest, and it resumes.
+        const std::vector<std::string> saved = list_checkpoints(o.out_dir);
+        REQUIRE_FALSE(saved.empty());
+        CHECK(load_checkpoint(saved.back()).state.step == 4);
+    }
 }

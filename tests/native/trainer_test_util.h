@@ -23,16 +23,19 @@ inline std::string fresh_run_dir(const std::string& name) {
     return dir.string();
 }
 
-// The loss of every "step" line of a run's train.jsonl, in order.
-inline std::vector<double> step_losses(const std::string& out_dir) {
-    std::vector<double> losses;
+// The value of `key` in every `event` line of a run's train.jsonl, in order.
+inline std::vector<double> logged_values(const std::string& out_dir, const std::string& event, const std::string& key) {
+    std::vector<double> values;
     std::ifstream in(std::filesystem::path(out_dir) / "train.jsonl");
     for (std::string line; std::getline(in, line);) {
         const nlohmann::json j = nlohmann::json::parse(line);
-        if (j.value("event", "") == "step") losses.push_back(j["loss"].get<double>());
+        if (j.value("event", "") == event) values.push_back(j[key].get<double>());
     }
-    return losses;
+    return values;
 }
+
+// The loss of every "step" line of a run's train.jsonl, in order.
+inline std::vector<double> step_losses(const std::string& out_dir) { return logged_values(out_dir, "step", "loss"); }
 
 inline attend::TrainOptions small_transformer_run(const std::string& out_dir, int log_every) {
     attend::TrainOptions o = attend::train_preset("transformer-tiny");
