@@ -94,7 +94,11 @@ struct CudaOps {
     }
     void embedding_backward(float* dtable, const float* dout, const int* ids, float scale, int padding_idx, int N,
                             int C, int V) {
-        embedding_backward_cuda(dtable, dout, ids, scale, padding_idx, N, C, V);
+        const size_t m = mark();
+        const size_t bytes = embedding_backward_scratch_bytes(N);
+        embedding_backward_cuda(dtable, dout, ids, scale, padding_idx, N, C, V,
+                                arena.alloc_bytes(bytes, "embedding backward sort"), bytes);
+        release(m);
     }
 };
 

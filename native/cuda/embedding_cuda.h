@@ -1,6 +1,7 @@
 // CUDA mirrors of core/kernels/embedding.h, core/kernels/positional_encoding.h and
 // native/train/embedding_backward.h. All pointers are device pointers.
 #pragma once
+#include <cstddef>
 
 namespace attend::cuda {
 
@@ -14,9 +15,12 @@ void embedding_forward_cuda(float* out, const int* ids, const float* table, floa
 void positional_encoding_add_cuda(float* x, int B, int T, int C, int t0 = 0);
 
 // CPU: embedding_backward. dtable [V,C] += scale * dout[n] for every n with ids[n] != padding_idx; dout [N,C].
-// Repeated ids add with atomicAdd, so the last bits depend on the order the GPU runs them in (not deterministic).
-// Out-of-range ids are skipped.
+// Deterministic: the ids are sorted (CUB's stable radix sort) and each row adds its positions in ascending order, as
+// the CPU does, so a run repeats bit for bit (no atomics). Out-of-range ids are skipped.
+// scratch: device memory of at least embedding_backward_scratch_bytes(N) bytes, 256-byte aligned; too little throws
+// attend::Error.
+size_t embedding_backward_scratch_bytes(int N);
 void embedding_backward_cuda(float* dtable, const float* dout, const int* ids, float scale, int padding_idx, int N,
-                             int C, int V);
+                             int C, int V, void* scratch, size_t scratch_bytes);
 
 }  // namespace attend::cuda

@@ -105,11 +105,16 @@ public:
     LossSlots(const LossSlots&) = delete;
     LossSlots& operator=(const LossSlots&) = delete;
 
-    // Queues the copy of the device total (null: the step had no rows, its loss is 0) and the divisor of the mean.
-    void push(const double* device_total, double divisor) {
+    // Throws unless a step may be queued: at most kSlots losses wait to be taken.
+    void require_free_slot() const {
         if (queued_ == kSlots)
             throw Error("transformer (cuda): " + std::to_string(kSlots) + " steps' losses are not taken yet; take_loss() "
                         "before queuing another step");
+    }
+
+    // Queues the copy of the device total (null: the step had no rows, its loss is 0) and the divisor of the mean.
+    void push(const double* device_total, double divisor) {
+        require_free_slot();
         const int slot = (first_ + queued_) % kSlots;
         divisor_[slot] = divisor;
         has_total_[slot] = device_total != nullptr;
@@ -291,6 +296,7 @@ double TransformerCuda::train_step(const TrainBatch& batch, uint64_t dropout_see
 void TransformerCuda::queue_train_step(const TrainBatch& batch, uint64_t dropout_seed, float label_smoothing,
                                        float clip_norm, float lr, DeviceAllreduce* allreduce) {
     Impl& m = *impl_;
+    m.losses.require_free_slot();  // before anything is queued
     DropoutStream dropout(m.config.dropout, dropout_seed);
     const bool share = batch.total_rows > 0;
     if (share && batch.B > 0) dropout.set_rows(batch.row_begin, batch.B, batch.total_rows);

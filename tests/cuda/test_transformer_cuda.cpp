@@ -9,11 +9,14 @@
 //     summation orders sends its parameter the other way: single steps may drift apart), and the parameters the
 //     GPU trained, downloaded into a CPU model, give the GPU's validation loss on the CPU (1e-5 relative): the flat
 //     layout is the CPU's, so checkpoints are interchangeable;
-//  3. bad token ids are refused on the host with the CPU's kind of message;
-//  4. the throughput of a transformer-tiny-sized step, printed (tokens/s) as a benchmark figure; only finiteness
-//     is checked.
+//  3. two GPU runs of the same 12 steps give the same losses and parameters bit for bit (no atomics on the step
+//     path), and so does the run whose losses are queued and taken one step late;
+//  4. bad token ids are refused on the host with the CPU's kind of message;
+//  5. the throughput of a transformer-tiny-sized step, waiting for each loss and reading it a step late, printed
+//     (tokens/s) as benchmark figures; only finiteness is checked.
 #include "cuda/transformer_cuda.h"
 #include "cuda_test_util.h"
+#include "error.h"
 #include "model/transformer.h"
 #include "train/loss.h"
 #include "train/optimizer.h"
@@ -25,6 +28,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 
 using namespace attend;
 using namespace attend::cuda_test;
@@ -210,6 +214,49 @@ TEST_CASE("cuda: 30 Transformer training steps on the GPU follow the CPU's loss 
     MESSAGE("activation arena high water: " << gpu.arena_high_water() << " bytes");
 }
 
+TEST_CASE("cuda: training on the GPU repeats bit for bit, and queued steps give the losses train_step gives") {
+    ATTEND_REQUIRE_GPU();
+    // Both configurations: the tied one adds the output projection's and the embedding lookups' gradients into one
+    // table, where repeated ids meet.
+    for (const bool variant : {false, true}) {
+        CAPTURE(variant);
+        const TransformerConfig c = tiny_config(variant);
+        Transformer init(c);
+        init_weights(init, 21);
+        AdamConfig adam;
+        adam.eps = 1e-8f;
+        std::vector<std::vector<double>> losses(3);
+        std::vector<std::vector<float>> params(3);
+        for (int run = 0; run < 3; ++run) {  // 0, 1: train_step; 2: queued, each loss taken one step late
+            cuda::TransformerCuda gpu(init, adam, kArena);
+            for (int step = 1; step <= 12; ++step) {
+                const TrainBatch b = random_batch(c, 8, 5 + step % 6, 4 + step % 5, 300 + step);
+                if (run < 2) {
+                    losses[run].push_back(gpu.train_step(b, 900 + step, 0.1f, 1.0f, warmup_lr(step)));
+                    continue;
+                }
+                gpu.queue_train_step(b, 900 + step, 0.1f, 1.0f, warmup_lr(step));
+                if (step == 6) {  // steps 5 and 6 untaken, the most there may be: a third is refused, changing nothing
+                    CHECK_THROWS_WITH_AS(gpu.queue_train_step(b, 1, 0.1f, 1.0f, 1e-3f),
+                                         doctest::Contains("take_loss() before queuing another step"), Error);
+                }
+                if (step > 1) losses[run].push_back(gpu.take_loss());
+            }
+            if (run == 2) losses[run].push_back(gpu.take_loss());
+            CHECK_THROWS_WITH_AS(gpu.take_loss(), doctest::Contains("without a queued step"), Error);
+            Transformer trained(c);
+            gpu.download_params(trained.params);
+            params[run].assign(trained.params.values(), trained.params.values() + trained.params.size());
+            CHECK(gpu.adam_steps() == 12);
+        }
+        for (int run = 1; run < 3; ++run) {
+            CAPTURE(run);
+            CHECK(losses[run] == losses[0]);
+            CHECK(std::memcmp(params[run].data(), params[0].data(), params[0].size() * sizeof(float)) == 0);
+        }
+    }
+}
+
 TEST_CASE("cuda: TransformerCuda refuses bad ids before touching the GPU kernels") {
     ATTEND_REQUIRE_GPU();
     const TransformerConfig c = tiny_config(false);
@@ -243,12 +290,23 @@ TEST_CASE("cuda: Transformer training step throughput (transformer-tiny sizes; p
     for (int v : b.tgt_valid) tokens += v;
     gpu.train_step(b, 1, 0.1f, 1.0f, 1e-4f);  // warm-up (cuBLAS heuristics, first launches)
     const int steps = 20;
-    const auto t0 = std::chrono::steady_clock::now();
+    auto t0 = std::chrono::steady_clock::now();
     double loss = 0;
-    for (int s = 0; s < steps; ++s) loss = gpu.train_step(b, 2 + s, 0.1f, 1.0f, 1e-4f);  // each syncs
+    for (int s = 0; s < steps; ++s) loss = gpu.train_step(b, 2 + s, 0.1f, 1.0f, 1e-4f);  // each waits for its loss
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     MESSAGE("transformer-tiny step on the GPU: " << seconds / steps * 1e3 << " ms/step, " << tokens * steps / seconds
                                                  << " target tokens/s, loss " << loss << ", arena high water "
                                                  << (gpu.arena_high_water() >> 20) << " MiB");
+    CHECK(std::isfinite(loss));
+    // As the trainer steps: each loss taken once the next step is queued.
+    t0 = std::chrono::steady_clock::now();
+    for (int s = 0; s < steps; ++s) {
+        gpu.queue_train_step(b, 100 + s, 0.1f, 1.0f, 1e-4f);
+        if (s > 0) loss = gpu.take_loss();
+    }
+    loss = gpu.take_loss();
+    const double queued = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    MESSAGE("the same steps with each loss read one step late: " << queued / steps * 1e3 << " ms/step ("
+                                                                  << seconds / queued << "x)");
     CHECK(std::isfinite(loss));
 }
