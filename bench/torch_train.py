@@ -3,7 +3,8 @@
 
 Run with Debian's torch: /usr/bin/python3 bench/torch_train.py [--steps N] [--dropout P] ...
 Model: embedding * sqrt(C) + sinusoidal positional encoding + nn.Transformer (post-LN, batch_first) + output
-Linear, mean cross entropy; Adam (lr 1e-3). Two threads, as the C++ side uses. --device cuda runs on the GPU. Prints
+Linear, mean cross entropy; Adam (lr 1e-3). Two threads, as the C++ side uses. --device cuda runs on the GPU;
+--precision tf32 allows TF32 matmuls, bf16 runs the forward and loss under torch.autocast(bfloat16). Prints
 `torch_train_tokens_per_s <value> tokens/s` where tokens are TARGET tokens (batch * target length) per second,
 best step of the timed ones (the machine is shared; other processes only ever add time).
 """
@@ -27,11 +28,12 @@ def main():
     p.add_argument("--length", type=int, default=20)
     p.add_argument("--dropout", type=float, default=0.1)
     p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
-    p.add_argument("--tf32", action="store_true", help="cuda: TF32 matmuls")
+    p.add_argument("--precision", default="fp32", choices=["fp32", "tf32", "bf16"],
+                   help="cuda: fp32, TF32 matmuls, or bf16 autocast")
     a = p.parse_args()
     dev = torch.device(a.device)
-    torch.backends.cuda.matmul.allow_tf32 = a.tf32
-    torch.backends.cudnn.allow_tf32 = a.tf32
+    torch.backends.cuda.matmul.allow_tf32 = a.precision == "tf32"
+    torch.backends.cudnn.allow_tf32 = a.precision == "tf32"
     torch.set_num_threads(2)
     torch.manual_seed(0)
     C, V, B, L = a.model_dim, a.vocab, a.batch, a.length
@@ -53,10 +55,11 @@ def main():
 
     def step():
         opt.zero_grad()
-        x = drop(src_emb(src) * math.sqrt(C) + P)
-        y = drop(tgt_emb(tgt) * math.sqrt(C) + P)
-        logits = output(transformer(x, y, tgt_mask=causal))
-        loss = nn.functional.cross_entropy(logits.reshape(-1, V), labels.reshape(-1))
+        with torch.autocast(dev.type, dtype=torch.bfloat16, enabled=a.precision == "bf16"):
+            x = drop(src_emb(src) * math.sqrt(C) + P)
+            y = drop(tgt_emb(tgt) * math.sqrt(C) + P)
+            logits = output(transformer(x, y, tgt_mask=causal))
+            loss = nn.functional.cross_entropy(logits.reshape(-1, V), labels.reshape(-1))
         loss.backward()
         opt.step()
         if dev.type == "cuda":

@@ -21,9 +21,10 @@ step "test_native: the GPU trainer follows the CPU's"
 no_skips "$log/train_device.txt"
 step "compute-sanitizer"
 scripts/cuda-sanitize.sh "$b/bin/test_cuda" 2>&1 | tail -6
-step "bench: the 11.7M configuration and the transformer-tiny shape, FP32 and TF32"
+step "bench: the 11.7M configuration and the transformer-tiny shape, FP32, TF32 and BF16"
 "$b/bin/attend" bench train --device cuda
-"$b/bin/attend" bench train --device cuda --tf32
+"$b/bin/attend" bench train --device cuda --precision tf32
+"$b/bin/attend" bench train --device cuda --precision bf16
 "$b/bin/attend" bench train --device cuda --model-dim 128 --heads 4 --layers 4 --ffn 256 --vocab 10000 --batch 128 \
     --length 32
 echo

@@ -11,6 +11,7 @@
 #include "cli/torch_peer.h"
 #include "error.h"
 #include "model/transformer.h"
+#include "train/gemm_precision.h"
 #include "train/loss.h"
 #include "train/optimizer.h"
 #include "train/transformer_backward.h"
@@ -42,7 +43,7 @@ struct BenchTrainOptions {
     float dropout = 0.1f;
     bool with_torch = true;
     std::string device = "cpu";
-    bool tf32 = false;
+    std::string precision = "fp32";
 };
 
 std::string torch_args(const BenchTrainOptions& o) {
@@ -51,7 +52,7 @@ std::string torch_args(const BenchTrainOptions& o) {
            " --ffn " + std::to_string(o.ffn) + " --vocab " + std::to_string(o.vocab) + " --batch " +
            std::to_string(o.batch) + " --length " + std::to_string(o.length) + " --dropout " +
            std::to_string(o.dropout) + (o.device == "cpu" ? "" : " --device cuda") +
-           (o.tf32 ? " --tf32" : "");
+           (o.precision == "fp32" ? "" : " --precision " + o.precision);
 }
 
 void run_bench_train(const BenchTrainOptions& o) {
@@ -88,12 +89,14 @@ void run_bench_train(const BenchTrainOptions& o) {
     double loss = 0.0;
     const TrainDevice device = parse_train_device(o.device);
     require_train_device(device);
+    if (device == TrainDevice::Cpu && parse_gemm_precision(o.precision) != GemmPrecision::FP32)
+        throw Error("bench train: --precision " + o.precision + " is for --device cuda; the CPU step is fp32");
     std::function<void()> step;
 #if ATTEND_HAVE_CUDA
     std::unique_ptr<cuda::TransformerCuda> gpu;
     TrainBatch batch;
     if (device == TrainDevice::Cuda) {
-        cuda::set_tf32(o.tf32);
+        cuda::set_gemm_precision(parse_gemm_precision(o.precision));
         gpu = std::make_unique<cuda::TransformerCuda>(model, adam_config);
         batch.B = B, batch.S = L, batch.T = L;
         batch.src = src, batch.tgt_in = tgt, batch.tgt_out = labels;
@@ -140,7 +143,7 @@ void run_bench_train(const BenchTrainOptions& o) {
         "# transformer C %d, %d+%d layers, %d heads, ffn %d, vocab %d, batch %d x length %d, dropout %.2f, "
         "%zu parameters, device %s%s, %d OpenMP threads%s; tokens = target tokens\n",
         c.model_dim, o.layers, o.layers, c.heads, c.ffn_dim, V, B, L, c.dropout, model.params.size(),
-        o.device.c_str(), o.tf32 ? " (TF32 GEMMs)" : "", omp_get_max_threads(),
+        o.device.c_str(), o.precision == "fp32" ? "" : (" (" + o.precision + " GEMMs)").c_str(), omp_get_max_threads(),
         comm.size() > 1 ? (" per rank, " + comm.describe()).c_str() : "");
     step();  // warm-up
     const double first_loss = loss;
@@ -181,7 +184,10 @@ CommandRegistrar registrar([](CLI::App& app) {
     cmd->add_option("--dropout", o->dropout, "Dropout probability (both sides)")->check(fraction());
     cmd->add_option("--device", o->device, "cpu or cuda (the GPU step; torch then runs on the same GPU)")
         ->check(CLI::IsMember({"cpu", "cuda"}));
-    cmd->add_flag("--tf32", o->tf32, "cuda: TF32 tensor cores for the GEMMs (both sides)");
+    cmd->add_option("--precision", o->precision,
+                    "cuda: the GEMMs in fp32, tf32 or bf16 (both sides; torch: allow_tf32 / bf16 autocast)")
+        ->check(CLI::IsMember({"fp32", "tf32", "bf16"}))
+        ->capture_default_str();
     cmd->add_flag(
         "--no-torch", [o](int64_t) { o->with_torch = false; }, "Do not run bench/torch_train.py");
     cmd->callback([o] { run_bench_train(*o); });

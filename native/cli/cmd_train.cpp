@@ -178,7 +178,10 @@ CommandRegistrar registrar([](CLI::App& app) {
     f.add("--threads", &O::threads, "CPU threads (default: all)")->check(at_least(1));
     f.add("--device", &O::device, "cpu or cuda (an NVIDIA GPU; `attend devices` lists them)")
         ->default_str(TrainOptions().device);
-    f.add_switch("--tf32", &O::tf32, "cuda: TF32 tensor cores for the GEMMs (faster; about 1e-3 relative error)");
+    f.add("--precision", &O::precision,
+          "cuda: the GEMMs' inputs in fp32, tf32 or bf16 (tensor cores; sums and weights stay fp32)")
+        ->check(CLI::IsMember({"fp32", "tf32", "bf16"}))
+        ->default_str(TrainOptions().precision);
     cmd->callback([call] { run_train(*call); });
 });
 

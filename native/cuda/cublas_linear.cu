@@ -15,7 +15,23 @@ struct HandleHolder {
     }
 };
 
-bool g_tf32 = false;
+GemmPrecision g_precision = GemmPrecision::FP32;
+
+cublasComputeType_t compute_type() {
+    switch (g_precision) {
+        case GemmPrecision::TF32: return CUBLAS_COMPUTE_32F_FAST_TF32;
+        case GemmPrecision::BF16: return CUBLAS_COMPUTE_32F_FAST_16BF;
+        case GemmPrecision::FP32: break;
+    }
+    return CUBLAS_COMPUTE_32F;
+}
+
+// Column-major C [m, n] = alpha op(A) op(B) + beta C on FP32 buffers, in the process's GEMM arithmetic.
+void gemm(cublasOperation_t op_a, cublasOperation_t op_b, int m, int n, int k, float alpha, const float* A, int lda,
+          const float* B, int ldb, float beta, float* C, int ldc) {
+    CUBLAS_CHECK(cublasGemmEx(cublas_handle(), op_a, op_b, m, n, k, &alpha, A, CUDA_R_32F, lda, B, CUDA_R_32F, ldb,
+                              &beta, C, CUDA_R_32F, ldc, compute_type(), CUBLAS_GEMM_DEFAULT));
+}
 
 // out[n, :] = bias  (out [N, OC], bias [OC]); the GEMM then adds x W^T with beta = 1.
 __global__ void broadcast_rows_kernel(float* out, const float* bias, int N, int OC) {
@@ -34,35 +50,30 @@ struct RowsOf {
 
 cublasHandle_t cublas_handle() {
     thread_local HandleHolder holder;
-    if (!holder.handle) {
-        CUBLAS_CHECK(cublasCreate(&holder.handle));
-        CUBLAS_CHECK(cublasSetMathMode(holder.handle, g_tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
-    }
+    if (!holder.handle) CUBLAS_CHECK(cublasCreate(&holder.handle));  // default math: the compute type decides
     return holder.handle;
 }
 
-void set_tf32(bool allow) {
-    g_tf32 = allow;
-    CUBLAS_CHECK(cublasSetMathMode(cublas_handle(), allow ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
-}
+void set_gemm_precision(GemmPrecision precision) { g_precision = precision; }
+GemmPrecision gemm_precision() { return g_precision; }
 
 // Row-major X[r, c] is column-major X^T. Row-major C = A B^T  <=>  column-major C^T = B A^T:
 // the column-major B [K, N] (= row-major B [N, K]) transposed, times the column-major A^T [K, M].
 void matmul_nt_cuda(float* C, const float* A, const float* B, int M, int N, int K, float alpha, float beta) {
     if (M == 0 || N == 0) return;
-    CUBLAS_CHECK(cublasSgemm(cublas_handle(), CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &alpha, B, K, A, K, &beta, C, N));
+    gemm(CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, alpha, B, K, A, K, beta, C, N);
 }
 
 // Row-major C = A B  <=>  column-major C^T = B^T A^T, both already column-major as stored.
 void matmul_nn_cuda(float* C, const float* A, const float* B, int M, int N, int K, float alpha, float beta) {
     if (M == 0 || N == 0) return;
-    CUBLAS_CHECK(cublasSgemm(cublas_handle(), CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, B, N, A, K, &beta, C, N));
+    gemm(CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, alpha, B, N, A, K, beta, C, N);
 }
 
 // Row-major C = A^T B (A [K, M])  <=>  column-major C^T = B^T A, with A's storage the column-major A^T [M, K].
 void matmul_tn_cuda(float* C, const float* A, const float* B, int M, int N, int K, float alpha, float beta) {
     if (M == 0 || N == 0) return;
-    CUBLAS_CHECK(cublasSgemm(cublas_handle(), CUBLAS_OP_N, CUBLAS_OP_T, N, M, K, &alpha, B, N, A, M, &beta, C, N));
+    gemm(CUBLAS_OP_N, CUBLAS_OP_T, N, M, K, alpha, B, N, A, M, beta, C, N);
 }
 
 void linear_forward_cuda(float* out, const float* x, const float* weight, const float* bias, int N, int IC, int OC) {

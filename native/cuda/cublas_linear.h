@@ -3,15 +3,21 @@
 //
 // cuBLAS is column-major; a row-major [M, N] matrix is the column-major [N, M] matrix, so row-major
 // C = A op B is computed as column-major C^T = op(B)^T A^T by swapping the operands (see cublas_linear.cu).
-// FP32 math (CUBLAS_DEFAULT_MATH: no TF32) unless set_tf32(true) is called, so results match the CPU to ~1e-6.
+// FP32 arithmetic (results match the CPU to ~1e-6) unless set_gemm_precision chooses TF32 or BF16 tensor cores, where
+// cuBLAS rounds the FP32 inputs itself (CUBLAS_COMPUTE_32F_FAST_TF32 / _FAST_16BF) and sums in FP32: the operands
+// and results stay FP32 buffers.
 // All pointers are device pointers; calls are asynchronous on the default stream.
 #pragma once
+#include "train/gemm_precision.h"
+
 #include <cublas_v2.h>
 
 namespace attend::cuda {
 
 cublasHandle_t cublas_handle();  // one per thread, created on first use
-void set_tf32(bool allow);       // TF32 tensor cores for FP32 GEMMs (faster, ~1e-3 relative error)
+// The process's GEMM arithmetic from now on (train/gemm_precision.h); FP32 until set.
+void set_gemm_precision(GemmPrecision precision);
+GemmPrecision gemm_precision();
 
 // C[M,N] = alpha * A[M,K] . B[N,K]^T + beta * C      (Eigen: C = A * B.transpose())
 void matmul_nt_cuda(float* C, const float* A, const float* B, int M, int N, int K, float alpha = 1.0f,

@@ -28,6 +28,17 @@ TrainDevice parse_train_device(const std::string& name) {
 
 const char* train_device_name(TrainDevice device) { return device == TrainDevice::Cuda ? "cuda" : "cpu"; }
 
+GemmPrecision parse_gemm_precision(const std::string& name) {
+    if (name == "fp32") return GemmPrecision::FP32;
+    if (name == "tf32") return GemmPrecision::TF32;
+    if (name == "bf16") return GemmPrecision::BF16;
+    throw Error("--precision '" + name + "': expected fp32, tf32 or bf16");
+}
+
+const char* gemm_precision_name(GemmPrecision p) {
+    return p == GemmPrecision::TF32 ? "tf32" : p == GemmPrecision::BF16 ? "bf16" : "fp32";
+}
+
 // The GPU must be there and usable; the message carries the CUDA runtime's own reason.
 void require_train_device(TrainDevice device) {
     if (device == TrainDevice::Cpu) return;
@@ -218,16 +229,17 @@ std::unique_ptr<TrainStepBackend> make_cpu_train_step(TranslatorModel& model, Tr
 }
 
 std::unique_ptr<TrainStepBackend> make_train_step_backend(TrainDevice device, const Transformer& model,
-                                                          const AdamConfig& adam, bool tf32, Communicator& comm) {
+                                                          const AdamConfig& adam, GemmPrecision precision,
+                                                          Communicator& comm) {
     if (device == TrainDevice::Cpu) return nullptr;
     require_train_device(device);  // a public entry point: the same refusal as the trainer's
 #ifdef ATTEND_HAVE_CUDA
-    cuda::set_tf32(tf32);  // the process's cuBLAS handle: every run sets it
+    cuda::set_gemm_precision(precision);  // the process's GEMMs: every run sets it
     return std::make_unique<CudaTrainStep>(model, adam, comm);
 #else
     (void)model;
     (void)adam;
-    (void)tf32;
+    (void)precision;
     (void)comm;
     throw Error("attend train --device cuda: this build has no CUDA backend");  // require_train_device already said so
 #endif

@@ -14,6 +14,7 @@
 #include "train/optimizer.h"
 #include "train/train_batch.h"
 #include "train/communicator.h"
+#include "train/gemm_precision.h"
 #include "train/trainer.h"
 
 #include <cstdint>
@@ -80,12 +81,13 @@ std::unique_ptr<TrainStepBackend> make_cpu_train_step(TranslatorModel& model, Tr
 
 // Null for the CPU (make_cpu_train_step trains there). For cuda: the GPU step (parameters copied from `model`, Adam
 // configured as `adam`: the run's adam_config), or an attend::Error naming why not (no CUDA backend in this build,
-// no usable GPU). tf32: the GEMMs on TF32 tensor cores (TrainOptions::tf32).
+// no usable GPU). precision: the GEMMs' arithmetic (TrainOptions::precision).
 // With ranks (`mpirun -np N attend train --device cuda`) each rank takes GPU local_rank() % GPUs of its machine and
 // steps on its share of every batch; the gradients are summed with NCCL when every rank has a GPU of its own, else
 // through the host with MPI (ranks sharing a GPU, a build without NCCL). Every rank calls it together.
 std::unique_ptr<TrainStepBackend> make_train_step_backend(TrainDevice device, const Transformer& model,
-                                                          const AdamConfig& adam, bool tf32 = false,
+                                                          const AdamConfig& adam,
+                                                          GemmPrecision precision = GemmPrecision::FP32,
                                                           Communicator& comm = single_process());
 
 }  // namespace attend

@@ -106,8 +106,8 @@ float transformer_embedding_std(const TranslatorNetwork& network) {
 }
 
 std::unique_ptr<TrainStepBackend> transformer_gpu_step(TrainDevice device, const TranslatorNetwork& network,
-                                                       const AdamConfig& adam, bool tf32, Communicator& comm) {
-    return make_train_step_backend(device, network_as<TransformerNetwork>(network, "the GPU step").model, adam, tf32,
+                                                       const AdamConfig& adam, GemmPrecision precision, Communicator& comm) {
+    return make_train_step_backend(device, network_as<TransformerNetwork>(network, "the GPU step").model, adam, precision,
                                    comm);
 }
 

@@ -46,7 +46,7 @@ struct TrainingArchitecture {
     // The GPU step on `device` for `network` (make_train_step_backend, every rank of `comm` together), or null:
     // only the CPU trains it.
     std::unique_ptr<TrainStepBackend> (*gpu_step)(TrainDevice device, const TranslatorNetwork& network,
-                                                  const AdamConfig& adam, bool tf32, Communicator& comm);
+                                                  const AdamConfig& adam, GemmPrecision precision, Communicator& comm);
 };
 
 // Throws attend::Error naming the architectures there are.

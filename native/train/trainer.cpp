@@ -9,6 +9,7 @@
 #include "train/train_batch.h"
 #include "train/trainable_model.h"
 #include "train/devices.h"
+#include "train/gemm_precision.h"
 #include "train/train_device.h"
 #include "translate/transformer_network.h"
 #include "translate/translator.h"
@@ -271,7 +272,7 @@ ResolvedRun resolve_run(const TrainOptions& requested, bool resume, const RunLog
         saved.max_steps = o.max_steps;
         saved.threads = o.threads;
         saved.device = o.device;  // same checkpoint layout on every device: a run may switch
-        saved.tf32 = o.tf32;
+        saved.precision = o.precision;
         o = saved;
         if (point.checkpoint.model.architecture() != o.architecture)
             throw Error("--resume: " + point.path + " holds a " + point.checkpoint.model.architecture() +
@@ -279,8 +280,9 @@ ResolvedRun resolve_run(const TrainOptions& requested, bool resume, const RunLog
         require_device_supports(run.device, o);
         run.resumed = std::move(point.checkpoint);
     }
-    if (o.tf32 && run.device == TrainDevice::Cpu)
-        throw Error("--tf32 is for --device cuda (TF32 tensor cores); the CPU trains in FP32");
+    const GemmPrecision precision = parse_gemm_precision(o.precision);
+    if (precision != GemmPrecision::FP32 && run.device == TrainDevice::Cpu)
+        throw Error("--precision " + o.precision + " is for --device cuda (tensor cores); the CPU trains in fp32");
     if (o.cooldown_epochs < 0) o.cooldown_epochs = 0;  // -1 (keep the run's own) on a new run: none
     require_known_loss(o);
     training_architecture(o.architecture);  // throws naming the known ones
@@ -365,9 +367,13 @@ StepDevice make_step_device(TranslatorModel& tm, TrainableModel& trainable, Adam
     if (device != TrainDevice::Cpu) {
         require_device_supports(device, o);  // so that gpu_step is there
         // Rank 0, which logs, steps on cuda:0: the description's first line.
-        std::unique_ptr<TrainStepBackend> backend = architecture.gpu_step(device, *tm.network, adam.config(), o.tf32, comm);
+        const GemmPrecision precision = parse_gemm_precision(o.precision);
+        std::unique_ptr<TrainStepBackend> backend =
+            architecture.gpu_step(device, *tm.network, adam.config(), precision, comm);
         const std::string gpus = cuda_availability().description;
-        std::string hardware = gpus.substr(0, gpus.find('\n')) + (o.tf32 ? ", TF32 GEMMs" : "");
+        std::string hardware = gpus.substr(0, gpus.find('\n'));
+        if (precision == GemmPrecision::TF32) hardware += ", TF32 GEMMs";
+        if (precision == GemmPrecision::BF16) hardware += ", BF16 GEMMs (FP32 weights)";
         if (!backend->gradient_sum().empty()) hardware += ", gradients summed over " + backend->gradient_sum();
         return {std::move(backend), hardware, false};
     }

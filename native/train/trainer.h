@@ -81,9 +81,9 @@ struct TrainOptions {
     // "cpu" or "cuda" (train/train_device.h). cuda runs each step on the GPU (Transformer + cross_entropy only); the
     // checkpoints are the same files, so a resumed run may switch device (the device of the resuming call counts).
     std::string device = "cpu";
-    // cuda: the GEMMs on TF32 tensor cores (10-bit mantissas in the products, FP32 sums: about 1e-3 relative error
-    // per product, faster on Ampere and later). Like the device, the resuming call's choice counts.
-    bool tf32 = false;
+    // cuda: the arithmetic of the matrix products, "fp32", "tf32" or "bf16" (train/gemm_precision.h); the CPU trains
+    // in fp32 only. Like the device, the resuming call's choice counts.
+    std::string precision = "fp32";
 };
 
 // A run's RNN options in its saved options: what it chooses; a model file stores the whole config
@@ -97,7 +97,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TrainOptions, preset, corpus, ar
                                                 label_smoothing, clip_norm, max_tokens, num_steps, batch_size, loss,
                                                 init, validate_every, epochs, max_steps, seed, checkpoint_every,
                                                 keep_checkpoints, log_every, val_bleu_sentences, average_last, device,
-                                                tf32)
+                                                precision)
 
 inline nlohmann::json train_options_to_json(const TrainOptions& o) { return o; }
 inline TrainOptions train_options_from_json(const nlohmann::json& j) { return j.get<TrainOptions>(); }

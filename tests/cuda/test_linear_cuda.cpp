@@ -1,10 +1,15 @@
 // cuBLAS row-major products against double-precision loops, and linear_forward_cuda / linear_backward_cuda against
 // the CPU linear_forward / linear_backward (Eigen). FP32 GEMMs (no TF32): tolerance 1e-5 absolute + 1e-4 relative
-// for inputs in [-1, 1] and K <= 300 (summation order differs between cuBLAS and Eigen).
+// for inputs in [-1, 1] and K <= 300 (summation order differs between cuBLAS and Eigen). TF32 and BF16 GEMMs against
+// the rounding bound of their inputs (see the case).
 #include "cuda/cublas_linear.h"
 #include "cuda_test_util.h"
 #include "model/linear.h"
 #include "train/linear_backward.h"
+#include "train/gemm_precision.h"
+
+#include <algorithm>
+#include <cmath>
 
 using namespace attend;
 using namespace attend::cuda_test;
@@ -67,5 +72,44 @@ TEST_CASE("cuda: linear_forward_cuda / linear_backward_cuda match the CPU linear
         check_close(dDx.to_host(), dx, 1e-5, 1e-4, "linear backward dx (accumulating)");
         check_close(dDW.to_host(), dW, 1e-5, 1e-4, "linear backward dweight (accumulating)");
         check_close(dDb.to_host(), db, 1e-5, 1e-4, "linear backward dbias (accumulating)");
+    }
+}
+
+TEST_CASE("cuda: TF32 and BF16 GEMMs stay within the rounding bound of their inputs") {
+    ATTEND_REQUIRE_GPU();
+    struct Restore {
+        ~Restore() { cuda::set_gemm_precision(GemmPrecision::FP32); }
+    } restore;
+    const int M = 64, N = 96, K = 256;
+    const auto A = random_vector(size_t(M) * K, 50), B = random_vector(size_t(N) * K, 51);
+    std::vector<double> exact(size_t(M) * N), magnitude(size_t(M) * N);  // sum a b, sum |a b|
+    for (int i = 0; i < M; ++i)
+        for (int j = 0; j < N; ++j)
+            for (int k = 0; k < K; ++k) {
+                const double p = double(A[size_t(i) * K + k]) * B[size_t(j) * K + k];
+                exact[size_t(i) * N + j] += p;
+                magnitude[size_t(i) * N + j] += std::fabs(p);
+            }
+    auto dA = to_device(A), dB = to_device(B);
+    cuda::DeviceBuffer<float> dC(size_t(M) * N);
+    // Each input rounded to nearest with unit roundoff u makes a product off by at most (2u + u^2) of |a b|; FP32
+    // sums add at most K 2^-24 of the sum of |a b|. The bound holds whether or not cuBLAS takes the tensor-core path
+    // (it may keep FP32), so the error is printed, not required to be large.
+    struct Case { GemmPrecision precision; double u; };
+    for (const Case c : {Case{GemmPrecision::TF32, std::ldexp(1.0, -11)}, Case{GemmPrecision::BF16, std::ldexp(1.0, -8)}}) {
+        CAPTURE(gemm_precision_name(c.precision));
+        cuda::set_gemm_precision(c.precision);
+        CHECK(cuda::gemm_precision() == c.precision);
+        cuda::matmul_nt_cuda(dC.get(), dA.get(), dB.get(), M, N, K);
+        const std::vector<float> got = dC.to_host();
+        double worst = 0;  // error / (sum |a b|)
+        for (size_t e = 0; e < got.size(); ++e) {
+            const double bound = (2 * c.u + c.u * c.u + K * std::ldexp(1.0, -24)) * magnitude[e];
+            const double error = std::fabs(double(got[e]) - exact[e]);
+            if (error > bound) FAIL_CHECK("element " << e << ": " << got[e] << " vs " << exact[e] << ", bound " << bound);
+            worst = std::max(worst, error / magnitude[e]);
+        }
+        MESSAGE(gemm_precision_name(c.precision) << " GEMM: largest error " << worst << " of sum |a b| (bound "
+                                                 << 2 * c.u + K * std::ldexp(1.0, -24) << ")");
     }
 }

@@ -1,4 +1,4 @@
-// `attend train --device cuda` as users run it: TF32, and data-parallel `mpirun -np N attend train --device cuda`,
+// `attend train --device cuda` as users run it: TF32 and BF16 GEMMs, and data-parallel `mpirun -np N attend train --device cuda`,
 // each rank stepping on its share of every batch and the gradients summed over NCCL (a GPU per rank) or through the
 // host (ranks sharing a GPU).
 //
@@ -94,13 +94,21 @@ TEST_CASE("cuda: NCCL asked for ranks that share a GPU stops with a message sayi
     CHECK(list_checkpoints(dir).empty());
 }
 
-TEST_CASE("cuda: attend train --tf32 says so and follows the FP32 run's losses") {
+TEST_CASE("cuda: attend train --precision tf32 / bf16 says so and follows the FP32 run's losses") {
     ATTEND_REQUIRE_GPU();
-    const std::string fp32 = fresh_run_dir("gpu-fp32"), tf32 = fresh_run_dir("gpu-tf32");
+    const std::string fp32 = fresh_run_dir("gpu-fp32"), tf32 = fresh_run_dir("gpu-tf32"), bf16 = fresh_run_dir("gpu-bf16");
     run_ok(attend_binary() + gpu_train_args(fp32, 10));
-    const std::string output = run_ok(attend_binary() + gpu_train_args(tf32, 10) + " --tf32");
+    std::string output = run_ok(attend_binary() + gpu_train_args(tf32, 10) + " --precision tf32");
     CHECK(output.find("TF32 GEMMs") != std::string::npos);
     // TF32 rounds the GEMMs' inputs to 10-bit mantissas (about 1e-3 relative per product); over 10 steps of a small
     // model the losses stay within 1e-2 of FP32's, far from the step-to-step change of the loss early in training.
     check_same_losses(step_losses(tf32), step_losses(fp32), 1e-2);
+    output = run_ok(attend_binary() + gpu_train_args(bf16, 10) + " --precision bf16");
+    CHECK(output.find("BF16 GEMMs (FP32 weights)") != std::string::npos);
+    // BF16 keeps 8 significant bits, 8x TF32's rounding (2^-8 against 2^-11 per input): the same argument with the
+    // bound scaled from 1e-2 to 3e-2, still below the loss's early step-to-step change.
+    check_same_losses(step_losses(bf16), step_losses(fp32), 3e-2);
+    // As with the device, the resuming call's choice counts: resumed without --precision, the run goes on in FP32.
+    const std::string resumed = run_ok(attend_binary() + gpu_train_args(bf16, 12) + " --resume");
+    CHECK(resumed.find("BF16") == std::string::npos);
 }

@@ -78,7 +78,9 @@ TEST_CASE("attend train: every numeric option is range-checked before any work")
     check_refused("train --out '" + out + "' --dim 30 --heads 4", "model_dim 30 is not a multiple of heads 4");
     check_refused("train --preset bahdanau-d2l --out '" + out + "' --dropout 0.5 --embed 20000",
                   "--embed: must be at most 16384, got 20000");
-    check_refused("train --out '" + out + "' --tf32 --device cpu", "--tf32 is for --device cuda");
+    check_refused("train --out '" + out + "' --precision bf16 --device cpu", "--precision bf16 is for --device cuda");
+    check_refused("train --out '" + out + "' --precision tf32", "--precision tf32 is for --device cuda");
+    check_refused("train --precision fp16", "--precision: fp16 not in {fp32,tf32,bf16}");
 }
 
 TEST_CASE("attend train: each flag given sets its fields over the preset's; the others keep the preset's") {
