@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# On a machine with an NVIDIA GPU: the training runs the model issues owe a GPU, several at once on the one GPU
+# (CUDA MPS: the tiny model's step is launch-bound, so three or four runs share a GPU well), then the scores of each
+# run's checkpoint mean and best model on val and test2016 (beam 5).
+#   scripts/gpu-train.sh <build folder> <runs folder> <minutes> <recipe>...
+# Every run resumes from its own folder, so calling the script again with the same folders continues where the time
+# limit stopped it (a device command may last 10 minutes); runs that have finished are only scored again.
+# ATTEND_DATA names the Multi30K folder where ../shared does not travel with the tree.
+# Recipes (transformer-tiny sizes, Multi30K en→de unless named otherwise):
+#   card-ende          the shipped cased en→de model's recipe (web/models/multi30k-en-de-cased.md), run again
+#   card-ende-bf16     the same with --precision bf16 (its BLEU decides whether bf16 may become a default)
+#   wu-ende-lc         Wu et al. 2021's Transformer-Tiny recipe (fairseq, 2 GPUs x 4096 tokens): lr 5e-3, 2,000
+#                      warm-up steps then inverse square root, dropout 0.3, 8,192-token batches, ~8,000 steps,
+#                      the last 10 epochs averaged; lowercase text as in the paper
+#   wu-ende            the same on cased text (what would ship)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ $# -lt 4 ]; then sed -n 2,16p "$0"; exit 2; fi
+b=$1 runs=$2 minutes=$3
+shift 3
+attend="$b/bin/attend"
+export OMP_WAIT_POLICY=passive
+
+recipe_args() {
+    local card="--preset transformer-tiny-cased --source en --target de --epochs 100 --cooldown-epochs 20 --validate-every 20"
+    local wu="--source en --target de --lr 5e-3 --warmup 2000 --max-tokens 8192 --dropout 0.3 --epochs 140 \
+--cooldown-epochs 0 --validate-every 10 --average-last 10 --keep 10"
+    case "$1" in
+        card-ende) echo "$card" ;;
+        card-ende-bf16) echo "$card --precision bf16" ;;
+        wu-ende-lc) echo "--preset transformer-tiny $wu" ;;
+        wu-ende) echo "--preset transformer-tiny-cased $wu" ;;
+        *) echo "gpu-train: unknown recipe '$1' (see the list at the top of $0)" >&2; return 1 ;;
+    esac
+}
+
+for r in "$@"; do recipe_args "$r" > /dev/null; done  # every name known before anything starts
+nvidia-cuda-mps-control -d 2> /dev/null || true        # already running is fine
+mkdir -p "$runs"
+pids=()
+for r in "$@"; do
+    resume=""
+    [ -n "$(ls "$runs/$r"/checkpoint-*.safetensors 2> /dev/null)" ] && resume="--resume"
+    # shellcheck disable=SC2046
+    timeout --signal=INT "$((minutes * 60))" "$attend" train $(recipe_args "$r") --device cuda --threads 4 \
+        --out "$runs/$r" $resume > "$runs/$r.log" 2>&1 &
+    pids+=($!)
+done
+for p in "${pids[@]}"; do wait "$p" || true; done  # an interrupted run has written its checkpoint
+for r in "$@"; do
+    echo "== $r: $(tail -1 "$runs/$r.log")"
+    for m in averaged best; do
+        [ -f "$runs/$r/$m.safetensors" ] || continue
+        echo "-- $m"
+        "$attend" eval -m "$runs/$r/$m.safetensors" --split val,test_2016_flickr --threads 16 2>&1 | tail -3
+    done
+done
