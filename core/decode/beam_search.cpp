@@ -27,6 +27,7 @@ bool better(const Candidate& a, const Candidate& b) {
     return a.token < b.token;
 }
 
+// A hypothesis that finished outranks one cut by max_length (a cut one is often a loop that would never end).
 bool ranks_above(const Hypothesis& a, const Hypothesis& b) {
     if (a.finished != b.finished) return a.finished;
     return a.score > b.score;
@@ -109,6 +110,12 @@ std::vector<Hypothesis> beam_search(StepModel& model, const SearchOptions& optio
     if (static_cast<int>(finished.size()) < K)
         for (Hypothesis& h : live) finished.push_back(std::move(h));
     std::stable_sort(finished.begin(), finished.end(), ranks_above);
+    // But where the only hypothesis that finished is the empty translation (<eos> first), a cut one that scores
+    // better comes first: a length limit too short for any real translation then gives the best cut one, as greedy
+    // search does, instead of nothing.
+    if (finished.size() > 1 && finished[0].finished && finished[0].tokens.size() == 1 && !finished[1].finished &&
+        finished[1].score > finished[0].score)
+        std::swap(finished[0], finished[1]);
     if (static_cast<int>(finished.size()) > K) finished.resize(K);
     return finished;
 }

@@ -9,7 +9,9 @@
 
 namespace attend {
 
-// Returns up to beam_size hypotheses, best first. Finished ones rank above unfinished ones cut by max_length.
+// Returns up to beam_size hypotheses, best first. Finished ones rank above unfinished ones cut by max_length, except
+// that the best cut one comes first where the one finished hypothesis is the empty translation (<eos> alone) and
+// scores worse.
 std::vector<Hypothesis> beam_search(StepModel& model, const SearchOptions& options);
 
 }  // namespace attend

@@ -195,6 +195,65 @@ TEST_CASE("beam search beats greedy where the locally best token leads nowhere")
     CHECK(beam[0].log_prob > greedy.log_prob);
 }
 
+namespace {
+
+// Logits that depend only on the position: first[v] at the first step, then[v] at every later one.
+class PositionModel : public StepModel {
+public:
+    PositionModel(std::vector<float> first, std::vector<float> then) : first_(std::move(first)), then_(std::move(then)) {}
+    int vocab_size() const override { return static_cast<int>(first_.size()); }
+    void step(float* logits, const int*, int n) override {
+        for (int i = 0; i < n; i++) std::copy(row().begin(), row().end(), logits + static_cast<size_t>(i) * first_.size());
+        ++steps_;
+    }
+    void select(const int*, int) override {}
+
+private:
+    const std::vector<float>& row() const { return steps_ == 0 ? first_ : then_; }
+    std::vector<float> first_, then_;
+    int steps_ = 0;
+};
+
+}  // namespace
+
+TEST_CASE("a short length limit gives the best cut translation, not the empty one that finished first") {
+    SearchOptions opt;
+    opt.max_length = 3;
+    opt.bos_id = BOS;
+    opt.eos_id = EOS;
+    opt.beam_size = 2;
+    //                 0      1      BOS    EOS    4     5
+    PositionModel unlikely_empty({0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 4.0f}, {0.0f, 0.0f, 0.0f, -10.0f, 3.0f, 4.0f});
+    std::vector<Hypothesis> beam = beam_search(unlikely_empty, opt);
+    REQUIRE_FALSE(beam.empty());
+    CHECK(beam[0].tokens == std::vector<int>{5, 5, 5});
+    CHECK_FALSE(beam[0].finished);
+    REQUIRE(beam.size() == 2);  // the empty translation, finished at the first step, follows
+    CHECK(beam[1].tokens == std::vector<int>{EOS});
+
+    // Where the empty translation is the likelier by score, it stays the answer.
+    PositionModel likely_empty({0.0f, 0.0f, 0.0f, 4.0f, 0.0f, 3.0f}, {0.0f, 0.0f, 0.0f, -10.0f, 1.9f, 2.0f});
+    beam = beam_search(likely_empty, opt);
+    REQUIRE_FALSE(beam.empty());
+    CHECK(beam[0].tokens == std::vector<int>{EOS});
+    CHECK(beam[0].finished);
+}
+
+TEST_CASE("a finished translation outranks a cut one that scores better") {
+    SearchOptions opt;
+    opt.max_length = 3;
+    opt.bos_id = BOS;
+    opt.eos_id = EOS;
+    opt.beam_size = 2;
+    opt.length_penalty = 0.0f;
+    // After one token, <eos> is the second choice (it finishes [5, EOS]); the loop 5 5 5 is likelier but is cut.
+    PositionModel model({0.0f, 0.0f, 0.0f, -10.0f, 0.0f, 4.0f}, {0.0f, 0.0f, 0.0f, 2.0f, 0.0f, 4.0f});
+    const std::vector<Hypothesis> beam = beam_search(model, opt);
+    REQUIRE_FALSE(beam.empty());
+    CHECK(beam[0].tokens == std::vector<int>{5, EOS});
+    CHECK(beam[0].finished);
+}
+
 TEST_CASE("search options are validated") {
     TwoPathModel model;
     SearchOptions opt;
