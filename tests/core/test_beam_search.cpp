@@ -79,6 +79,15 @@ double log_prob_of(uint64_t seed, const std::vector<int>& tokens, int V, float e
 
 struct Best { std::vector<int> tokens; double score = -INFINITY; };
 
+SearchOptions search_options(int max_length, int beam_size) {
+    SearchOptions opt;
+    opt.max_length = max_length;
+    opt.beam_size = beam_size;
+    opt.bos_id = BOS;
+    opt.eos_id = EOS;
+    return opt;
+}
+
 void enumerate(uint64_t seed, int V, float eos_bias, int max_len, float alpha, std::vector<int>& prefix, Best& best) {
     if (static_cast<int>(prefix.size()) == max_len) return;
     for (int v = 0; v < V; v++) {
@@ -98,11 +107,7 @@ void enumerate(uint64_t seed, int V, float eos_bias, int max_len, float alpha, s
 
 TEST_CASE("beam size 1 gives exactly the greedy result") {
     for (uint64_t seed = 1; seed <= 20; seed++) {
-        SearchOptions opt;
-        opt.beam_size = 1;
-        opt.max_length = 12;
-        opt.bos_id = BOS;
-        opt.eos_id = EOS;
+        const SearchOptions opt = search_options(12, 1);
         HistoryModel a(seed, 9, 0.4f), b(seed, 9, 0.4f);
         Hypothesis greedy = greedy_search(a, opt);
         std::vector<Hypothesis> beam = beam_search(b, opt);
@@ -124,12 +129,8 @@ TEST_CASE("a beam wide enough to keep every prefix finds the brute-force optimum
             enumerate(seed, V, 0.3f, max_len, alpha, prefix, best);
             REQUIRE(!best.tokens.empty());
 
-            SearchOptions opt;
-            opt.beam_size = 200;
-            opt.max_length = max_len;
+            SearchOptions opt = search_options(max_len, 200);
             opt.length_penalty = alpha;
-            opt.bos_id = BOS;
-            opt.eos_id = EOS;
             HistoryModel model(seed, V, 0.3f);
             std::vector<Hypothesis> hyps = beam_search(model, opt);
             REQUIRE(!hyps.empty());
@@ -145,12 +146,8 @@ TEST_CASE("a beam wide enough to keep every prefix finds the brute-force optimum
 }
 
 TEST_CASE("every returned hypothesis carries its true log-probability and ends with <eos> when finished") {
-    SearchOptions opt;
-    opt.beam_size = 4;
-    opt.max_length = 10;
+    SearchOptions opt = search_options(10, 4);
     opt.length_penalty = 0.6f;
-    opt.bos_id = BOS;
-    opt.eos_id = EOS;
     HistoryModel model(42, 11, 0.25f);
     std::vector<Hypothesis> hyps = beam_search(model, opt);
     REQUIRE(hyps.size() == 4);
@@ -181,10 +178,7 @@ public:
 }  // namespace
 
 TEST_CASE("beam search beats greedy where the locally best token leads nowhere") {
-    SearchOptions opt;
-    opt.max_length = 2;
-    opt.bos_id = BOS;
-    opt.eos_id = EOS;
+    SearchOptions opt = search_options(2, 1);
     TwoPathModel model;
     Hypothesis greedy = greedy_search(model, opt);
     opt.beam_size = 2;
@@ -217,11 +211,7 @@ private:
 }  // namespace
 
 TEST_CASE("a short length limit gives the best cut translation, not the empty one that finished first") {
-    SearchOptions opt;
-    opt.max_length = 3;
-    opt.bos_id = BOS;
-    opt.eos_id = EOS;
-    opt.beam_size = 2;
+    const SearchOptions opt = search_options(3, 2);
     //                 0      1      BOS    EOS    4     5
     PositionModel unlikely_empty({0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 4.0f}, {0.0f, 0.0f, 0.0f, -10.0f, 3.0f, 4.0f});
     std::vector<Hypothesis> beam = beam_search(unlikely_empty, opt);
@@ -240,11 +230,7 @@ TEST_CASE("a short length limit gives the best cut translation, not the empty on
 }
 
 TEST_CASE("a finished translation outranks a cut one that scores better") {
-    SearchOptions opt;
-    opt.max_length = 3;
-    opt.bos_id = BOS;
-    opt.eos_id = EOS;
-    opt.beam_size = 2;
+    SearchOptions opt = search_options(3, 2);
     opt.length_penalty = 0.0f;
     // After one token, <eos> is the second choice (it finishes [5, EOS]); the loop 5 5 5 is likelier but is cut.
     PositionModel model({0.0f, 0.0f, 0.0f, -10.0f, 0.0f, 4.0f}, {0.0f, 0.0f, 0.0f, 2.0f, 0.0f, 4.0f});

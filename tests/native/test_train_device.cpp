@@ -302,6 +302,30 @@ void check_same_checkpoint(const std::string& dir_a, const std::string& dir_b) {
     CHECK(ca.adam_v == cb.adam_v);
 }
 
+// A run `o` through CpuStandInBackend, stopped (as by Ctrl-C) once the trainer has reported `stop_after` steps, then
+// resumed to its end.
+struct InterruptedRun {
+    TrainResult first, second;
+    int steps_before_resume = 0, steps = 0;  // what the backends ran
+};
+InterruptedRun interrupted_run(const TrainOptions& o, bool asynchronous, int stop_after) {
+    InterruptedRun r;
+    TrainHooks hooks;
+    hooks.step_backend = [&](const Transformer& model, const TrainOptions& options) -> std::unique_ptr<TrainStepBackend> {
+        return std::make_unique<CpuStandInBackend>(model, options, &r.steps, asynchronous);
+    };
+    std::atomic<bool> stop{false};
+    hooks.stop = &stop;
+    int progress = 0;
+    hooks.progress = [&](const std::string&) { if (++progress == stop_after) stop = true; };
+    r.first = train_translator(o, false, hooks);
+    r.steps_before_resume = r.steps;
+    stop = false;
+    progress = -1000000;
+    r.second = train_translator(o, /*resume=*/true, hooks);  // uploads from the checkpoint
+    return r;
+}
+
 }  // namespace
 
 TEST_CASE("train device: a step backend drives the trainer exactly like the CPU step, across a resume") {
@@ -310,26 +334,15 @@ TEST_CASE("train device: a step backend drives the trainer exactly like the CPU 
     const TrainResult a = train_translator(plain, false);
     REQUIRE(a.state.step == 6);
 
-    int backend_steps = 0;
-    TrainHooks hooks;
-    hooks.step_backend = [&](const Transformer& model, const TrainOptions& o) -> std::unique_ptr<TrainStepBackend> {
-        return std::make_unique<CpuStandInBackend>(model, o, &backend_steps);
-    };
-    std::atomic<bool> stop{false};
-    hooks.stop = &stop;
-    int progress = 0;
-    hooks.progress = [&](const std::string&) { if (++progress == 3) stop = true; };
     TrainOptions split = small_transformer(fresh_dir("backend"));
     split.max_steps = 6;
-    const TrainResult first = train_translator(split, false, hooks);
-    CHECK(first.interrupted);
-    CHECK(first.state.step == 3);
-    CHECK(backend_steps == 3);
-    stop = false;
-    progress = -100;
-    const TrainResult second = train_translator(split, /*resume=*/true, hooks);  // upload from the checkpoint
-    CHECK(second.state.step == 6);
-    CHECK(backend_steps == 6);
+    const InterruptedRun r = interrupted_run(split, /*asynchronous=*/false, 3);
+    CHECK(r.first.interrupted);
+    CHECK(r.first.state.step == 3);
+    CHECK(r.steps_before_resume == 3);
+    CHECK(r.second.state.step == 6);
+    CHECK(r.steps == 6);
+    const TrainResult& second = r.second;
     CHECK(second.last_loss == a.last_loss);
     CHECK(attend_test::step_losses(split.out_dir) == attend_test::step_losses(plain.out_dir));
     check_same_checkpoint(plain.out_dir, split.out_dir);
@@ -373,30 +386,19 @@ TEST_CASE("train device: an asynchronous step backend, whose losses come a step 
     plain.epochs = 2;
     const TrainResult a = train_translator(plain, false);
 
-    int backend_steps = 0;
-    TrainHooks hooks;
-    hooks.step_backend = [&](const Transformer& model, const TrainOptions& o) -> std::unique_ptr<TrainStepBackend> {
-        return std::make_unique<CpuStandInBackend>(model, o, &backend_steps, /*asynchronous=*/true);
-    };
-    std::atomic<bool> stop{false};
-    hooks.stop = &stop;
-    int progress = 0;
-    hooks.progress = [&](const std::string&) { if (++progress == 4) stop = true; };
     TrainOptions late = small_transformer(fresh_dir("async-late"));
     late.corpus.max_train_sentences = 120;
     late.checkpoint_every = 3;
     late.epochs = 2;
-    const TrainResult first = train_translator(late, false, hooks);
-    CHECK(first.interrupted);
+    const InterruptedRun r = interrupted_run(late, /*asynchronous=*/true, 4);
+    CHECK(r.first.interrupted);
     // The 4th progress line reports step 4 once step 5 is queued: the stop comes after step 5, whose loss the
     // checkpoint then holds too.
-    CHECK(first.state.step == 5);
-    CHECK(backend_steps == 5);
-    stop = false;
-    progress = -1000;
-    const TrainResult second = train_translator(late, /*resume=*/true, hooks);
-    CHECK(second.state.step == a.state.step);
-    CHECK(backend_steps == a.state.step);
+    CHECK(r.first.state.step == 5);
+    CHECK(r.steps_before_resume == 5);
+    CHECK(r.second.state.step == a.state.step);
+    CHECK(r.steps == a.state.step);
+    const TrainResult& second = r.second;
     CHECK(second.last_loss == a.last_loss);
     CHECK(second.epoch_loss_d2l == a.epoch_loss_d2l);  // every step's loss reached the epoch's sum
     CHECK(second.val_loss == a.val_loss);              // validation read the parameters after the last step
