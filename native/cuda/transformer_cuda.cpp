@@ -62,7 +62,10 @@ void check_lens(const int* lens, int B, int T, const char* what) {
 class IdUploader {
 public:
     IdUploader() { CUDA_CHECK(cudaEventCreateWithFlags(&copied_, cudaEventDisableTiming)); }
-    ~IdUploader() { cudaEventDestroy(copied_); }
+    ~IdUploader() {
+        cudaEventSynchronize(copied_);  // the last copy reads the page-locked staging memory freed after this
+        cudaEventDestroy(copied_);
+    }
     IdUploader(const IdUploader&) = delete;
     IdUploader& operator=(const IdUploader&) = delete;
 
@@ -100,6 +103,8 @@ public:
         for (cudaEvent_t& e : copied_) CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
     }
     ~LossSlots() {
+        // A copy still queued must not land in freed page-locked memory (a run stopped between queue and take).
+        for (int k = 0; k < queued_; ++k) cudaEventSynchronize(copied_[(first_ + k) % kSlots]);
         for (cudaEvent_t e : copied_) cudaEventDestroy(e);
     }
     LossSlots(const LossSlots&) = delete;
