@@ -200,7 +200,7 @@ CommandRegistrar registrar([](CLI::App& app) {
         ->check(CLI::IsMember({"cpu", "cuda"}));
     cmd->add_option("--precision", o->precision,
                     "cuda: the GEMMs in fp32, tf32 or bf16 (both sides; torch: allow_tf32 / bf16 autocast)")
-        ->check(CLI::IsMember({"fp32", "tf32", "bf16"}))
+        ->check(CLI::IsMember(gemm_precision_names()))
         ->capture_default_str();
     cmd->add_flag(
         "--no-torch", [o](int64_t) { o->with_torch = false; }, "Do not run bench/torch_train.py");

@@ -1,5 +1,6 @@
 // `attend train`: train a translator (Transformer or GRU + Bahdanau) from a preset, with flags overriding the preset.
 #include "cli/command.h"
+#include "train/gemm_precision.h"
 #include "train/communicator.h"
 #include "train/presets.h"
 #include "cli/option_checks.h"
@@ -180,7 +181,7 @@ CommandRegistrar registrar([](CLI::App& app) {
         ->default_str(TrainOptions().device);
     f.add("--precision", &O::precision,
           "cuda: the GEMMs' inputs in fp32, tf32 or bf16 (tensor cores; sums and weights stay fp32)")
-        ->check(CLI::IsMember({"fp32", "tf32", "bf16"}))
+        ->check(CLI::IsMember(gemm_precision_names()))
         ->default_str(TrainOptions().precision);
     cmd->callback([call] { run_train(*call); });
 });

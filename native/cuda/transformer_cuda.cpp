@@ -117,11 +117,12 @@ public:
                         "before queuing another step");
     }
 
-    // Queues the copy of the device total (null: the step had no rows, its loss is 0) and the divisor of the mean.
-    void push(const double* device_total, double divisor) {
+    // Queues the copy of the device total (null: the step had no rows, its loss is 0) and the label count the mean
+    // divides it by.
+    void push(const double* device_total, int64_t labels) {
         require_free_slot();
         const int slot = (first_ + queued_) % kSlots;
-        divisor_[slot] = divisor;
+        labels_[slot] = labels;
         has_total_[slot] = device_total != nullptr;
         if (device_total)
             CUDA_CHECK(cudaMemcpyAsync(totals_ + slot, device_total, sizeof(double),
@@ -130,14 +131,15 @@ public:
         ++queued_;
     }
 
-    // The oldest queued step's mean loss (total / divisor), once its copy has run.
-    double take() {
+    // The oldest queued step's mean loss (total / labels, at least 1), once its copy has run; *labels its count.
+    double take(int64_t* labels) {
         if (queued_ == 0) throw Error("transformer (cuda): take_loss() without a queued step whose loss was not taken");
         const int slot = first_;
         CUDA_CHECK(cudaEventSynchronize(copied_[slot]));
         first_ = (first_ + 1) % kSlots;
         --queued_;
-        return has_total_[slot] ? totals_[slot] / divisor_[slot] : 0.0;
+        if (labels) *labels = labels_[slot];
+        return has_total_[slot] ? totals_[slot] / double(std::max<int64_t>(1, labels_[slot])) : 0.0;
     }
 
 private:
@@ -145,7 +147,7 @@ private:
     PinnedBuffer<double> pinned_;
     double* totals_ = nullptr;  // [kSlots], in pinned_
     cudaEvent_t copied_[kSlots] = {};
-    double divisor_[kSlots] = {};
+    int64_t labels_[kSlots] = {};
     bool has_total_[kSlots] = {};
     int first_ = 0, queued_ = 0;
 };
@@ -272,11 +274,11 @@ struct TransformerCuda::Impl {
         return total;
     }
 
-    // Forward, loss (its total in scalars[0], not read) and backward; returns the divisor of the mean loss: the
+    // Forward, loss (its total in scalars[0], not read) and backward; returns the label count of the mean loss: the
     // `denominator` labels, or this batch's own count when it is 0.
     // in_place: the classifier's gradient overwrites the logits (the training step, which reads them no more).
-    double queue_forward_backward(const TransformerBatchView& b, DropoutStream* dropout, float label_smoothing,
-                                  int64_t denominator = 0, bool in_place = false) {
+    int64_t queue_forward_backward(const TransformerBatchView& b, DropoutStream* dropout, float label_smoothing,
+                                   int64_t denominator = 0, bool in_place = false) {
         if (!b.tgt_out) throw Error("transformer (cuda): a training step needs labels (tgt_out)");
         forward(b, dropout);
         const size_t N = size_t(B) * T;
@@ -284,7 +286,7 @@ struct TransformerCuda::Impl {
         float* dlogits = in_place ? acts.logits : ops.take_zero(N * config.tgt_vocab);
         const int count = loss(b, label_smoothing, in_place ? nullptr : dlogits, denominator, in_place);
         backward(dlogits);
-        return double(denominator > 0 ? denominator : std::max<int64_t>(1, count));
+        return denominator > 0 ? denominator : count;
     }
 };
 TransformerCuda::TransformerCuda(const Transformer& model, const AdamConfig& adam, size_t arena_bytes)
@@ -306,12 +308,12 @@ void TransformerCuda::queue_train_step(const TrainBatch& batch, uint64_t dropout
     const bool share = batch.total_rows > 0;
     if (share && batch.B > 0) dropout.set_rows(batch.row_begin, batch.B, batch.total_rows);
     if (batch.B > 0) {
-        const double divisor = m.queue_forward_backward(view_of(batch), &dropout, label_smoothing,
+        const int64_t labels = m.queue_forward_backward(view_of(batch), &dropout, label_smoothing,
                                                         share ? batch.global_labels : 0, /*in_place=*/true);
-        m.losses.push(m.scalars.get(), divisor);  // the copy runs after the loss kernel that wrote the total
+        m.losses.push(m.scalars.get(), labels);  // the copy runs after the loss kernel that wrote the total
     } else {
         m.grads.zero();  // a share without rows adds nothing to the sum
-        m.losses.push(nullptr, 1.0);
+        m.losses.push(nullptr, batch.global_labels);
     }
     if (allreduce) allreduce->sum(m.grads.get(), m.n);
     if (clip_norm > 0) clip_grad_norm_cuda(m.scalars.get() + 1, m.grads.get(), m.n, clip_norm, m.partials.get());
@@ -319,13 +321,13 @@ void TransformerCuda::queue_train_step(const TrainBatch& batch, uint64_t dropout
     adam_update_cuda(m.values.get(), m.m.get(), m.v.get(), m.grads.get(), m.n, m.adam_t, lr, m.adam);
 }
 
-double TransformerCuda::take_loss() { return impl_->losses.take(); }
+double TransformerCuda::take_loss(int64_t* labels) { return impl_->losses.take(labels); }
 
 double TransformerCuda::forward_backward(const TrainBatch& batch, bool dropout, uint64_t dropout_seed,
                                          float label_smoothing) {
     DropoutStream stream(impl_->config.dropout, dropout_seed);
-    const double divisor = impl_->queue_forward_backward(view_of(batch), dropout ? &stream : nullptr, label_smoothing);
-    return impl_->loss_total() / divisor;
+    const int64_t labels = impl_->queue_forward_backward(view_of(batch), dropout ? &stream : nullptr, label_smoothing);
+    return impl_->loss_total() / double(std::max<int64_t>(1, labels));
 }
 
 double TransformerCuda::loss_sum(const TrainBatch& batch, float label_smoothing, int* count) {

@@ -42,11 +42,12 @@ public:
                       float lr, DeviceAllreduce* allreduce = nullptr);
 
     // train_step without waiting: the step is queued on the GPU and its loss copied into page-locked memory behind
-    // it. take_loss() returns the queued steps' losses in order, waiting only for the oldest; at most two steps'
-    // losses may be untaken (a third queue_train_step throws attend::Error).
+    // it. take_loss() returns the queued steps' losses in order (as train_step does), waiting only for the oldest,
+    // and *labels the label count the mean is over (a share: the whole batch's); at most two steps' losses may be
+    // untaken (a third queue_train_step throws attend::Error).
     void queue_train_step(const TrainBatch& batch, uint64_t dropout_seed, float label_smoothing, float clip_norm,
                           float lr, DeviceAllreduce* allreduce = nullptr);
-    double take_loss();
+    double take_loss(int64_t* labels = nullptr);
 
     // Forward, loss and backward only (no clipping, no update); gradients zeroed first and left on the device.
     // dropout_seed is used only when `dropout` (else the forward runs without dropout). Returns the mean loss.

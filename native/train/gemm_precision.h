@@ -7,12 +7,15 @@
 //         weights (the rounding happens inside cuBLAS, per GEMM): ~8e-3 relative error per product.
 #pragma once
 #include <string>
+#include <vector>
 
 namespace attend {
 
 enum class GemmPrecision { FP32, TF32, BF16 };
 
-// "fp32", "tf32" or "bf16"; anything else throws attend::Error naming the accepted values.
+// The names, in GemmPrecision's order: "fp32", "tf32", "bf16" (what --precision accepts).
+const std::vector<std::string>& gemm_precision_names();
+// One of gemm_precision_names(); anything else throws attend::Error naming the accepted values.
 GemmPrecision parse_gemm_precision(const std::string& name);
 const char* gemm_precision_name(GemmPrecision p);
 

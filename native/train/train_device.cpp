@@ -14,7 +14,6 @@
 #endif
 
 #include <algorithm>
-#include <deque>
 #include <cstdlib>
 #include <cmath>
 
@@ -28,16 +27,19 @@ TrainDevice parse_train_device(const std::string& name) {
 
 const char* train_device_name(TrainDevice device) { return device == TrainDevice::Cuda ? "cuda" : "cpu"; }
 
-GemmPrecision parse_gemm_precision(const std::string& name) {
-    if (name == "fp32") return GemmPrecision::FP32;
-    if (name == "tf32") return GemmPrecision::TF32;
-    if (name == "bf16") return GemmPrecision::BF16;
-    throw Error("--precision '" + name + "': expected fp32, tf32 or bf16");
+const std::vector<std::string>& gemm_precision_names() {
+    static const std::vector<std::string> names{"fp32", "tf32", "bf16"};
+    return names;
 }
 
-const char* gemm_precision_name(GemmPrecision p) {
-    return p == GemmPrecision::TF32 ? "tf32" : p == GemmPrecision::BF16 ? "bf16" : "fp32";
+GemmPrecision parse_gemm_precision(const std::string& name) {
+    const std::vector<std::string>& names = gemm_precision_names();
+    const auto it = std::find(names.begin(), names.end(), name);
+    if (it == names.end()) throw Error("--precision '" + name + "': expected fp32, tf32 or bf16");
+    return static_cast<GemmPrecision>(it - names.begin());
 }
+
+const char* gemm_precision_name(GemmPrecision p) { return gemm_precision_names()[static_cast<size_t>(p)].c_str(); }
 
 // The GPU must be there and usable; the message carries the CUDA runtime's own reason.
 void require_train_device(TrainDevice device) {
@@ -177,22 +179,17 @@ std::unique_ptr<cuda::DeviceAllreduce> gradient_allreduce(Communicator& comm) {
 class CudaTrainStep final : public TrainStepBackend {
 public:
     CudaTrainStep(const Transformer& model, const AdamConfig& adam, Communicator& comm)
-        : comm_(comm), allreduce_(gradient_allreduce(comm)), step_(model, adam), pad_(model.config.pad_id) {}
+        : comm_(comm), allreduce_(gradient_allreduce(comm)), step_(model, adam) {}
     // Queued on the GPU; the loss comes back through pinned memory and is read when taken, a step later.
     void step(const TrainBatch& b, uint64_t dropout_seed, float label_smoothing, float clip_norm,
               float lr) override {
         step_.queue_train_step(b, dropout_seed, label_smoothing, clip_norm, lr, allreduce_.get());
-        const bool share = b.total_rows > 0;  // a share's loss is over the whole batch's labels too
-        queued_.push_back({share ? b.global_labels : cross_entropy_count(b.tgt_out.data(), pad_, b.B * b.T), share});
     }
     StepLoss take_loss() override {
-        if (queued_.empty()) throw Error("CUDA train step: take_loss() without a step whose loss was not taken");
-        const Queued q = queued_.front();
-        queued_.pop_front();
         StepLoss loss;
-        loss.tokens = q.labels;
-        loss.sum = step_.take_loss() * std::max<int64_t>(1, loss.tokens);  // with ranks: this share's
-        if (q.share) comm_.allreduce_sum(&loss.sum, 1);                     // every rank takes it at the same step
+        const double mean = step_.take_loss(&loss.tokens);
+        loss.sum = mean * std::max<int64_t>(1, loss.tokens);  // with ranks: this share's (the trainer shards then)
+        if (comm_.size() > 1) comm_.allreduce_sum(&loss.sum, 1);  // every rank takes it at the same step
         loss.mean = loss.sum / std::max<int64_t>(1, loss.tokens);
         return loss;
     }
@@ -212,12 +209,6 @@ private:
     Communicator& comm_;
     std::unique_ptr<cuda::DeviceAllreduce> allreduce_;  // before step_: the rank's GPU is chosen first
     cuda::TransformerCuda step_;
-    const int pad_;
-    struct Queued {
-        int64_t labels = 0;  // the loss's denominator
-        bool share = false;  // one rank's share of a data-parallel batch
-    };
-    std::deque<Queued> queued_;  // the steps whose loss was not taken yet
 };
 #endif
 
