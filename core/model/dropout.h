@@ -52,14 +52,17 @@ public:
         rows_ = rows;
         total_rows_ = total_rows;
     }
-    Dropout next(uint64_t n) {
+    Dropout next(uint64_t n) { return next(n, p_); }
+    // A site with its own rate: it takes the same counters as next(n), so a site's rate never moves the masks of
+    // the sites after it.
+    Dropout next(uint64_t n, float p) {
         if (rows_ == total_rows_) {
-            Dropout d{p_, seed_, counter_};
+            Dropout d{p, seed_, counter_};
             counter_ += n;
             return d;
         }
         const uint64_t per_row = n / uint64_t(rows_);  // n is rows * (elements per row)
-        Dropout d{p_, seed_, counter_ + uint64_t(row_begin_) * per_row};
+        Dropout d{p, seed_, counter_ + uint64_t(row_begin_) * per_row};
         counter_ += per_row * uint64_t(total_rows_);
         return d;
     }

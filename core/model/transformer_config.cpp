@@ -21,6 +21,7 @@ void TransformerConfig::validate() const {
         throw Error("transformer config: model_dim " + std::to_string(model_dim) + " is not a multiple of heads " +
                     std::to_string(heads));
     check_config_fraction(what, "dropout", dropout);
+    if (attention_dropout) check_config_fraction(what, "attention_dropout", *attention_dropout);
     if (tie_embeddings && src_vocab != tgt_vocab)
         throw Error("transformer config: tie_embeddings needs one joint vocabulary, got src_vocab " +
                     std::to_string(src_vocab) + " and tgt_vocab " + std::to_string(tgt_vocab));
@@ -31,7 +32,7 @@ void TransformerConfig::validate() const {
 }
 
 nlohmann::json transformer_config_to_json(const TransformerConfig& c) {
-    return {{"architecture", "transformer"},
+    nlohmann::json j = {{"architecture", "transformer"},
             {"model_dim", c.model_dim},
             {"heads", c.heads},
             {"encoder_layers", c.encoder_layers},
@@ -48,6 +49,8 @@ nlohmann::json transformer_config_to_json(const TransformerConfig& c) {
             {"activation", c.activation == Activation::GELU ? "gelu" : "relu"},
             {"layernorm_eps", c.layernorm_eps},
             {"pad_id", c.pad_id}};
+    if (c.attention_dropout) j["attention_dropout"] = *c.attention_dropout;
+    return j;
 }
 
 TransformerConfig transformer_config_from_json(const nlohmann::json& j) {
@@ -65,6 +68,11 @@ TransformerConfig transformer_config_from_json(const nlohmann::json& j) {
     get("tgt_vocab", c.tgt_vocab);
     get("max_len", c.max_len);
     get("dropout", c.dropout);
+    if (j.contains("attention_dropout")) {
+        float p = 0.0f;
+        get("attention_dropout", p);
+        c.attention_dropout = p;
+    }
     get("tie_embeddings", c.tie_embeddings);
     get("pre_ln", c.pre_ln);
     get("final_norm", c.final_norm);

@@ -1,6 +1,7 @@
 // The hyperparameters of a Transformer encoder-decoder, as stored in a model file's metadata (JSON).
 #pragma once
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 namespace attend {
@@ -18,6 +19,9 @@ struct TransformerConfig {
     int max_len = 1024;    // longest sequence (positional encoding rows, decoding cache)
     float dropout = 0.1f;  // embeddings + positional encoding, attention weights, every sublayer output before its
                            // residual add (as the seeds; nn.Transformer also drops inside the FFN)
+    // The attention weights' own rate (fairseq's attention_dropout, 0 there by default); absent: `dropout`, the
+    // seeds' and nn.MultiheadAttention's convention, which every model file without the field was trained with.
+    std::optional<float> attention_dropout;
     bool tie_embeddings = false;  // one table for source, target and output projection (joint vocabulary)
     bool pre_ln = false;          // false: post-LN as in the seeds and nn.Transformer(norm_first=False)
     bool final_norm = false;      // a LayerNorm after each stack (nn.Transformer has it; the seeds do not)
@@ -27,6 +31,7 @@ struct TransformerConfig {
     int pad_id = -1;  // embedding rows of this id get no gradient; -1 for none
 
     int head_dim() const { return model_dim / heads; }
+    float attention_dropout_rate() const { return attention_dropout.value_or(dropout); }
     // Throws attend::Error naming the first bad field.
     void validate() const;
 };

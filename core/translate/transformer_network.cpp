@@ -34,7 +34,12 @@ std::string TransformerNetwork::description() const {
     std::snprintf(line, sizeof line, "Transformer %d+%d layers, C %d, %d heads, ffn %d, %s%s", c.encoder_layers,
                   c.decoder_layers, c.model_dim, c.heads, c.ffn_dim, c.pre_ln ? "pre-LN" : "post-LN",
                   c.tie_embeddings ? ", tied embeddings" : "");
-    return line;
+    std::string d = line;
+    if (c.attention_dropout) {
+        std::snprintf(line, sizeof line, ", attention dropout %.2f", double(*c.attention_dropout));
+        d += line;
+    }
+    return d;
 }
 
 std::unique_ptr<StepModel> TransformerNetwork::search_model(const int* src, int S, int max_length) const {

@@ -150,6 +150,8 @@ CommandRegistrar registrar([](CLI::App& app) {
           "Scale the learning rate linearly down to 0 over the last N epochs (0: none; with --resume: default the "
           "run's own)")->check(at_least(0));
     f.add<float>("--dropout", [](O& o, float p) { o.model.dropout = o.rnn.dropout = p; }, "Dropout")->check(fraction());
+    f.add<float>("--attention-dropout", [](O& o, float p) { o.model.attention_dropout = p; },
+                 "Transformer: dropout on the attention weights (default: --dropout's rate)")->check(fraction());
     f.add("--label-smoothing", &O::label_smoothing, "Label smoothing")->check(fraction());
     f.add("--clip", &O::clip_norm, "Global gradient-norm clipping (0: none)")->check(at_least(0));
     f.add("--seed", &O::seed, "Random seed (data order, initialisation, dropout)")->check(at_least(1));

@@ -111,7 +111,12 @@ std::unique_ptr<TrainStepBackend> transformer_gpu_step(TrainDevice device, const
                                    comm);
 }
 
-void check_bahdanau_options(const TrainOptions& o) { validate_with_stand_in_vocabularies(o.rnn); }
+void check_bahdanau_options(const TrainOptions& o) {
+    // The GRU model drops its attention weights at its one rate; a second rate it would ignore must not pass silently.
+    if (o.model.attention_dropout)
+        throw Error("--attention-dropout is a Transformer option; the bahdanau presets drop everything at --dropout");
+    validate_with_stand_in_vocabularies(o.rnn);
+}
 
 // o.rnn keeps the run's choices only: the vocabularies, num_steps and pad come from the corpus and the options.
 std::unique_ptr<TranslatorNetwork> build_bahdanau(TrainOptions& o, int src_vocab, int tgt_vocab, int pad_id) {

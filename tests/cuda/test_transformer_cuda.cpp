@@ -1,6 +1,7 @@
 // The CUDA Transformer step (native/cuda/transformer_cuda.h) against the CPU model and trainer step:
 //  1. one forward + backward with dropout (same seed, so the same masks) for two configurations (post-LN, ReLU,
-//     separate embeddings / pre-LN, GELU, final norms, tied embeddings): loss 1e-5 relative; logits 1e-4 absolute +
+//     separate embeddings / pre-LN, GELU, final norms, tied embeddings, attention weights dropped at their own
+//     rate): loss 1e-5 relative; logits 1e-4 absolute +
 //     1e-4 relative; every gradient tensor 1e-4 x (its largest CPU magnitude) absolute + 1e-3 relative, named on
 //     failure (the key projections' biases, whose true gradient is zero, are checked to be rounding noise instead);
 //  2. 30 training steps (warmup schedule, clipping, dropout, label smoothing, Adam eps 1e-8) from the same
@@ -51,6 +52,7 @@ TransformerConfig tiny_config(bool variant) {
     c.final_norm = variant;
     c.tie_embeddings = variant;
     c.activation = variant ? Activation::GELU : Activation::ReLU;
+    if (variant) c.attention_dropout = 0.2f;
     return c;
 }
 

@@ -62,6 +62,7 @@ TEST_CASE("attend train: every numeric option is range-checked before any work")
     check_refused("train --lr nan", "--lr: must be a finite number, got nan");
     check_refused("train --lr 0", "--lr: must be greater than 0, got 0");
     check_refused("train --dropout 1", "--dropout: must be in [0, 1), got 1");
+    check_refused("train --attention-dropout -0.5", "--attention-dropout: must be in [0, 1), got -0.5");
     check_refused("train --label-smoothing -0.1", "--label-smoothing: must be in [0, 1), got -0.1");
     check_refused("train --clip -1", "--clip: must be at least 0, got -1");
     check_refused("train --heads 0", "--heads: must be at least 1, got 0");
@@ -78,6 +79,8 @@ TEST_CASE("attend train: every numeric option is range-checked before any work")
     check_refused("train --out '" + out + "' --dim 30 --heads 4", "model_dim 30 is not a multiple of heads 4");
     check_refused("train --preset bahdanau-d2l --out '" + out + "' --dropout 0.5 --embed 20000",
                   "--embed: must be at most 16384, got 20000");
+    check_refused("train --preset bahdanau-d2l --out '" + out + "' --attention-dropout 0",
+                  "--attention-dropout is a Transformer option");
     check_refused("train --out '" + out + "' --precision bf16 --device cpu", "--precision bf16 is for --device cuda");
     check_refused("train --out '" + out + "' --precision tf32", "--precision tf32 is for --device cuda");
     check_refused("train --precision fp16", "--precision: fp16 not in {fp32,tf32,bf16}");
@@ -114,6 +117,23 @@ TEST_CASE("attend train: each flag given sets its fields over the preset's; the 
     CHECK(o.label_smoothing == preset.label_smoothing);
     CHECK(o.corpus.source_lang == preset.corpus.source_lang);
     CHECK(o.validate_every == preset.validate_every);
+    std::filesystem::remove_all(out);
+}
+
+TEST_CASE("attend train --attention-dropout: the Transformer's attention weights get their own rate") {
+    using namespace attend;
+    const std::string out = attend_test::fresh_run_dir("attention_dropout");
+    const Run r = run_attend("train --preset transformer-tiny --data '" + default_data_dir() + "' --out '" + out +
+                             "' --max-steps 1 --max-sentences 64 --layers 1 --dim 16 --heads 2 --ffn 32 --bpe 100 "
+                             "--dropout 0.25 --attention-dropout 0 --threads 1");
+    CAPTURE(r.output);
+    REQUIRE(r.status == 0);
+    CHECK(r.output.find("attention dropout 0.00, dropout 0.25") != std::string::npos);
+    const TrainOptions o = train_options_from_json(load_newest_checkpoint(out).checkpoint.options);
+    REQUIRE(o.model.attention_dropout.has_value());
+    CHECK(*o.model.attention_dropout == 0.0f);
+    CHECK(o.model.dropout == 0.25f);
+    CHECK_FALSE(train_preset("transformer-tiny").model.attention_dropout.has_value());  // not given: --dropout's
     std::filesystem::remove_all(out);
 }
 

@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <optional>
 
 using namespace attend;
 using namespace attend_test;
@@ -151,6 +152,91 @@ TEST_CASE("transformer config: JSON round trip and errors naming the field") {
     CHECK(message(nlohmann::json::array()).find("object") != std::string::npos);
 }
 
+TEST_CASE("transformer config: attention_dropout is written only when set; absent, the attention takes `dropout`") {
+    TransformerConfig c = small_config(false, false, Activation::ReLU);
+    c.dropout = 0.3f;
+    const nlohmann::json plain = transformer_config_to_json(c);
+    CHECK_FALSE(plain.contains("attention_dropout"));  // files of models trained before the field stay as they were
+    CHECK_FALSE(transformer_config_from_json(plain).attention_dropout.has_value());
+    CHECK(transformer_config_from_json(plain).attention_dropout_rate() == 0.3f);
+    c.attention_dropout = 0.0f;
+    const TransformerConfig back = transformer_config_from_json(transformer_config_to_json(c));
+    REQUIRE(back.attention_dropout.has_value());
+    CHECK(*back.attention_dropout == 0.0f);
+    CHECK(back.attention_dropout_rate() == 0.0f);
+    CHECK(back.dropout == 0.3f);
+    auto message = [](nlohmann::json j) {
+        try {
+            transformer_config_from_json(j);
+        } catch (const Error& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    CHECK(message({{"attention_dropout", 1.5}}).find("attention_dropout") != std::string::npos);
+    CHECK(message({{"attention_dropout", -0.1}}).find("attention_dropout") != std::string::npos);
+    CHECK(message({{"attention_dropout", "none"}}).find("attention_dropout") != std::string::npos);
+}
+
+TEST_CASE("transformer: attention_dropout drops the attention weights at its own rate; no other site's mask moves") {
+    // Same seed, same inputs; only the attention sites' rate differs between the configurations.
+    const int B = 2, S = 4, T = 3;
+    const std::vector<int> src = {2, 3, 1, 5, 6, 7, 8, 2}, tgt = {1, 4, 2, 8, 3, 5};
+    const std::vector<int> src_valid = {4, 3}, tgt_valid = {3, 2};
+    struct Pass {
+        std::vector<float> logits;
+        std::vector<Dropout> attention, other;  // every site's descriptor, in forward order
+    };
+    auto pass = [&](float dropout, std::optional<float> attention_dropout) {
+        TransformerConfig c = small_config(false, false, Activation::ReLU);
+        c.dropout = dropout;
+        c.attention_dropout = attention_dropout;
+        Transformer model(c);
+        randomize(model, 5);
+        TransformerActivations acts;
+        plan_transformer(acts, c, B, S, T);
+        DropoutStream stream(c.dropout, 99);
+        transformer_forward(acts, model, src.data(), src_valid.data(), tgt.data(), tgt_valid.data(), &stream);
+        Pass p;
+        p.logits.assign(acts.logits, acts.logits + size_t(B) * T * c.tgt_vocab);
+        p.other = {acts.src_dropout, acts.tgt_dropout};
+        for (const auto& e : acts.encoder) {
+            p.attention.push_back(e.self_attn.attention_dropout);
+            p.other.insert(p.other.end(), {e.norm1.dropout, e.norm2.dropout});
+        }
+        for (const auto& d : acts.decoder) {
+            p.attention.insert(p.attention.end(), {d.self_attn.attention_dropout, d.cross_attn.attention_dropout});
+            p.other.insert(p.other.end(), {d.norm1.dropout, d.norm2.dropout, d.norm3.dropout});
+        }
+        return p;
+    };
+    auto same_bits = [](const std::vector<float>& a, const std::vector<float>& b) {
+        return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+    };
+    const Pass absent = pass(0.3f, std::nullopt), same = pass(0.3f, 0.3f), none = pass(0.3f, 0.0f);
+    CHECK(same_bits(absent.logits, same.logits));        // absent means the model's dropout
+    CHECK_FALSE(same_bits(absent.logits, none.logits));  // 0 keeps every attention weight
+    REQUIRE(none.attention.size() == 2 + 2 * 2);
+    REQUIRE(none.other.size() == 2 + 2 * 2 + 2 * 3);
+    for (size_t i = 0; i < none.attention.size(); ++i) {
+        CAPTURE(i);
+        CHECK(absent.attention[i].p == 0.3f);
+        CHECK_FALSE(none.attention[i].active());
+        CHECK(none.attention[i].offset == absent.attention[i].offset);  // the counters are taken all the same
+    }
+    for (size_t i = 0; i < none.other.size(); ++i) {
+        CAPTURE(i);
+        CHECK(none.other[i].p == 0.3f);
+        CHECK(none.other[i].offset == absent.other[i].offset);
+        CHECK(none.other[i].seed == absent.other[i].seed);
+    }
+    // The attention alone dropped: the model's dropout 0 leaves the stream's rate at 0, the attention sites still drop.
+    const Pass off = pass(0.0f, std::nullopt), attention_only = pass(0.0f, 0.5f);
+    CHECK_FALSE(same_bits(off.logits, attention_only.logits));
+    for (const Dropout& d : attention_only.attention) CHECK(d.p == 0.5f);
+    for (const Dropout& d : attention_only.other) CHECK_FALSE(d.active());
+}
+
 TEST_CASE("transformer_backward: central differences through every layer, dropout active") {
     // Float forward, double loss L = sum(logits * G); central differences with eps = 1e-2 on 3 entries of every
     // tensor. Float rounding of L is ~1e-7 |L| / eps, so the check is |numeric - analytic| <= 2e-3 + 1e-2 |analytic|.
@@ -160,6 +246,7 @@ TEST_CASE("transformer_backward: central differences through every layer, dropou
         CAPTURE(pre_ln);
         TransformerConfig c = small_config(pre_ln, pre_ln, Activation::GELU);
         c.dropout = 0.2f;
+        if (pre_ln) c.attention_dropout = 0.4f;  // the attention weights' own rate through the backward too
         c.final_norm = true;
         c.pad_id = 0;
         Transformer model(c);
