@@ -6,34 +6,43 @@
 # Every run resumes from its own folder, so calling the script again with the same folders continues where the time
 # limit stopped it (a device command may last 10 minutes); runs that have finished are only scored again.
 # ATTEND_DATA names the Multi30K folder where ../shared does not travel with the tree.
-# Recipes (transformer-tiny sizes, Multi30K en→de unless named otherwise):
-#   card-ende          the shipped cased en→de model's recipe (web/models/multi30k-en-de-cased.md), run again
-#   card-ende-bf16     the same with --precision bf16 (its BLEU decides whether bf16 may become a default)
-#   card-ende-ad0      the card's recipe with the attention weights kept (--attention-dropout 0, fairseq's default)
-#   wu-ende-lc         Wu et al. 2021's Transformer-Tiny recipe (fairseq, 2 GPUs x 4096 tokens): lr 5e-3, 2,000
-#                      warm-up steps then inverse square root, dropout 0.3 and no attention dropout (fairseq's
+# Recipes (transformer-tiny sizes, Multi30K; <pair> is ende, enfr, deen or fren):
+#   card-<pair>        the shipped cased model's recipe (web/models/multi30k-<src>-<tgt>-cased.md), run again
+#   card-<pair>-bf16   the same with --precision bf16 (its BLEU decides whether bf16 may become a default)
+#   card-<pair>-ad0    the card's recipe with the attention weights kept (--attention-dropout 0, fairseq's default)
+#   wu-ende-lc         Wu et al. 2021's Transformer-Tiny recipe on en→de (fairseq, 2 GPUs x 4096 tokens): lr 5e-3,
+#                      2,000 warm-up steps then inverse square root, dropout 0.3 and no attention dropout (fairseq's
 #                      attention_dropout 0, which their command leaves), 8,192-token batches, ~8,000 steps,
 #                      the last 10 epochs averaged; lowercase text as in the paper
 #   wu-ende            the same on cased text (what would ship)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ $# -lt 4 ]; then sed -n 2,18p "$0"; exit 2; fi
+if [ $# -lt 4 ]; then sed -n 2,17p "$0"; exit 2; fi
 b=$1 runs=$2 minutes=$3
 shift 3
 attend="$b/bin/attend"
 export OMP_WAIT_POLICY=passive
 
 recipe_args() {
-    local card="--preset transformer-tiny-cased --source en --target de --epochs 100 --cooldown-epochs 20 --validate-every 20"
-    local wu="--source en --target de --lr 5e-3 --warmup 2000 --max-tokens 8192 --dropout 0.3 --attention-dropout 0 --epochs 140 \
---cooldown-epochs 0 --validate-every 10 --average-last 10 --keep 10"
+    local wu="--source en --target de --lr 5e-3 --warmup 2000 --max-tokens 8192 --dropout 0.3 --attention-dropout 0 \
+--epochs 140 --cooldown-epochs 0 --validate-every 10 --average-last 10 --keep 10"
     case "$1" in
-        card-ende) echo "$card" ;;
-        card-ende-bf16) echo "$card --precision bf16" ;;
-        card-ende-ad0) echo "$card --attention-dropout 0" ;;
-        wu-ende-lc) echo "--preset transformer-tiny $wu" ;;
-        wu-ende) echo "--preset transformer-tiny-cased $wu" ;;
-        *) echo "gpu-train: unknown recipe '$1' (see the list at the top of $0)" >&2; return 1 ;;
+        wu-ende-lc) echo "--preset transformer-tiny $wu"; return ;;
+        wu-ende) echo "--preset transformer-tiny-cased $wu"; return ;;
+    esac
+    local pair variant
+    if [[ $1 =~ ^card-(ende|enfr|deen|fren)(-bf16|-ad0)?$ ]]; then
+        pair=${BASH_REMATCH[1]} variant=${BASH_REMATCH[2]}
+    else
+        echo "gpu-train: unknown recipe '$1' (see the list at the top of $0)" >&2
+        return 1
+    fi
+    local card="--preset transformer-tiny-cased --source ${pair:0:2} --target ${pair:2:2} --epochs 100 \
+--cooldown-epochs 20 --validate-every 20"
+    case "$variant" in
+        -bf16) echo "$card --precision bf16" ;;
+        -ad0) echo "$card --attention-dropout 0" ;;
+        *) echo "$card" ;;
     esac
 }
 
