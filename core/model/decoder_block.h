@@ -64,14 +64,16 @@ void decoder_block_forward(Ops& ops, DecoderBlockActivations& a, const float* x,
     const float* in = add_norm_input(ops, a.norm1, x, w(p.norm1.weight), w(p.norm1.bias), eps, N, C, c.pre_ln);
     multi_head_attention_forward(ops, a.self_out, a.self_attn, in, in,
                                  multi_head_attention_weights(values, p.self_attn), self_mask, B, T, T, C, c.heads,
-                                 dropout ? dropout->next(size_t(B) * c.heads * T * T, c.attention_dropout_rate()) : Dropout{});
+                                 dropout ? dropout->next(size_t(B) * c.heads * T * T, c.attention_dropout_rate())
+                                         : Dropout{});
     add_norm_forward(ops, a.mid1, a.norm1, x, a.self_out, w(p.norm1.weight), w(p.norm1.bias), next_dropout(), eps, N,
                      C, c.pre_ln);
 
     in = add_norm_input(ops, a.norm2, a.mid1, w(p.norm2.weight), w(p.norm2.bias), eps, N, C, c.pre_ln);
     multi_head_attention_forward(ops, a.cross_out, a.cross_attn, in, memory,
                                  multi_head_attention_weights(values, p.cross_attn), cross_mask, B, T, S, C, c.heads,
-                                 dropout ? dropout->next(size_t(B) * c.heads * T * S, c.attention_dropout_rate()) : Dropout{});
+                                 dropout ? dropout->next(size_t(B) * c.heads * T * S, c.attention_dropout_rate())
+                                         : Dropout{});
     add_norm_forward(ops, a.mid2, a.norm2, a.mid1, a.cross_out, w(p.norm2.weight), w(p.norm2.bias), next_dropout(), eps,
                      N, C, c.pre_ln);
 

@@ -55,7 +55,8 @@ void encoder_block_forward(Ops& ops, EncoderBlockActivations& a, const float* x,
     const float* in = add_norm_input(ops, a.norm1, x, n1w, n1b, eps, N, C, c.pre_ln);
     multi_head_attention_forward(ops, a.attn_out, a.self_attn, in, in,
                                  multi_head_attention_weights(values, p.self_attn), mask, B, T, T, C, c.heads,
-                                 dropout ? dropout->next(size_t(B) * c.heads * T * T, c.attention_dropout_rate()) : Dropout{});
+                                 dropout ? dropout->next(size_t(B) * c.heads * T * T, c.attention_dropout_rate())
+                                         : Dropout{});
     add_norm_forward(ops, a.mid, a.norm1, x, a.attn_out, n1w, n1b, dropout ? dropout->next(size_t(N) * C) : Dropout{},
                      eps, N, C, c.pre_ln);
 

@@ -33,22 +33,22 @@ void TransformerConfig::validate() const {
 
 nlohmann::json transformer_config_to_json(const TransformerConfig& c) {
     nlohmann::json j = {{"architecture", "transformer"},
-            {"model_dim", c.model_dim},
-            {"heads", c.heads},
-            {"encoder_layers", c.encoder_layers},
-            {"decoder_layers", c.decoder_layers},
-            {"ffn_dim", c.ffn_dim},
-            {"src_vocab", c.src_vocab},
-            {"tgt_vocab", c.tgt_vocab},
-            {"max_len", c.max_len},
-            {"dropout", c.dropout},
-            {"tie_embeddings", c.tie_embeddings},
-            {"pre_ln", c.pre_ln},
-            {"final_norm", c.final_norm},
-            {"bias", c.bias},
-            {"activation", c.activation == Activation::GELU ? "gelu" : "relu"},
-            {"layernorm_eps", c.layernorm_eps},
-            {"pad_id", c.pad_id}};
+                        {"model_dim", c.model_dim},
+                        {"heads", c.heads},
+                        {"encoder_layers", c.encoder_layers},
+                        {"decoder_layers", c.decoder_layers},
+                        {"ffn_dim", c.ffn_dim},
+                        {"src_vocab", c.src_vocab},
+                        {"tgt_vocab", c.tgt_vocab},
+                        {"max_len", c.max_len},
+                        {"dropout", c.dropout},
+                        {"tie_embeddings", c.tie_embeddings},
+                        {"pre_ln", c.pre_ln},
+                        {"final_norm", c.final_norm},
+                        {"bias", c.bias},
+                        {"activation", c.activation == Activation::GELU ? "gelu" : "relu"},
+                        {"layernorm_eps", c.layernorm_eps},
+                        {"pad_id", c.pad_id}};
     if (c.attention_dropout) j["attention_dropout"] = *c.attention_dropout;
     return j;
 }

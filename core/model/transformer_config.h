@@ -17,8 +17,9 @@ struct TransformerConfig {
     int src_vocab = 8000;
     int tgt_vocab = 8000;
     int max_len = 1024;    // longest sequence (positional encoding rows, decoding cache)
-    float dropout = 0.1f;  // embeddings + positional encoding, attention weights, every sublayer output before its
-                           // residual add (as the seeds; nn.Transformer also drops inside the FFN)
+    float dropout = 0.1f;  // embeddings + positional encoding, attention weights (unless attention_dropout is set),
+                           // every sublayer output before its residual add (as the seeds; nn.Transformer also
+                           // drops inside the FFN)
     // The attention weights' own rate (fairseq's attention_dropout, 0 there by default); absent: `dropout`, the
     // seeds' and nn.MultiheadAttention's convention, which every model file without the field was trained with.
     std::optional<float> attention_dropout;
