@@ -90,7 +90,10 @@ void validate_model_options(const TrainOptions& o) {
 
 void run_train(const TrainCall& call) {
     TrainOptions o = train_preset(call.preset);
-    if (call.resume) o.cooldown_epochs = -1;  // the run's own, unless --cooldown-epochs says otherwise
+    if (call.resume) {  // the run's own length and cooldown, unless --epochs or --cooldown-epochs says otherwise
+        o.epochs = 0;
+        o.cooldown_epochs = -1;
+    }
     call.flags.apply(o);
     if (call.out->count() == 0)
         o.out_dir = "runs/" + call.preset + "-" + o.corpus.source_lang + "-" + o.corpus.target_lang;
@@ -141,7 +144,7 @@ CommandRegistrar registrar([](CLI::App& app) {
     f.add<std::string>("--data", [](O& o, const std::string& v) { o.corpus.data_dir = v; },
                        "Data folder (default ../shared/data or $ATTEND_DATA)");
     cmd->add_flag("--resume", call->resume, "Continue the newest checkpoint in the run folder");
-    f.add("--epochs", &O::epochs, "Epochs")->check(at_least(1));
+    f.add("--epochs", &O::epochs, "Epochs (with --resume: default the run's own)")->check(at_least(1));
     f.add("--max-steps", &O::max_steps, "Stop after this many steps (0: no limit)")->check(at_least(0));
     f.add("--max-tokens", &O::max_tokens, "Tokens per batch, padding included")->check(at_least(1));
     f.add("--lr", &O::lr, "Peak learning rate")->check(positive());

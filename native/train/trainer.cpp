@@ -267,7 +267,7 @@ ResolvedRun resolve_run(const TrainOptions& requested, bool resume, const RunLog
         // The run's own options decide everything that shapes the model and the data order.
         TrainOptions saved = train_options_from_json(point.checkpoint.options);
         saved.out_dir = o.out_dir;
-        saved.epochs = o.epochs;
+        if (o.epochs > 0) saved.epochs = o.epochs;
         if (o.cooldown_epochs >= 0) saved.cooldown_epochs = o.cooldown_epochs;
         saved.max_steps = o.max_steps;
         saved.threads = o.threads;
@@ -284,6 +284,8 @@ ResolvedRun resolve_run(const TrainOptions& requested, bool resume, const RunLog
     if (precision != GemmPrecision::FP32 && run.device == TrainDevice::Cpu)
         throw Error("--precision " + o.precision + " is for --device cuda (tensor cores); the CPU trains in fp32");
     if (o.cooldown_epochs < 0) o.cooldown_epochs = 0;  // -1 (keep the run's own) on a new run: none
+    if (o.epochs < 1)
+        throw Error("epochs is " + std::to_string(o.epochs) + ", expected >= 1 (0 keeps a resumed run's own)");
     require_known_loss(o);
     training_architecture(o.architecture);  // throws naming the known ones
     if (o.num_steps < 0 || o.num_steps == 1)

@@ -68,6 +68,7 @@ struct TrainOptions {
     std::string loss = "cross_entropy";  // or "masked_softmax_ce": the seeds' MaskedSoftmaxCELoss, l.sum() per batch
     std::string init = "scaled";         // or "seeds" (train/trainable_model.h)
     int validate_every = 1;        // epochs between validations (the last epoch always validates)
+    // A resuming call may set it (a run can be made longer or shorter); 0 keeps the run's own.
     int epochs = 125;
     int64_t max_steps = 0;         // 0: no limit
     uint64_t seed = 1;

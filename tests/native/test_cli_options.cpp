@@ -120,6 +120,30 @@ TEST_CASE("attend train: each flag given sets its fields over the preset's; the 
     std::filesystem::remove_all(out);
 }
 
+TEST_CASE("attend train --resume: the run's own length and cooldown unless the call names new ones") {
+    using namespace attend;
+    const std::string out = attend_test::fresh_run_dir("resume_length");
+    const std::string run = "train --preset transformer-tiny --data '" + default_data_dir() + "' --out '" + out + "' ";
+    const auto saved = [&] { return train_options_from_json(load_newest_checkpoint(out).checkpoint.options); };
+    Run r = run_attend(run + "--max-steps 1 --max-sentences 64 --layers 1 --dim 16 --heads 2 --ffn 32 --bpe 100 "
+                             "--epochs 7 --cooldown-epochs 3 --threads 1");
+    CAPTURE(r.output);
+    REQUIRE(r.status == 0);
+    REQUIRE(saved().epochs == 7);
+
+    r = run_attend(run + "--resume --max-steps 2 --threads 1");
+    CAPTURE(r.output);
+    REQUIRE(r.status == 0);
+    CHECK(saved().epochs == 7);  // not the preset's 125
+    CHECK(saved().cooldown_epochs == 3);
+
+    r = run_attend(run + "--resume --max-steps 3 --epochs 9 --cooldown-epochs 0 --threads 1");
+    REQUIRE(r.status == 0);
+    CHECK(saved().epochs == 9);
+    CHECK(saved().cooldown_epochs == 0);
+    std::filesystem::remove_all(out);
+}
+
 TEST_CASE("attend train --attention-dropout: the Transformer's attention weights get their own rate") {
     using namespace attend;
     const std::string out = attend_test::fresh_run_dir("attention_dropout");

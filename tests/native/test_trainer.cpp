@@ -59,9 +59,12 @@ TEST_CASE("an interrupted run resumed from its checkpoint ends exactly like an u
     CHECK(ca.adam_m == cb.adam_m);
 }
 
-TEST_CASE("resume without a checkpoint, or a diverging run, fails with the reason") {
+TEST_CASE("resume without a checkpoint, a new run without a length, or a diverging run, fails with the reason") {
     TrainOptions o = tiny_options(fresh_dir("empty"));
     CHECK_THROWS_WITH(train_translator(o, true), doctest::Contains("no checkpoint"));
+    TrainOptions endless = o;
+    endless.epochs = 0;  // the resuming call's "the run's own": a new run has none
+    CHECK_THROWS_WITH(train_translator(endless, false), doctest::Contains("epochs is 0, expected >= 1"));
 
     TrainOptions diverge = tiny_options(fresh_dir("diverge"));
     diverge.lr = 1e30f;
@@ -136,7 +139,8 @@ TEST_CASE("a cooldown takes the learning rate linearly down to 0 over the last e
     }
     CHECK(second_epoch.back() < second_epoch.front() / n);
 
-    // Interrupted in its cooldown and resumed without naming one (-1: the run's own), it takes the same rates.
+    // Interrupted in its cooldown and resumed without naming its length or cooldown (0 and -1: the run's own), it
+    // takes the same rates.
     TrainOptions split = o;
     split.out_dir = fresh_dir("cooldown-split");
     std::atomic<bool> stop{false};
@@ -146,8 +150,10 @@ TEST_CASE("a cooldown takes the learning rate linearly down to 0 over the last e
     size_t steps = 0;
     hooks.progress = [&](const std::string&) { if (++steps == stop_at) stop = true; };
     REQUIRE(train_translator(split, false, hooks).interrupted);
+    split.epochs = 0;
     split.cooldown_epochs = -1;
     train_translator(split, /*resume=*/true);
+    split.epochs = o.epochs;
     const std::vector<std::vector<double>> resumed = logged_rates(split);
     CHECK(resumed[1] == first_epoch);
     CHECK(resumed[2] == second_epoch);
