@@ -45,6 +45,8 @@ export interface TranslateOptions {
   lengthPenalty?: number;
   /** URLs, e-mail addresses and numbers are copied into the translation unchanged. Default true. */
   copyThrough?: boolean;
+  /** A sentence in capitals ("TWO DOGS PLAY") is translated in sentence case and its translation put in capitals. Default true. */
+  recaseCapitals?: boolean;
   /** Never generate an n-gram of this size twice (0: off). Default 4. */
   noRepeatNgramSize?: number;
   /** Logits of tokens generated before are divided by this (> 1 discourages repeats; 1: off). Default 1. */

@@ -242,12 +242,11 @@ function optionsJson(options, rules) {
   const attention = options.attention ?? DEFAULT_ATTENTION;
   if (typeof attention !== 'boolean') throw new TypeError(`option attention must be true or false, got ${describe(attention)}`);
   out.attention = attention;
-  const copyThrough = options.copyThrough;
-  if (copyThrough !== undefined && copyThrough !== null) {
-    if (typeof copyThrough !== 'boolean') {
-      throw new TypeError(`option copyThrough must be true or false, got ${describe(copyThrough)}`);
-    }
-    out.copyThrough = copyThrough;
+  for (const name of ['copyThrough', 'recaseCapitals']) {
+    const value = options[name];
+    if (value === undefined || value === null) continue;
+    if (typeof value !== 'boolean') throw new TypeError(`option ${name} must be true or false, got ${describe(value)}`);
+    out[name] = value;
   }
   return JSON.stringify(out);
 }
@@ -306,7 +305,7 @@ export class AttendTranslator {
 
   // The options translate() uses where a call leaves one out: the core's (with the model's own length penalty
   // where its file has one), attention: true. { beam, maxLength, maxInputLength, maxLengthRatio, lengthPenalty,
-  // noRepeatNgramSize, repetitionPenalty, maxTokenRun, maxCharRun, copyThrough, attention }
+  // noRepeatNgramSize, repetitionPenalty, maxTokenRun, maxCharRun, copyThrough, recaseCapitals, attention }
   defaultOptions() {
     this.#check();
     const defaults = JSON.parse(this.#core.UTF8ToString(this.#core._attend_translator_defaults(this.#handle)));
@@ -324,7 +323,8 @@ export class AttendTranslator {
   // options (each optional; null or undefined: the default, as defaultOptions() returns them; optionBounds() gives
   // their ranges): beam (5), maxLength (0), maxInputLength (0), maxLengthRatio (2), lengthPenalty (the model's own,
   // else 0.6), noRepeatNgramSize (4), repetitionPenalty (1), maxTokenRun (3), maxCharRun (4), attention (true),
-  // copyThrough (true: URLs, e-mail addresses and numbers are copied unchanged), signal (an AbortSignal).
+  // copyThrough (true: URLs, e-mail addresses and numbers are copied unchanged), recaseCapitals (true: a sentence
+  // in capitals is translated in sentence case and its translation put in capitals), signal (an AbortSignal).
   async translate(text, options) {
     const signal = checkSignal(options?.signal, 'translate(text, options)');
     if (!Array.isArray(text)) {

@@ -125,4 +125,24 @@ std::string capitalize_first(std::string_view utf8) {
     return utf8_encode(code_points);
 }
 
+std::string uppercase(std::string_view utf8) {
+    std::u32string code_points = utf8_decode(utf8);
+    for (char32_t& cp : code_points) cp = to_upper(cp);
+    return utf8_encode(code_points);
+}
+
+bool in_capitals(std::string_view utf8) {
+    int shouted_words = 0;
+    int capitals_in_word = 0;
+    for (char32_t cp : utf8_decode(utf8)) {
+        if (to_upper(cp) != cp) return false;  // a lower-case letter (ß, which has no simple capital, is neither)
+        if (is_space(cp)) {
+            capitals_in_word = 0;
+        } else if (to_lower(cp) != cp && ++capitals_in_word == 2) {
+            shouted_words++;
+        }
+    }
+    return shouted_words >= 2;
+}
+
 }  // namespace attend

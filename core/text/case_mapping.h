@@ -14,5 +14,12 @@ char32_t to_upper(char32_t cp);
 std::string lowercase(std::string_view utf8);
 // Uppercases the first letter (used by the detokenizer for display).
 std::string capitalize_first(std::string_view utf8);
+// Uppercases UTF-8 text (simple mappings: ß stays ß). Throws attend::Error on invalid UTF-8.
+std::string uppercase(std::string_view utf8);
+
+// Whether a text is written in capitals: no lower-case letter, and at least two words (runs between spaces) with
+// two or more capitals each; one such word alone ("USA", "OK") is more likely an acronym than shouting. Throws
+// attend::Error on invalid UTF-8.
+bool in_capitals(std::string_view utf8);
 
 }  // namespace attend

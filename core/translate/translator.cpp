@@ -4,6 +4,7 @@
 #include "decode/beam_search.h"
 #include "decode/greedy_search.h"
 #include "decode/greedy_search_batch.h"
+#include "text/case_mapping.h"
 #include "text/sentence_splitter.h"
 #include "text/utf8.h"
 
@@ -157,31 +158,41 @@ SearchOptions Translator::search_options(const TranslationOptions& options, int 
     return search;
 }
 
-MaskedText Translator::mask(std::string_view text, const TranslationOptions& options) const {
-    if (!options.copy_through || model_->source_pipeline.type != TextPipelineType::moses_bpe) {
-        MaskedText none;
-        none.text = std::string(text);
-        return none;
+Translator::PreparedText Translator::prepare(std::string_view text, const TranslationOptions& options) const {
+    PreparedText p;
+    if (model_->source_pipeline.type != TextPipelineType::moses_bpe) {
+        p.masked.text = std::string(text);
+        return p;
     }
-    utf8_validate(text, "the text");  // before any span search reads it
-    return mask_copy_spans(text, model_->source_pipeline.lang, model_->target_pipeline.lang, model_->source_vocab,
-                           model_->target_vocab);
+    utf8_validate(text, "the text");  // before anything reads it
+    p.capitals = options.recase_capitals && in_capitals(text);
+    const std::string sentence_case = p.capitals ? capitalize_first(lowercase(text)) : std::string();
+    const std::string_view read = p.capitals ? std::string_view(sentence_case) : text;
+    if (options.copy_through)
+        p.masked = mask_copy_spans(read, model_->source_pipeline.lang, model_->target_pipeline.lang,
+                                   model_->source_vocab, model_->target_vocab);
+    else
+        p.masked.text = std::string(read);
+    return p;
 }
 
-void Translator::unmask(TranslationResult& r, const MaskedText& masked) const {
-    if (masked.originals.empty()) return;
-    r.text = restore_copy_spans(r.text, masked, false);
-    r.tokenized = restore_copy_spans(r.tokenized, masked, model_->target_pipeline.moses.lowercase);
-    restore_copy_tokens(r.source_tokens, masked.source_words, masked.originals);
-    restore_copy_tokens(r.target_tokens, masked.target_words, masked.originals);
+void Translator::finish(TranslationResult& r, const PreparedText& prepared) const {
+    const MaskedText& masked = prepared.masked;
+    if (!masked.originals.empty()) {
+        r.text = restore_copy_spans(r.text, masked, false);
+        r.tokenized = restore_copy_spans(r.tokenized, masked, model_->target_pipeline.moses.lowercase);
+        restore_copy_tokens(r.source_tokens, masked.source_words, masked.originals);
+        restore_copy_tokens(r.target_tokens, masked.target_words, masked.originals);
+    }
+    if (prepared.capitals) r.text = uppercase(r.text);
 }
 
 TranslationResult Translator::translate(std::string_view text, const TranslationOptions& options) const {
     validate_options(options);
     if (text.empty()) return translate_masked(text, options);  // its own error
-    const MaskedText masked = mask(text, options);
-    TranslationResult r = translate_masked(masked.text, options);
-    unmask(r, masked);
+    const PreparedText prepared = prepare(text, options);
+    TranslationResult r = translate_masked(prepared.masked.text, options);
+    finish(r, prepared);
     return r;
 }
 
@@ -234,21 +245,21 @@ Hypothesis Translator::translate_ids(const std::vector<int>& source, SearchOptio
 std::vector<TranslationResult> Translator::translate_batch(const std::vector<std::string>& texts,
                                                            const TranslationOptions& options) const {
     validate_options(options);
-    if (!options.copy_through) return translate_batch_masked(texts, options);
-    std::vector<MaskedText> masked(texts.size());
+    std::vector<PreparedText> prepared(texts.size());
     std::vector<std::string> inputs(texts.size());
     for (size_t i = 0; i < texts.size(); i++) {
         try {
-            masked[i] = mask(texts[i], options);
+            prepared[i] = prepare(texts[i], options);
         } catch (const Error&) {
-            masked[i].text = texts[i];  // translating it reports the error, naming the sentence
+            prepared[i] = PreparedText{};
+            prepared[i].masked.text = texts[i];  // translating it reports the error, naming the sentence
         }
-        inputs[i] = masked[i].text;
+        inputs[i] = prepared[i].masked.text;
     }
     TranslationOptions inner = options;
-    inner.copy_through = false;
+    inner.copy_through = inner.recase_capitals = false;
     std::vector<TranslationResult> results = translate_batch_masked(inputs, inner);
-    for (size_t i = 0; i < texts.size(); i++) unmask(results[i], masked[i]);
+    for (size_t i = 0; i < texts.size(); i++) finish(results[i], prepared[i]);
     return results;
 }
 

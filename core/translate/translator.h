@@ -60,13 +60,18 @@ public:
     int max_source_tokens() const;  // including <eos>
 
 private:
-    // translate() of a text whose copy-through spans are already masked.
+    // translate() of a prepared text.
     TranslationResult translate_masked(std::string_view text, const TranslationOptions& options) const;
     std::vector<TranslationResult> translate_batch_masked(const std::vector<std::string>& texts,
                                                           const TranslationOptions& options) const;
-    // The masked text of `text` (its spans, when options.copy_through), and the result with the spans put back.
-    MaskedText mask(std::string_view text, const TranslationOptions& options) const;
-    void unmask(TranslationResult& r, const MaskedText& masked) const;
+    // What the model reads of a raw text: in sentence case when it is in capitals (options.recase_capitals), its
+    // copy-through spans masked (options.copy_through); and the result made whole again.
+    struct PreparedText {
+        MaskedText masked;
+        bool capitals = false;
+    };
+    PreparedText prepare(std::string_view text, const TranslationOptions& options) const;
+    void finish(TranslationResult& r, const PreparedText& prepared) const;
     // Source tokens for translation: cut to the model's limit (keeping <eos>) with a warning into `warnings`.
     std::vector<std::string> source_tokens_truncated(std::string_view text, std::vector<std::string>& warnings,
                                                      int max_input_length) const;

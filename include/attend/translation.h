@@ -42,6 +42,10 @@ struct TranslationOptions {
     int max_char_run = 4;
     // URLs, e-mail addresses and numbers are copied into the translation unchanged (translate/copy_through.h).
     bool copy_through = true;
+    // A sentence written in capitals (case_mapping.h: in_capitals) is translated in sentence case, which is what a
+    // model trained on ordinary text can read, and its translation (text) put in capitals. The tokenized text and
+    // the tokens stay what the model read and wrote.
+    bool recase_capitals = true;
     bool return_attention = false;
     // translate_batch: sentences of similar length decoded together (greedy search of a Transformer without
     // attention maps; anything else goes one sentence at a time). 1: one at a time; 1..kMaxBatchSize.

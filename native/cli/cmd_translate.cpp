@@ -288,6 +288,8 @@ CommandRegistrar registrar([](CLI::App& app) {
                     "alpha in log P / L^alpha (default: the model's own, else " + help_number(o.length_penalty) + ")");
     cmd->add_flag("!--no-copy-through", o.copy_through,
                   "Translate URLs, e-mail addresses and numbers like any text (default: copied unchanged)");
+    cmd->add_flag("!--no-recase-capitals", o.recase_capitals,
+                  "Translate a sentence in capitals as it is (default: read in sentence case, translated into capitals)");
     cmd->add_option("--max-input-length", o.max_input_length,
                     "Most source tokens translated, <eos> included (0: the model's limit); a longer sentence is cut "
                     "with a warning");

@@ -56,6 +56,22 @@ TEST_CASE("case mapping: the languages' letters lowercase and uppercase") {
     CHECK(capitalize_first("« été » .") == "« Été » .");
     CHECK(capitalize_first("éclair") == "Éclair");
     CHECK(capitalize_first("3 hommes") == "3 hommes");
+    CHECK(uppercase("Zwei Männer spielen Fußball, œuvre, ёж.") == "ZWEI MÄNNER SPIELEN FUßBALL, ŒUVRE, ЁЖ.");
+}
+
+TEST_CASE("in capitals: no lower-case letter and two words of two or more capitals; an acronym alone is not") {
+    CHECK(in_capitals("A MAN IS RIDING A HORSE ON THE BEACH."));
+    CHECK(in_capitals("ZWEI MÄNNER AUF DER STRAßE"));  // ß has no simple capital: neither case
+    CHECK(in_capitals("« ÇA VA, 42 € ? »"));
+    CHECK(in_capitals("NEW YORK"));
+    CHECK_FALSE(in_capitals("STOP!"));                // one word
+    CHECK(in_capitals("I SAW A DOG"));                // "SAW" and "DOG"
+    CHECK_FALSE(in_capitals("A B C D"));              // no word of two capitals
+    CHECK_FALSE(in_capitals("The USA and the UK."));  // lower-case letters
+    CHECK_FALSE(in_capitals("MEET THE iPHONE"));
+    CHECK_FALSE(in_capitals("2024 - 12:45"));
+    CHECK_FALSE(in_capitals(""));
+    CHECK_THROWS_AS(in_capitals("AB CD \xC3"), Error);
 }
 
 TEST_CASE("character classes follow Perl's Unicode properties for Latin text") {

@@ -14,6 +14,7 @@
 #include "data/multi30k.h"
 #include "data/text_file.h"
 #include "text/bleu.h"
+#include "text/case_mapping.h"
 #include "text/translation_metrics.h"
 #include "translate/translator.h"
 
@@ -107,5 +108,48 @@ TEST_CASE("shipped models: batched greedy search gives the tokens of one sentenc
             same += batched[i].target_ids == translator.translate(sources[i], options).target_ids;
         MESSAGE(entry.at("id").get<std::string>() << ": " << same << " of " << sources.size() << " batched translations equal");
         CHECK(same == static_cast<int>(sources.size()));
+    }
+}
+
+// Text in capitals is rare in training data, and a cased model garbles it ("A MAN IS WALKING HIS DOG." came out as
+// "Ein AAAIIINIIIAAA-..."): it reads the sentence in sentence case instead, and writes its translation in capitals.
+TEST_CASE("shipped models: a sentence in capitals is read in sentence case and translated into capitals") {
+    const nlohmann::json models = read_models_json()["models"];
+    for (const nlohmann::json& entry : models) {
+        const std::string file = entry.at("file");
+        CAPTURE(file);
+        Translator translator = Translator::from_bytes(read_bytes(models_dir() + "/" + file), file);
+        std::vector<std::string> sources =
+            read_lines(multi30k_path(default_data_dir(), "test_2016_flickr", translator.model().source_pipeline.lang,
+                                     TextForm::raw));
+        sources.resize(8);
+        sources.push_back("Visit www.example.com/Photos for 12 pictures of the dogs.");  // a span survives the round trip
+        std::vector<std::string> shouted;
+        for (const std::string& s : sources) shouted.push_back(uppercase(s));
+        TranslationOptions options;
+        options.beam_size = 1;
+        const std::vector<TranslationResult> batched = translator.translate_batch(shouted, options);
+        for (size_t i = 0; i < sources.size(); i++) {
+            CAPTURE(shouted[i]);
+            REQUIRE(in_capitals(shouted[i]));
+            const TranslationResult read_as = translator.translate(capitalize_first(lowercase(shouted[i])), options);
+            const TranslationResult r = translator.translate(shouted[i], options);
+            CHECK(r.source_tokens == read_as.source_tokens);
+            CHECK(r.target_ids == read_as.target_ids);
+            CHECK(r.tokenized == read_as.tokenized);  // what the model wrote, in its case
+            CHECK(r.text == uppercase(read_as.text));
+            CHECK(batched[i].text == r.text);
+            CHECK(translator.translate_document(shouted[i], options).text == r.text);
+            TranslationOptions as_is = options;
+            as_is.recase_capitals = false;
+            as_is.copy_through = false;  // the tokens of the whole text, no span masked
+            const TranslationResult raw = translator.translate(shouted[i], as_is);
+            CHECK(raw.source_tokens == translator.source_tokens(shouted[i]));
+            CHECK(raw.source_tokens != r.source_tokens);
+        }
+        CHECK(translator.translate(shouted.back(), options).text.find("WWW.EXAMPLE.COM/PHOTOS") != std::string::npos);
+        // Mixed case and a lone acronym are translated as they are.
+        for (const std::string& text : {std::string("The USA and the UK."), std::string("STOP!")})
+            CHECK(translator.translate(text, options).source_tokens == translator.source_tokens(text));
     }
 }

@@ -13,7 +13,8 @@ test('defaultOptions() are the core\'s defaults and what translate() uses when a
   const d = t.defaultOptions();
   assert.deepEqual(d, {
     beam: 5, maxLength: 0, maxInputLength: 0, maxLengthRatio: 2, lengthPenalty: t.info().decoding.lengthPenalty,
-    noRepeatNgramSize: 4, repetitionPenalty: 1, maxTokenRun: 3, maxCharRun: 4, copyThrough: true, attention: true,
+    noRepeatNgramSize: 4, repetitionPenalty: 1, maxTokenRun: 3, maxCharRun: 4, copyThrough: true, recaseCapitals: true,
+    attention: true,
   });
   const text = 'A man in a blue shirt is standing on a ladder.';
   const byDefault = await t.translate(text);

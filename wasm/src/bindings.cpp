@@ -123,6 +123,7 @@ struct BoolOption {
     bool TranslationOptions::*field;
 };
 const BoolOption kBoolOptions[] = {{"copyThrough", &TranslationOptions::copy_through},
+                                   {"recaseCapitals", &TranslationOptions::recase_capitals},
                                    {"attention", &TranslationOptions::return_attention}};
 
 // The options in the JavaScript API's names.
