@@ -269,3 +269,19 @@ test('translateDocument: sentence by sentence, lines kept, spans index the input
   await assert.rejects(t.translateDocument('A dog.', { beam: 0 }), /beam must be between 1 and 64/);
   t.dispose();
 });
+
+test('a sentence in capitals is read in sentence case and translated into capitals; recaseCapitals: false reads it as it is', async () => {
+  const model = path.join(root, 'web', 'models', 'multi30k-en-de-cased.safetensors');
+  const t = await Attend.load(new Uint8Array(fs.readFileSync(model)));
+  const opts = { beam: 2, attention: false };
+  const shouted = await t.translate('TWO DOGS ARE PLAYING IN THE SNOW.', opts);
+  const read = await t.translate('Two dogs are playing in the snow.', opts);
+  assert.deepEqual(shouted.sourceTokens, read.sourceTokens);
+  assert.deepEqual(shouted.targetTokens, read.targetTokens);
+  assert.equal(shouted.text.toLowerCase(), read.text.toLowerCase());
+  assert.doesNotMatch(shouted.text.replaceAll('ß', ''), /\p{Ll}/u);
+  const asIs = await t.translate('TWO DOGS ARE PLAYING IN THE SNOW.', { ...opts, recaseCapitals: false });
+  assert.notDeepEqual(asIs.sourceTokens, read.sourceTokens);
+  await assert.rejects(t.translate('A dog.', { recaseCapitals: 'no' }), /option recaseCapitals must be true or false, got the string 'no'/);
+  t.dispose();
+});
