@@ -95,6 +95,8 @@ export interface Translation {
   logProb: number;
   /** false: cut by the length limit before the model ended it (a warning says so). */
   finished: boolean;
+  /** true: most of the source is unknown to the model (another script, emoji); text is the source unchanged (a warning says so). */
+  untranslated: boolean;
   /** What happened to this translation: the source cut to the model's limit, the output cut by the length limit. */
   warnings: string[];
   /** cross: target x source; encoderSelf: source x source; decoderSelf: target x target (causal). */

@@ -317,7 +317,7 @@ export class AttendTranslator {
     return Object.fromEntries(optionRules(this.#core).map(({ name, ...bounds }) => [name, { ...bounds }]));
   }
 
-  // { text, tokenized, sourceTokens, targetTokens, score, finished, warnings,
+  // { text, tokenized, sourceTokens, targetTokens, score, finished, untranslated, warnings,
   //   attention: { cross, encoderSelf, decoderSelf }, timings }
   // An array of texts gives an array of those, in input order.
   // options (each optional; null or undefined: the default, as defaultOptions() returns them; optionBounds() gives

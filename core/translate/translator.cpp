@@ -50,6 +50,12 @@ std::u32string long_runs(std::string_view text, int max_run) {
     return out;
 }
 
+// The share of a source's tokens (<eos> left out) that are the unknown token.
+double unknown_share(const std::vector<int>& src, int unk) {
+    if (src.size() < 2) return 0;
+    return static_cast<double>(std::count(src.begin(), src.end() - 1, unk)) / static_cast<double>(src.size() - 1);
+}
+
 void add_cut_warning(TranslationResult& r) {
     if (!r.finished)
         r.warnings.push_back("the translation was cut at " + std::to_string(r.target_ids.size()) +
@@ -160,6 +166,7 @@ SearchOptions Translator::search_options(const TranslationOptions& options, int 
 
 Translator::PreparedText Translator::prepare(std::string_view text, const TranslationOptions& options) const {
     PreparedText p;
+    p.original = std::string(text);
     if (model_->source_pipeline.type != TextPipelineType::moses_bpe) {
         p.masked.text = std::string(text);
         return p;
@@ -177,6 +184,10 @@ Translator::PreparedText Translator::prepare(std::string_view text, const Transl
 }
 
 void Translator::finish(TranslationResult& r, const PreparedText& prepared) const {
+    if (r.untranslated) {
+        r.text = r.tokenized = prepared.original;
+        return;
+    }
     const MaskedText& masked = prepared.masked;
     if (!masked.originals.empty()) {
         r.text = restore_copy_spans(r.text, masked, false);
@@ -205,6 +216,7 @@ TranslationResult Translator::translate_masked(std::string_view text, const Tran
     const int S = static_cast<int>(src.size());
     r.preprocess_ms = ms_since(start);
 
+    if (leave_untranslated(r, src)) return r;
     start = std::chrono::steady_clock::now();
     fill_translation(r, translate_ids(src, search_options(options, S, text)));
     add_cut_warning(r);
@@ -297,12 +309,13 @@ std::vector<TranslationResult> Translator::translate_batch_masked(const std::vec
     }
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return sources[a].size() < sources[b].size(); });
     // A source with a long run of one character exempts it from the run limit: such a sentence (rare) goes alone,
-    // as the rest of the batch must not share its exemption.
+    // as the rest of the batch must not share its exemption. So does one that translate() leaves untranslated.
     std::vector<size_t> alone;
     order.erase(std::remove_if(order.begin(), order.end(), [&](size_t i) {
                     const bool exempt = !long_runs(texts[i], options.max_char_run).empty();
-                    if (exempt) alone.push_back(i);
-                    return exempt;
+                    const bool own = exempt || unknown_share(sources[i], model_->source_vocab.unk()) > 0.5;
+                    if (own) alone.push_back(i);
+                    return own;
                 }), order.end());
     for (size_t i : alone) results[i] = translate(texts[i], options);
     const SearchOptions search = search_options(options, 1, {});  // everything but max_length, which is per sentence
@@ -399,6 +412,20 @@ DocumentTranslation Translator::translate_document(std::string_view text, const 
         doc.text += out_lines[l];
     }
     return doc;
+}
+
+bool Translator::leave_untranslated(TranslationResult& r, const std::vector<int>& src) const {
+    // A model asked to translate what it cannot read invents a caption ("東京は日本の首都です。" came out as "Ein
+    // Nachrichtungsmeidededekoriert Steuropäiges."): more than half unknown, the source stays as it is.
+    const double share = unknown_share(src, model_->source_vocab.unk());
+    if (share <= 0.5) return false;
+    const size_t tokens = src.size() - 1;
+    r.untranslated = true;
+    r.warnings.push_back("not translated: " + std::to_string(std::lround(share * tokens)) + " of " +
+                         std::to_string(tokens) +
+                         " source tokens are unknown to this model (another language or script?); the text is "
+                         "left as it is");
+    return true;
 }
 
 void Translator::fill_translation(TranslationResult& r, const Hypothesis& best) const {

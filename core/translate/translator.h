@@ -67,6 +67,7 @@ private:
     // What the model reads of a raw text: in sentence case when it is in capitals (options.recase_capitals), its
     // copy-through spans masked (options.copy_through); and the result made whole again.
     struct PreparedText {
+        std::string original;  // the caller's text
         MaskedText masked;
         bool capitals = false;
     };
@@ -75,6 +76,8 @@ private:
     // Source tokens for translation: cut to the model's limit (keeping <eos>) with a warning into `warnings`.
     std::vector<std::string> source_tokens_truncated(std::string_view text, std::vector<std::string>& warnings,
                                                      int max_input_length) const;
+    // Marks r untranslated, with a warning, when most of the source ids `src` (<eos> last) are unknown tokens.
+    bool leave_untranslated(TranslationResult& r, const std::vector<int>& src) const;
     // The result fields that come from the chosen hypothesis: ids, tokens, text, scores.
     void fill_translation(TranslationResult& r, const Hypothesis& best) const;
 

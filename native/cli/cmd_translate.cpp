@@ -152,6 +152,7 @@ void join_sentences(const std::vector<size_t>& sentence_line, const std::vector<
             r.score += s.score;
             r.log_prob += s.log_prob;
             r.finished = r.finished && s.finished;
+            r.untranslated = r.untranslated || s.untranslated;
             for (const std::string& w : s.warnings) r.warnings.push_back(where + w);
         }
         if (failed == last - first) errors[line] = "no sentence of the line could be translated";
@@ -237,6 +238,7 @@ void run_translate(TranslateFlags& f) {
             j["score"] = r.score;
             j["tokens"] = r.target_tokens;
             j["finished"] = r.finished;
+            if (r.untranslated) j["untranslated"] = true;  // a sentence of it, at least: the model cannot read it
         } else {
             j["skipped"] = !errors[i].empty();
         }
@@ -314,7 +316,8 @@ CommandRegistrar registrar([](CLI::App& app) {
     cmd->add_option("--attention", f->attention_file, "Write every attention map (layer x head) to this JSON file");
     cmd->add_flag("--tokenized", f->tokenized, "Print tokenized output, in the model's case (what BLEU scores)");
     cmd->add_flag("--json", f->json,
-                  "One JSON object a line: line, text, score, tokens, finished, warnings (skipped lines: skipped)");
+                  "One JSON object a line: line, text, score, tokens, finished, warnings (skipped lines: skipped; lines "
+                  "the model cannot read: untranslated)");
     cmd->add_option("--threads", f->threads, "CPU threads (sentences are translated in parallel; default: all)");
     cmd->add_flag("-v,--verbose", f->verbose, "Print timing to standard error");
     cmd->add_option("--progress", f->progress,

@@ -153,3 +153,52 @@ TEST_CASE("shipped models: a sentence in capitals is read in sentence case and t
             CHECK(translator.translate(text, options).source_tokens == translator.source_tokens(text));
     }
 }
+
+// What a model cannot read (another script, a row of emoji) it would only replace by an invented caption: such a
+// sentence is left as it is, with a warning, in every path a caller can take.
+TEST_CASE("shipped models: a sentence mostly of unknown tokens is left untranslated, with a warning") {
+    const nlohmann::json models = read_models_json()["models"];
+    for (const nlohmann::json& entry : models) {
+        const std::string file = entry.at("file");
+        CAPTURE(file);
+        Translator translator = Translator::from_bytes(read_bytes(models_dir() + "/" + file), file);
+        std::vector<std::string> sources =
+            read_lines(multi30k_path(default_data_dir(), "test_2016_flickr", translator.model().source_pipeline.lang,
+                                     TextForm::raw));
+        const std::string known = sources[0];
+        const std::vector<std::string> unreadable = {"東京は日本の首都です。", "Привет, как дела?", "😀😀😀😀😀",
+                                                     "שלום עולם"};
+        TranslationOptions options;
+        options.beam_size = 1;
+        std::vector<std::string> batch = unreadable;
+        batch.insert(batch.begin() + 2, known);
+        const std::vector<TranslationResult> batched = translator.translate_batch(batch, options);
+        for (size_t i = 0; i < batch.size(); i++) {
+            CAPTURE(batch[i]);
+            const TranslationResult r = translator.translate(batch[i], options);
+            CHECK(batched[i].text == r.text);
+            CHECK(batched[i].untranslated == r.untranslated);
+            CHECK(batched[i].warnings == r.warnings);
+            if (batch[i] == known) {
+                CHECK_FALSE(r.untranslated);
+                CHECK(r.warnings.empty());
+                continue;
+            }
+            CHECK(r.untranslated);
+            CHECK(r.text == batch[i]);
+            CHECK(r.target_ids.empty());
+            REQUIRE(r.warnings.size() == 1);
+            CHECK(r.warnings[0].rfind("not translated: ", 0) == 0);
+            CHECK(r.warnings[0].find("source tokens are unknown to this model") != std::string::npos);
+        }
+        // In a document only that sentence stays as it is; with attention maps asked for, it has none.
+        options.return_attention = true;
+        const DocumentTranslation doc = translator.translate_document(known + " " + unreadable[1], options);
+        REQUIRE(doc.sentences.size() == 2);
+        CHECK_FALSE(doc.sentences[0].result.untranslated);
+        CHECK(doc.sentences[1].result.untranslated);
+        CHECK(doc.sentences[1].result.cross.layers == 0);
+        CHECK(doc.text == doc.sentences[0].result.text + " " + unreadable[1]);
+        CHECK(doc.warnings.size() == 1);
+    }
+}

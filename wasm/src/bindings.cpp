@@ -162,7 +162,8 @@ TranslationOptions parse_options(const Translator& translator, const char* optio
 nlohmann::json result_json(const TranslationResult& r, bool attention, std::vector<float>& floats) {
     nlohmann::json j = {{"text", r.text}, {"tokenized", r.tokenized}, {"sourceTokens", r.source_tokens},
                         {"targetTokens", r.target_tokens}, {"targetIds", r.target_ids}, {"score", r.score},
-                        {"logProb", r.log_prob}, {"finished", r.finished}, {"warnings", r.warnings},
+                        {"logProb", r.log_prob}, {"finished", r.finished}, {"untranslated", r.untranslated},
+                        {"warnings", r.warnings},
                         {"timings", {{"preprocessMs", r.preprocess_ms}, {"searchMs", r.search_ms},
                                      {"attentionMs", r.attention_ms}}}};
     if (attention && !r.source_tokens.empty())
