@@ -152,3 +152,28 @@ test('a short sentence shows no chip; a blank input or another model clears it',
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('a sentence the model cannot read stays as it is, marked with its warning, and has no attention panel', async () => {
+  const text = 'A dog runs on the beach.\n東京は日本の首都です。';
+  const want = await engine.translateDocument(text, { beam: BEAM, attention: true });
+  assert.deepEqual(want.sentences.map((s) => s.untranslated), [false, true]);
+  assert.equal(want.sentences[1].text, '東京は日本の首都です。');
+  assert.match(want.warnings[0], /^line 2, sentence 1: not translated: 11 of 11 source tokens are unknown/);
+
+  const { context, page, errors } = await openDemo();
+  await translate(page, text);
+  assert.equal(await page.textContent('#output-text'), want.text);
+  assert.equal((await page.textContent('#warnings-toggle')).trim(), '⚠ 1 warning');
+  assert.deepEqual(await page.locator('#output-text .sentence').evaluateAll(
+    (spans) => spans.map((s) => s.classList.contains('warned'))), [false, true]);
+  // It has no attention maps: choosing it hides the attention panel, choosing the other shows it again.
+  assert.equal(await page.isVisible('#attention-panel'), true);
+  await page.click('#output-text .sentence.warned');
+  assert.equal(await page.inputValue('#sentence-select'), '1');
+  assert.equal(await page.isHidden('#attention-panel'), true);
+  await page.selectOption('#sentence-select', '0');
+  assert.equal(await page.isVisible('#attention-panel'), true);
+  await page.screenshot({ path: path.join(artifacts, 'web-untranslated.png'), fullPage: true });
+  assert.deepEqual(errors, []);
+  await context.close();
+});
