@@ -5,6 +5,7 @@
 #include "decode/greedy_search.h"
 #include "decode/greedy_search_batch.h"
 #include "text/case_mapping.h"
+#include "text/char_class.h"
 #include "text/sentence_splitter.h"
 #include "text/utf8.h"
 
@@ -167,11 +168,13 @@ SearchOptions Translator::search_options(const TranslationOptions& options, int 
 Translator::PreparedText Translator::prepare(std::string_view text, const TranslationOptions& options) const {
     PreparedText p;
     p.original = std::string(text);
+    utf8_validate(text, "the text");  // before anything reads it
+    const std::u32string code_points = utf8_decode(text);
+    p.letterless = std::none_of(code_points.begin(), code_points.end(), [](char32_t cp) { return is_alpha(cp); });
     if (model_->source_pipeline.type != TextPipelineType::moses_bpe) {
         p.masked.text = std::string(text);
         return p;
     }
-    utf8_validate(text, "the text");  // before anything reads it
     p.capitals = options.recase_capitals && in_capitals(text);
     const std::string sentence_case = p.capitals ? capitalize_first(lowercase(text)) : std::string();
     const std::string_view read = p.capitals ? std::string_view(sentence_case) : text;
@@ -184,31 +187,30 @@ Translator::PreparedText Translator::prepare(std::string_view text, const Transl
 }
 
 void Translator::finish(TranslationResult& r, const PreparedText& prepared) const {
+    const MaskedText& masked = prepared.masked;
+    if (!masked.originals.empty()) {
+        restore_copy_tokens(r.source_tokens, masked.source_words, masked.originals);
+        restore_copy_tokens(r.target_tokens, masked.target_words, masked.originals);
+    }
     if (r.untranslated) {
         r.text = r.tokenized = prepared.original;
         return;
     }
-    const MaskedText& masked = prepared.masked;
     if (!masked.originals.empty()) {
         r.text = restore_copy_spans(r.text, masked, false);
         r.tokenized = restore_copy_spans(r.tokenized, masked, model_->target_pipeline.moses.lowercase);
-        restore_copy_tokens(r.source_tokens, masked.source_words, masked.originals);
-        restore_copy_tokens(r.target_tokens, masked.target_words, masked.originals);
     }
     if (prepared.capitals) r.text = uppercase(r.text);
 }
 
 TranslationResult Translator::translate(std::string_view text, const TranslationOptions& options) const {
     validate_options(options);
-    if (text.empty()) return translate_masked(text, options);  // its own error
-    const PreparedText prepared = prepare(text, options);
-    TranslationResult r = translate_masked(prepared.masked.text, options);
-    finish(r, prepared);
-    return r;
+    return translate_prepared(prepare(text, options), options);
 }
 
-TranslationResult Translator::translate_masked(std::string_view text, const TranslationOptions& options) const {
+TranslationResult Translator::translate_prepared(const PreparedText& prepared, const TranslationOptions& options) const {
     TranslationResult r;
+    const std::string& text = prepared.masked.text;
 
     auto start = std::chrono::steady_clock::now();
     r.source_tokens = source_tokens_truncated(text, r.warnings, options.max_input_length);
@@ -216,11 +218,12 @@ TranslationResult Translator::translate_masked(std::string_view text, const Tran
     const int S = static_cast<int>(src.size());
     r.preprocess_ms = ms_since(start);
 
-    if (leave_untranslated(r, src)) return r;
-    start = std::chrono::steady_clock::now();
-    fill_translation(r, translate_ids(src, search_options(options, S, text)));
-    add_cut_warning(r);
-    r.search_ms = ms_since(start);
+    if (!leave_untranslated(r, prepared, src)) {
+        start = std::chrono::steady_clock::now();
+        fill_translation(r, translate_ids(src, search_options(options, S, text)));
+        add_cut_warning(r);
+        r.search_ms = ms_since(start);
+    }
 
     if (options.return_attention && !r.target_ids.empty()) {
         start = std::chrono::steady_clock::now();
@@ -233,6 +236,7 @@ TranslationResult Translator::translate_masked(std::string_view text, const Tran
         r.cross = std::move(maps.cross);
         r.attention_ms = ms_since(start);
     }
+    finish(r, prepared);
     return r;
 }
 
@@ -258,49 +262,47 @@ std::vector<TranslationResult> Translator::translate_batch(const std::vector<std
                                                            const TranslationOptions& options) const {
     validate_options(options);
     std::vector<PreparedText> prepared(texts.size());
-    std::vector<std::string> inputs(texts.size());
     for (size_t i = 0; i < texts.size(); i++) {
         try {
             prepared[i] = prepare(texts[i], options);
         } catch (const Error&) {
             prepared[i] = PreparedText{};
-            prepared[i].masked.text = texts[i];  // translating it reports the error, naming the sentence
+            prepared[i].original = prepared[i].masked.text = texts[i];  // translating it reports the error
         }
-        inputs[i] = prepared[i].masked.text;
     }
-    TranslationOptions inner = options;
-    inner.copy_through = inner.recase_capitals = false;
-    std::vector<TranslationResult> results = translate_batch_masked(inputs, inner);
-    for (size_t i = 0; i < texts.size(); i++) finish(results[i], prepared[i]);
-    return results;
+    return translate_batch_prepared(prepared, options);
 }
 
-std::vector<TranslationResult> Translator::translate_batch_masked(const std::vector<std::string>& texts,
-                                                                  const TranslationOptions& options) const {
-    std::vector<size_t> order(texts.size());
+std::vector<TranslationResult> Translator::translate_batch_prepared(const std::vector<PreparedText>& prepared,
+                                                                    const TranslationOptions& options) const {
+    const size_t n = prepared.size();
+    auto text = [&](size_t i) -> const std::string& { return prepared[i].masked.text; };
+    // translate() of one prepared text, an error naming the sentence
+    auto one = [&](size_t i) {
+        try {
+            return translate_prepared(prepared[i], options);
+        } catch (const Error& e) {
+            throw Error("sentence " + std::to_string(i + 1) + ": " + e.what());
+        }
+    };
+    std::vector<size_t> order(n);
     std::iota(order.begin(), order.end(), size_t{0});
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return texts[a].size() < texts[b].size(); });
-    std::vector<TranslationResult> results(texts.size());
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return text(a).size() < text(b).size(); });
+    std::vector<TranslationResult> results(n);
     const bool batched = options.max_batch_size > 1 && options.beam_size == 1 && !options.return_attention &&
                          network().decodes_batches();
     if (!batched) {
-        for (size_t i : order) {
-            try {
-                results[i] = translate(texts[i], options);
-            } catch (const Error& e) {
-                throw Error("sentence " + std::to_string(i + 1) + ": " + e.what());
-            }
-        }
+        for (size_t i : order) results[i] = one(i);
         return results;
     }
 
     // Source tokens of every sentence first (an error names its sentence before any decoding), then batches of
     // neighbours in token-length order, so that little of a batch is padding.
-    std::vector<std::vector<int>> sources(texts.size());
-    for (size_t i = 0; i < texts.size(); i++) {
+    std::vector<std::vector<int>> sources(n);
+    for (size_t i = 0; i < n; i++) {
         const auto start = std::chrono::steady_clock::now();
         try {
-            results[i].source_tokens = source_tokens_truncated(texts[i], results[i].warnings, options.max_input_length);
+            results[i].source_tokens = source_tokens_truncated(text(i), results[i].warnings, options.max_input_length);
         } catch (const Error& e) {
             throw Error("sentence " + std::to_string(i + 1) + ": " + e.what());
         }
@@ -309,15 +311,15 @@ std::vector<TranslationResult> Translator::translate_batch_masked(const std::vec
     }
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return sources[a].size() < sources[b].size(); });
     // A source with a long run of one character exempts it from the run limit: such a sentence (rare) goes alone,
-    // as the rest of the batch must not share its exemption. So does one that translate() leaves untranslated.
+    // as the rest of the batch must not share its exemption. So does one that is left untranslated.
     std::vector<size_t> alone;
     order.erase(std::remove_if(order.begin(), order.end(), [&](size_t i) {
-                    const bool exempt = !long_runs(texts[i], options.max_char_run).empty();
-                    const bool own = exempt || unknown_share(sources[i], model_->source_vocab.unk()) > 0.5;
+                    const bool own = !long_runs(text(i), options.max_char_run).empty() || prepared[i].letterless ||
+                                     unknown_share(sources[i], model_->source_vocab.unk()) > 0.5;
                     if (own) alone.push_back(i);
                     return own;
                 }), order.end());
-    for (size_t i : alone) results[i] = translate(texts[i], options);
+    for (size_t i : alone) results[i] = one(i);
     const SearchOptions search = search_options(options, 1, {});  // everything but max_length, which is per sentence
     const long batches = static_cast<long>((order.size() + options.max_batch_size - 1) / options.max_batch_size);
     std::vector<std::string> errors(batches);
@@ -345,10 +347,12 @@ std::vector<TranslationResult> Translator::translate_batch_masked(const std::vec
         std::vector<Hypothesis> hyps = greedy_search_batch(*step_model, max_lengths, search);
         const double per_sentence_ms = ms_since(start) / count;
         for (size_t k = 0; k < count; k++) {
-            TranslationResult& r = results[order[first + k]];
+            const size_t i = order[first + k];
+            TranslationResult& r = results[i];
             fill_translation(r, hyps[k]);
             add_cut_warning(r);
             r.search_ms = per_sentence_ms;
+            finish(r, prepared[i]);
         }
     } catch (const std::exception& e) {
         errors[batch] = e.what();
@@ -414,8 +418,12 @@ DocumentTranslation Translator::translate_document(std::string_view text, const 
     return doc;
 }
 
-bool Translator::leave_untranslated(TranslationResult& r, const std::vector<int>& src) const {
-    // A model asked to translate what it cannot read invents a caption ("東京は日本の首都です。" came out as "Ein
+bool Translator::leave_untranslated(TranslationResult& r, const PreparedText& prepared,
+                                    const std::vector<int>& src) const {
+    // Digits, punctuation and symbols alone: nothing to translate, and a model asked anyway invents a caption
+    // ("50%" came out as "Ein weißer 50, der von einem Hund betet.").
+    if (prepared.letterless) return r.untranslated = true;
+    // So does a model asked to translate what it cannot read ("東京は日本の首都です。" came out as "Ein
     // Nachrichtungsmeidededekoriert Steuropäiges."): more than half unknown, the source stays as it is.
     const double share = unknown_share(src, model_->source_vocab.unk());
     if (share <= 0.5) return false;

@@ -60,24 +60,26 @@ public:
     int max_source_tokens() const;  // including <eos>
 
 private:
-    // translate() of a prepared text.
-    TranslationResult translate_masked(std::string_view text, const TranslationOptions& options) const;
-    std::vector<TranslationResult> translate_batch_masked(const std::vector<std::string>& texts,
-                                                          const TranslationOptions& options) const;
     // What the model reads of a raw text: in sentence case when it is in capitals (options.recase_capitals), its
     // copy-through spans masked (options.copy_through); and the result made whole again.
     struct PreparedText {
         std::string original;  // the caller's text
         MaskedText masked;
         bool capitals = false;
+        bool letterless = false;  // digits, punctuation, symbols: left as it is
     };
     PreparedText prepare(std::string_view text, const TranslationOptions& options) const;
     void finish(TranslationResult& r, const PreparedText& prepared) const;
+    // translate() and translate_batch() of prepared texts.
+    TranslationResult translate_prepared(const PreparedText& prepared, const TranslationOptions& options) const;
+    std::vector<TranslationResult> translate_batch_prepared(const std::vector<PreparedText>& prepared,
+                                                            const TranslationOptions& options) const;
     // Source tokens for translation: cut to the model's limit (keeping <eos>) with a warning into `warnings`.
     std::vector<std::string> source_tokens_truncated(std::string_view text, std::vector<std::string>& warnings,
                                                      int max_input_length) const;
-    // Marks r untranslated, with a warning, when most of the source ids `src` (<eos> last) are unknown tokens.
-    bool leave_untranslated(TranslationResult& r, const std::vector<int>& src) const;
+    // Marks r untranslated when the text has no letters, or (with a warning) when most of the source ids `src`
+    // (<eos> last) are unknown tokens.
+    bool leave_untranslated(TranslationResult& r, const PreparedText& prepared, const std::vector<int>& src) const;
     // The result fields that come from the chosen hypothesis: ids, tokens, text, scores.
     void fill_translation(TranslationResult& r, const Hypothesis& best) const;
 

@@ -69,8 +69,9 @@ struct TranslationResult {
     std::vector<int> target_ids;
     float log_prob = 0.0f, score = 0.0f;
     bool finished = true;                      // false: cut by max_length
-    // true: most of the source's tokens are unknown to the model (another script, emoji), which would only invent
-    // a sentence; text and tokenized are the source unchanged, with a warning, and no target tokens.
+    // true: the source was left as it is (text and tokenized; no target tokens), as a model would only invent a
+    // sentence: it has no letters (digits, punctuation, symbols), or, with a warning, most of its tokens are
+    // unknown to the model (another script, emoji).
     bool untranslated = false;
     // What the caller should know about this translation (the source was truncated to the model's limit, the
     // output was cut by the length limit), one sentence each.

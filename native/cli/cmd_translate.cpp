@@ -134,7 +134,7 @@ void join_sentences(const std::vector<size_t>& sentence_line, const std::vector<
             continue;
         }
         TranslationResult& r = results[line];
-        size_t failed = 0;
+        size_t failed = 0, left_as_is = 0;
         for (size_t k = first; k < last; ++k) {
             const std::string where = "sentence " + std::to_string(k - first + 1) + ": ";
             if (!sentence_errors[k].empty()) {
@@ -152,10 +152,11 @@ void join_sentences(const std::vector<size_t>& sentence_line, const std::vector<
             r.score += s.score;
             r.log_prob += s.log_prob;
             r.finished = r.finished && s.finished;
-            r.untranslated = r.untranslated || s.untranslated;
+            left_as_is += s.untranslated;
             for (const std::string& w : s.warnings) r.warnings.push_back(where + w);
         }
         if (failed == last - first) errors[line] = "no sentence of the line could be translated";
+        r.untranslated = left_as_is > 0 && left_as_is + failed == last - first;  // the line is its source
         first = last;
     }
 }
@@ -238,7 +239,7 @@ void run_translate(TranslateFlags& f) {
             j["score"] = r.score;
             j["tokens"] = r.target_tokens;
             j["finished"] = r.finished;
-            if (r.untranslated) j["untranslated"] = true;  // a sentence of it, at least: the model cannot read it
+            if (r.untranslated) j["untranslated"] = true;
         } else {
             j["skipped"] = !errors[i].empty();
         }
