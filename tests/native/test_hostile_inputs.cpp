@@ -79,7 +79,7 @@ TEST_CASE("shipped models never run away on hostile inputs") {
         std::vector<TranslationResult> results(inputs.size());
 #pragma omp parallel for schedule(dynamic, 1)
         for (long i = 0; i < static_cast<long>(inputs.size()); i++) results[i] = t.translate(inputs[i], options);
-        int longest_char_run = 0, worst_token_run = 0, with_copyable = 0, copied = 0;
+        int longest_char_run = 0, worst_token_run = 0, with_copyable = 0, copied = 0, left_as_is = 0;
         double worst_ratio = 0;
         for (size_t i = 0; i < inputs.size(); i++) {
             const TranslationResult& r = results[i];
@@ -94,6 +94,8 @@ TEST_CASE("shipped models never run away on hostile inputs") {
                 CHECK(run <= allowed);
                 longest_char_run = std::max(longest_char_run, run);
             }
+            left_as_is += r.untranslated;
+            if (r.untranslated) CHECK(r.text == inputs[i]);
             const int token_run = longest_token_run(r.target_ids);
             CHECK(token_run <= 3);
             worst_token_run = std::max(worst_token_run, token_run);
@@ -113,6 +115,7 @@ TEST_CASE("shipped models never run away on hostile inputs") {
         MESSAGE(file << ": " << inputs.size() << " hostile inputs; longest character run " << longest_char_run
                      << ", longest token run " << worst_token_run << ", largest output/source token ratio "
                      << worst_ratio << "; numbers, URLs and e-mail addresses copied in " << copied << " of "
-                     << with_copyable << " inputs that hold them");
+                     << with_copyable << " inputs that hold them; " << left_as_is
+                     << " left as they are (no letters, or mostly unknown tokens)");
     }
 }
