@@ -43,6 +43,27 @@ std::vector<uint8_t> read_bytes(const std::string& path) {
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
+// A shipped model, loaded, with the raw test2016 sentences of its source language.
+struct ShippedModel {
+    std::string file;
+    Translator translator;
+    std::vector<std::string> test2016;
+};
+
+std::vector<ShippedModel> shipped_models() {
+    std::vector<ShippedModel> out;
+    const nlohmann::json models = read_models_json()["models"];  // kept: see the batched-greedy test
+    REQUIRE(models.size() >= 1);
+    for (const nlohmann::json& entry : models) {
+        const std::string file = entry.at("file");
+        Translator translator = Translator::from_bytes(read_bytes(models_dir() + "/" + file), file);
+        const Lang lang = translator.model().source_pipeline.lang;
+        out.push_back({file, std::move(translator),
+                       read_lines(multi30k_path(default_data_dir(), "test_2016_flickr", lang, TextForm::raw))});
+    }
+    return out;
+}
+
 }  // namespace
 
 TEST_CASE("shipped models score their recorded BLEU") {
@@ -115,14 +136,11 @@ TEST_CASE("shipped models: batched greedy search gives the tokens of one sentenc
 // Text in capitals is rare in training data, and a cased model garbles it ("A MAN IS WALKING HIS DOG." came out as
 // "Ein AAAIIINIIIAAA-..."): it reads the sentence in sentence case instead, and writes its translation in capitals.
 TEST_CASE("shipped models: a sentence in capitals is read in sentence case and translated into capitals") {
-    const nlohmann::json models = read_models_json()["models"];
-    for (const nlohmann::json& entry : models) {
-        const std::string file = entry.at("file");
+    for (const ShippedModel& shipped : shipped_models()) {
+        const std::string& file = shipped.file;
         CAPTURE(file);
-        Translator translator = Translator::from_bytes(read_bytes(models_dir() + "/" + file), file);
-        std::vector<std::string> sources =
-            read_lines(multi30k_path(default_data_dir(), "test_2016_flickr", translator.model().source_pipeline.lang,
-                                     TextForm::raw));
+        const Translator& translator = shipped.translator;
+        std::vector<std::string> sources = shipped.test2016;
         sources.resize(8);
         sources.push_back("Visit www.example.com/Photos for 12 pictures of the dogs.");  // a span survives the round trip
         std::vector<std::string> shouted;
@@ -158,14 +176,11 @@ TEST_CASE("shipped models: a sentence in capitals is read in sentence case and t
 // What a model cannot read (another script) or need not (no letters: "50%", "?") it would only replace by an
 // invented caption: such a sentence is left as it is, in every path a caller can take; the unreadable with a warning.
 TEST_CASE("shipped models: a sentence without letters, or mostly of unknown tokens, is left as it is") {
-    const nlohmann::json models = read_models_json()["models"];
-    for (const nlohmann::json& entry : models) {
-        const std::string file = entry.at("file");
+    for (const ShippedModel& shipped : shipped_models()) {
+        const std::string& file = shipped.file;
         CAPTURE(file);
-        Translator translator = Translator::from_bytes(read_bytes(models_dir() + "/" + file), file);
-        std::vector<std::string> sources =
-            read_lines(multi30k_path(default_data_dir(), "test_2016_flickr", translator.model().source_pipeline.lang,
-                                     TextForm::raw));
+        const Translator& translator = shipped.translator;
+        std::vector<std::string> sources = shipped.test2016;
         const std::string known = sources[0];
         const std::vector<std::string> unreadable = {"東京は日本の首都です。", "Привет, как дела?", "Γειά σου κόσμε.",
                                                      "שלום עולם"};
