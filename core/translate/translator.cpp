@@ -51,6 +51,24 @@ std::u32string long_runs(std::string_view text, int max_run) {
     return out;
 }
 
+// Pictographs and the marks that join or vary them (emoji, dingbats, arrows, geometric shapes): no model here has
+// seen them, and one inside a sentence is an unknown token that derails what follows it.
+bool pictographic(char32_t cp) {
+    return (cp >= 0x2190 && cp <= 0x21FF) || (cp >= 0x2300 && cp <= 0x23FF) || (cp >= 0x2500 && cp <= 0x27BF) ||
+           (cp >= 0x2900 && cp <= 0x297F) || (cp >= 0x2B00 && cp <= 0x2BFF) || (cp >= 0x1F000 && cp <= 0x1FAFF) ||
+           cp == 0x200D || cp == 0x20E3 || cp == 0xFE0E || cp == 0xFE0F || (cp >= 0xE0020 && cp <= 0xE007F);
+}
+
+bool punctuation_or_space(char32_t cp) { return !is_alnum(cp) && !pictographic(cp); }
+
+// Words (runs between spaces) in a text.
+int count_words(std::u32string_view text) {
+    int words = 0;
+    for (size_t i = 0; i < text.size(); i++)
+        if (!is_space(text[i]) && (i == 0 || is_space(text[i - 1]))) words++;
+    return words;
+}
+
 // The share of a source's tokens (<eos> left out) that are the unknown token.
 double unknown_share(const std::vector<int>& src, int unk) {
     if (src.size() < 2) return 0;
@@ -176,8 +194,30 @@ Translator::PreparedText Translator::prepare(std::string_view text, const Transl
         return p;
     }
     p.capitals = options.recase_capitals && in_capitals(text);
-    const std::string sentence_case = p.capitals ? capitalize_first(lowercase(text)) : std::string();
-    const std::string_view read = p.capitals ? std::string_view(sentence_case) : text;
+    std::u32string read32 = p.capitals ? utf8_decode(capitalize_first(lowercase(text))) : code_points;
+    if (!p.letterless) {
+        std::u32string kept;
+        for (size_t i = 0; i < read32.size();) {
+            if (!pictographic(read32[i])) {
+                kept += read32[i++];
+                continue;
+            }
+            size_t end = i;
+            while (end < read32.size() && pictographic(read32[end])) end++;
+            PreparedText::Aside aside{utf8_encode(read32.substr(i, end - i)), count_words(kept), false};
+            aside.before_punctuation = end < read32.size() &&
+                std::all_of(read32.begin() + static_cast<long>(end), read32.end(), punctuation_or_space);
+            // "beach 🏖️." reads "beach.": the space before the pictograph goes with it unless a space follows too
+            if (!kept.empty() && is_space(kept.back()) && end < read32.size() && !is_space(read32[end])) kept.pop_back();
+            p.asides.push_back(std::move(aside));
+            i = end;
+        }
+        if (!p.asides.empty()) {
+            read32 = kept;
+            p.words = count_words(read32);
+        }
+    }
+    const std::string read = utf8_encode(read32);
     if (options.copy_through)
         p.masked = mask_copy_spans(read, model_->source_pipeline.lang, model_->target_pipeline.lang,
                                    model_->source_vocab, model_->target_vocab);
@@ -201,6 +241,44 @@ void Translator::finish(TranslationResult& r, const PreparedText& prepared) cons
         r.tokenized = restore_copy_spans(r.tokenized, masked, model_->target_pipeline.moses.lowercase);
     }
     if (prepared.capitals) r.text = uppercase(r.text);
+    if (!prepared.asides.empty()) r.text = put_back_asides(r.text, prepared);
+}
+
+std::string Translator::put_back_asides(const std::string& translation, const PreparedText& prepared) {
+    std::vector<std::string> words;
+    for (size_t i = 0; i < translation.size();) {
+        const size_t end = std::min(translation.find(' ', i), translation.size());
+        if (end > i) words.push_back(translation.substr(i, end - i));
+        i = end + 1;
+    }
+    const int W = static_cast<int>(words.size());
+    // before[k]: the pictographs that go before target word k (k == W: at the end)
+    std::vector<std::vector<std::string>> before(W + 1);
+    std::string last_word_tail;  // pictographs that go between the last word and its final punctuation
+    for (const PreparedText::Aside& a : prepared.asides) {
+        if (a.words_before >= prepared.words && a.before_punctuation && W > 0) {
+            last_word_tail += " " + a.text;
+            continue;
+        }
+        int k = a.words_before <= 0 ? 0
+                : a.words_before >= prepared.words
+                    ? W
+                    : static_cast<int>(std::lround(static_cast<double>(a.words_before) * W / prepared.words));
+        before[std::clamp(k, 0, W)].push_back(a.text);
+    }
+    if (!last_word_tail.empty()) {
+        std::string& last = words.back();
+        size_t cut = last.size();
+        while (cut > 0 && std::string_view(".!?;:,\"')]").find(last[cut - 1]) != std::string_view::npos) cut--;
+        last = last.substr(0, cut) + last_word_tail + last.substr(cut);
+    }
+    std::string out;
+    auto add = [&](const std::string& piece) { out += (out.empty() ? "" : " ") + piece; };
+    for (int k = 0; k <= W; k++) {
+        for (const std::string& a : before[k]) add(a);
+        if (k < W) add(words[k]);
+    }
+    return out;
 }
 
 TranslationResult Translator::translate(std::string_view text, const TranslationOptions& options) const {

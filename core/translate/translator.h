@@ -67,9 +67,20 @@ private:
         MaskedText masked;
         bool capitals = false;
         bool letterless = false;  // digits, punctuation, symbols: left as it is
+        // Pictographs (emoji) taken out of the text, each put back at the same share of the translation's words.
+        struct Aside {
+            std::string text;
+            int words_before = 0;       // of the text the model reads
+            bool before_punctuation = false;  // only punctuation follows it: it goes before the output's
+        };
+        std::vector<Aside> asides;
+        int words = 0;  // in the text the model reads
     };
     PreparedText prepare(std::string_view text, const TranslationOptions& options) const;
     void finish(TranslationResult& r, const PreparedText& prepared) const;
+    // The translation with the pictographs taken out of the source put back: at the start, at the end (before the
+    // final punctuation where the source had them there), or after the same share of its words.
+    static std::string put_back_asides(const std::string& translation, const PreparedText& prepared);
     // translate() and translate_batch() of prepared texts.
     TranslationResult translate_prepared(const PreparedText& prepared, const TranslationOptions& options) const;
     std::vector<TranslationResult> translate_batch_prepared(const std::vector<PreparedText>& prepared,

@@ -41,6 +41,7 @@ struct TranslationOptions {
     // (0: off; 0..kMaxRunLength). Stops loops of short BPE pieces ("0@@ 0@@ 0@@") that the rules above let through.
     int max_char_run = 4;
     // URLs, e-mail addresses and numbers are copied into the translation unchanged (translate/copy_through.h).
+    // (Emoji are always taken out of the source and put back into the translation at the same place.)
     bool copy_through = true;
     // A sentence written in capitals (case_mapping.h: in_capitals) is translated in sentence case, which is what a
     // model trained on ordinary text can read, and its translation (text) put in capitals. The tokenized text and

@@ -225,3 +225,44 @@ TEST_CASE("shipped models: a sentence without letters, or mostly of unknown toke
         CHECK(doc.warnings.size() == 1);
     }
 }
+
+// Emoji are unknown to every model, and one inside a sentence derails what follows it ("A dog 🐕 runs on the beach
+// 🏖️." ended "... am Strand mit aufgesetzten Pult."): they are taken out, the rest translated, and each put back at
+// the same place: at the start, before the final punctuation, or after the same share of the words.
+TEST_CASE("shipped models: emoji are taken out of the sentence and put back in the translation") {
+    for (const ShippedModel& shipped : shipped_models()) {
+        const std::string& file = shipped.file;
+        CAPTURE(file);
+        const Translator& translator = shipped.translator;
+        TranslationOptions options;
+        options.beam_size = 1;
+        std::vector<std::string> plain, decorated;
+        for (size_t i = 0; i < 6; i++) {
+            std::string s = shipped.test2016[i];
+            while (!s.empty() && (s.back() == '.' || s.back() == ' ')) s.pop_back();
+            plain.push_back(s + ".");
+            const size_t second_space = s.find(' ', s.find(' ') + 1);
+            REQUIRE(second_space != std::string::npos);
+            decorated.push_back("🎉 " + s.substr(0, second_space) + " 🐕" + s.substr(second_space) + " 🏖️.");
+        }
+        const std::vector<TranslationResult> batched = translator.translate_batch(decorated, options);
+        for (size_t i = 0; i < plain.size(); i++) {
+            CAPTURE(decorated[i]);
+            const TranslationResult r = translator.translate(decorated[i], options);
+            const TranslationResult read_as = translator.translate(plain[i], options);
+            CHECK(r.source_tokens == read_as.source_tokens);  // no unknown token reached the model
+            CHECK(r.target_ids == read_as.target_ids);
+            CHECK(batched[i].text == r.text);
+            CAPTURE(r.text);
+            REQUIRE(r.text.rfind("🎉 ", 0) == 0);
+            const size_t dog = r.text.find(" 🐕"), beach = r.text.find(" 🏖️");
+            REQUIRE(dog != std::string::npos);
+            REQUIRE(beach != std::string::npos);
+            CHECK(dog < beach);
+            CHECK(r.text.find_first_not_of(".!? ", beach + std::string(" 🏖️").size()) == std::string::npos);
+            std::string without = r.text.substr(std::string("🎉 ").size());
+            for (const std::string piece : {" 🐕", " 🏖️"}) without.erase(without.find(piece), piece.size());
+            CHECK(without == read_as.text);
+        }
+    }
+}
