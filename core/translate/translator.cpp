@@ -270,7 +270,10 @@ std::string Translator::put_back_asides(const std::string& translation, const Pr
         std::string& last = words.back();
         size_t cut = last.size();
         while (cut > 0 && std::string_view(".!?;:,\"')]").find(last[cut - 1]) != std::string_view::npos) cut--;
-        last = last.substr(0, cut) + last_word_tail + last.substr(cut);
+        if (cut > 0 || W == 1)
+            last = last.substr(0, cut) + last_word_tail + last.substr(cut);
+        else  // French "plage !": the punctuation is a word of its own
+            words[W - 2] += last_word_tail;
     }
     std::string out;
     auto add = [&](const std::string& piece) { out += (out.empty() ? "" : " ") + piece; };
