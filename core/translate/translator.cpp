@@ -217,7 +217,8 @@ Translator::PreparedText Translator::prepare(std::string_view text, const Transl
             p.words = count_words(read32);
         }
     }
-    const std::string read = utf8_encode(read32);
+    // Most texts are read as they are: no recasing, no pictographs taken out.
+    const std::string read = p.capitals || !p.asides.empty() ? utf8_encode(read32) : std::string(text);
     if (options.copy_through)
         p.masked = mask_copy_spans(read, model_->source_pipeline.lang, model_->target_pipeline.lang,
                                    model_->source_vocab, model_->target_vocab);
