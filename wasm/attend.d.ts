@@ -55,6 +55,11 @@ export interface TranslateOptions {
   maxTokenRun?: number;
   /** No character more than this many times in a row unless the source has such a run (0: off). Default 4. */
   maxCharRun?: number;
+  /**
+   * translateDocument() translates a sentence of more words than this clause by clause (split at semicolons and at a
+   * comma before "and", "und", "et"), each clause a sentence of the result; 0: never. Default 24.
+   */
+  clauseSplitWords?: number;
   /** Return every attention map. Default true (this API's own choice; the C++ core's is false). */
   attention?: boolean;
   /**
@@ -174,7 +179,7 @@ export declare class AttendTranslator {
   /** The core's defaults for this model (its own length penalty where its file has one), attention: true. */
   defaultOptions(): DefaultOptions;
   optionBounds(): Record<'beam' | 'maxLength' | 'maxInputLength' | 'maxLengthRatio' | 'lengthPenalty' |
-    'noRepeatNgramSize' | 'repetitionPenalty' | 'maxTokenRun' | 'maxCharRun', OptionBounds>;
+    'noRepeatNgramSize' | 'repetitionPenalty' | 'maxTokenRun' | 'maxCharRun' | 'clauseSplitWords', OptionBounds>;
   /** Rejects for empty text, a lone surrogate, or an option out of range; over-long text is cut, with a warning. */
   translate(text: string, options?: TranslateOptions | null): Promise<Translation>;
   /**

@@ -305,7 +305,8 @@ export class AttendTranslator {
 
   // The options translate() uses where a call leaves one out: the core's (with the model's own length penalty
   // where its file has one), attention: true. { beam, maxLength, maxInputLength, maxLengthRatio, lengthPenalty,
-  // noRepeatNgramSize, repetitionPenalty, maxTokenRun, maxCharRun, copyThrough, recaseCapitals, attention }
+  // noRepeatNgramSize, repetitionPenalty, maxTokenRun, maxCharRun, clauseSplitWords, copyThrough, recaseCapitals,
+  // attention }
   defaultOptions() {
     this.#check();
     const defaults = JSON.parse(this.#core.UTF8ToString(this.#core._attend_translator_defaults(this.#handle)));
@@ -322,7 +323,8 @@ export class AttendTranslator {
   // An array of texts gives an array of those, in input order.
   // options (each optional; null or undefined: the default, as defaultOptions() returns them; optionBounds() gives
   // their ranges): beam (5), maxLength (0), maxInputLength (0), maxLengthRatio (2), lengthPenalty (the model's own,
-  // else 0.6), noRepeatNgramSize (4), repetitionPenalty (1), maxTokenRun (3), maxCharRun (4), attention (true),
+  // else 0.6), noRepeatNgramSize (4), repetitionPenalty (1), maxTokenRun (3), maxCharRun (4), clauseSplitWords
+  // (24; translateDocument only), attention (true),
   // copyThrough (true: URLs, e-mail addresses and numbers are copied unchanged), recaseCapitals (true: a sentence
   // in capitals is translated in sentence case and its translation put in capitals), signal (an AbortSignal).
   async translate(text, options) {
@@ -349,7 +351,8 @@ export class AttendTranslator {
     return results;
   }
 
-  // A text of any length, translated sentence by sentence with its lines and empty lines kept:
+  // A text of any length, translated sentence by sentence (a sentence of more than clauseSplitWords words clause by
+  // clause) with its lines and empty lines kept:
   // { text, warnings, sentences: [{ begin, end (indices into text), line, ...what translate() returns }] }.
   async translateDocument(text, options) {
     const signal = checkSignal(options?.signal, 'translateDocument(text, options)');

@@ -15,6 +15,22 @@ struct Word {
     std::size_t begin, end;
 };
 
+// The words of text[begin, end), with their byte ranges in `text`.
+std::vector<Word> words_in(std::string_view text, std::size_t begin, std::size_t end) {
+    std::vector<Word> words;
+    std::size_t at = begin;
+    for (char32_t c : utf8_decode(text.substr(begin, end - begin))) {
+        const std::size_t next = at + (c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4);
+        if (!is_space(c)) {
+            if (words.empty() || words.back().end != at) words.push_back({{}, at, at});
+            words.back().cps.push_back(c);
+            words.back().end = next;
+        }
+        at = next;
+    }
+    return words;
+}
+
 bool is_upper(char32_t c) { return to_lower(c) != c; }
 
 // Perl's \p{IsPi} and \p{IsPf}: initial and final quotation marks.
@@ -96,18 +112,7 @@ std::vector<SentenceSpan> split_sentences(std::string_view text, const Nonbreaki
     for (int line = 0; line_begin <= text.size(); line++) {
         std::size_t line_end = text.find('\n', line_begin);
         if (line_end == std::string_view::npos) line_end = text.size();
-        // Words of the line, with their byte ranges.
-        std::vector<Word> words;
-        std::size_t at = line_begin;
-        for (char32_t c : utf8_decode(text.substr(line_begin, line_end - line_begin))) {
-            const std::size_t next = at + (c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4);
-            if (!is_space(c)) {
-                if (words.empty() || words.back().end != at) words.push_back({{}, at, at});
-                words.back().cps.push_back(c);
-                words.back().end = next;
-            }
-            at = next;
-        }
+        const std::vector<Word> words = words_in(text, line_begin, line_end);
         std::size_t first = 0;
         for (std::size_t i = 0; i < words.size(); i++) {
             const bool last_word = i + 1 == words.size();
@@ -127,6 +132,49 @@ std::vector<SentenceSpan> split_sentences(std::string_view text, const Nonbreaki
         }
         if (line_end == text.size()) break;
         line_begin = line_end + 1;
+    }
+    return out;
+}
+
+std::vector<Clause> split_clauses(std::string_view text, const SentenceSpan& sentence, Lang lang,
+                                  int max_words) {
+    const std::string_view whole = text.substr(sentence.begin, sentence.end - sentence.begin);
+    const std::vector<Word> words = words_in(text, sentence.begin, sentence.end);
+    const int n = static_cast<int>(words.size());
+    if (max_words <= 0 || n <= max_words) return {{sentence, std::string(whole)}};
+    const std::u32string conjunction = lang == Lang::en ? U"and" : lang == Lang::de ? U"und" : U"et";
+    auto is_conjunction = [&](int i) {
+        if (i >= n || words[i].cps.size() != conjunction.size()) return false;
+        for (std::size_t k = 0; k < conjunction.size(); k++)
+            if (to_lower(words[i].cps[k]) != conjunction[k]) return false;
+        return true;
+    };
+    std::vector<SentenceSpan> spans;
+    int first = 0;  // the current clause's first word
+    for (int i = 0; i < n; i++) {
+        const std::u32string& w = words[i].cps;
+        const bool alone = w.size() == 1;  // " ; " as French writes it, or a tokenized " , "
+        int last = alone ? i - 1 : i, next = -1;
+        if (w.back() == U';' && w.find(U'&') == std::u32string::npos)  // not an HTML entity ("&amp;")
+            next = i + 1;
+        else if (w.back() == U',' && is_conjunction(i + 1))
+            next = i + 2;
+        if (next < 0 || last - first + 1 < kMinClauseWords || n - next < kMinClauseWords) continue;
+        spans.push_back({words[first].begin, alone ? words[last].end : words[i].end - 1, sentence.line});
+        first = next;
+        i = next - 1;
+    }
+    if (spans.empty()) return {{sentence, std::string(whole)}};
+    spans.push_back({words[first].begin, sentence.end, sentence.line});
+
+    const char ending = whole.back() == '.' || whole.back() == '!' || whole.back() == '?' ? whole.back() : '\0';
+    std::vector<Clause> out;
+    for (std::size_t k = 0; k < spans.size(); k++) {
+        std::string clause(text.substr(spans[k].begin, spans[k].end - spans[k].begin));
+        if (k > 0) clause = capitalize_first(clause);
+        const bool ended = clause.back() == '.' || clause.back() == '!' || clause.back() == '?';
+        if (k + 1 < spans.size() && ending && !ended) clause += ending;
+        out.push_back({spans[k], std::move(clause)});
     }
     return out;
 }

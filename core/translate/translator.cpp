@@ -98,6 +98,7 @@ void validate_options(const TranslationOptions& o) {
     check_range("max batch size", o.max_batch_size, 1, kMaxBatchSize);
     check_range("max char run", o.max_char_run, 0, kMaxRunLength);
     check_range("max token run", o.max_token_run, 0, kMaxRunLength);
+    check_range("clause split words", o.clause_split_words, 0, kMaxClauseSplitWords);
 }
 
 namespace {
@@ -444,11 +445,19 @@ std::vector<TranslationResult> Translator::translate_batch_prepared(const std::v
     return results;
 }
 
+std::vector<Clause> Translator::segments(std::string_view text, const TranslationOptions& options) const {
+    std::vector<Clause> out;
+    for (const SentenceSpan& sentence : split_sentences(text, model_->source_pipeline.prefixes))
+        for (Clause& clause :
+             split_clauses(text, sentence, model_->source_pipeline.lang, options.clause_split_words))
+            out.push_back(std::move(clause));
+    return out;
+}
+
 DocumentTranslation Translator::translate_document(std::string_view text, const TranslationOptions& options) const {
     validate_options(options);
     utf8_validate(text, "the text");
     DocumentTranslation doc;
-    const std::vector<SentenceSpan> spans = split_sentences(text, model_->source_pipeline.prefixes);
     // UTF-16 offsets: count code units up to each span boundary, in one pass over the text.
     std::size_t at = 0, units = 0;
     auto utf16_offset = [&](std::size_t byte) {
@@ -459,7 +468,8 @@ DocumentTranslation Translator::translate_document(std::string_view text, const 
         return units;
     };
     std::vector<std::string> sentence_texts;
-    for (const SentenceSpan& span : spans) {
+    for (Clause& clause : segments(text, options)) {
+        const SentenceSpan& span = clause.span;
         DocumentSentence s;
         s.begin = span.begin;
         s.end = span.end;
@@ -467,11 +477,11 @@ DocumentTranslation Translator::translate_document(std::string_view text, const 
         s.utf16_end = utf16_offset(span.end);
         s.line = span.line;
         doc.sentences.push_back(std::move(s));
-        sentence_texts.emplace_back(text.substr(span.begin, span.end - span.begin));
+        sentence_texts.push_back(std::move(clause.text));
     }
-    std::vector<std::string> errors(spans.size());
+    std::vector<std::string> errors(sentence_texts.size());
 #pragma omp parallel for schedule(dynamic, 1)
-    for (long i = 0; i < static_cast<long>(spans.size()); i++) {
+    for (long i = 0; i < static_cast<long>(sentence_texts.size()); i++) {
         try {
             doc.sentences[i].result = translate(sentence_texts[i], options);
         } catch (const Error& e) {

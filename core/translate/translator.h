@@ -3,6 +3,7 @@
 #pragma once
 #include "attend/translation.h"
 #include "decode/search_options.h"
+#include "text/sentence_splitter.h"
 #include "translate/copy_through.h"
 #include "translate/model_file.h"
 
@@ -57,6 +58,10 @@ public:
     // Languages, config, parameters, dtype, size, card, decoding (the default_options the model sets).
     nlohmann::json info() const;
     const TranslatorModel& model() const { return *model_; }
+    // The parts of a text translated one at a time: its sentences (Moses' rules with the source language's
+    // non-breaking prefixes), and the clauses of a sentence longer than options.clause_split_words words, each with
+    // the text the model reads. Throws attend::Error on invalid UTF-8.
+    std::vector<Clause> segments(std::string_view text, const TranslationOptions& options) const;
     int max_source_tokens() const;  // including <eos>
 
 private:

@@ -193,12 +193,13 @@ void run_translate(TranslateFlags& f) {
     }
     const auto start = std::chrono::steady_clock::now();
     // A model trained on single sentences translates a paragraph sentence by sentence (Moses' splitting rules with
-    // the source language's non-breaking prefixes); a line's translation is its sentences' joined with spaces.
+    // the source language's non-breaking prefixes), and a long sentence clause by clause; a line's translation is
+    // its sentences' joined with spaces.
     std::vector<std::string> sentences;
     std::vector<size_t> sentence_line;
     for (size_t i : todo)
-        for (const SentenceSpan& s : split_sentences(lines[i], translator.model().source_pipeline.prefixes)) {
-            sentences.push_back(lines[i].substr(s.begin, s.end - s.begin));
+        for (Clause& s : translator.segments(lines[i], opt)) {
+            sentences.push_back(std::move(s.text));
             sentence_line.push_back(i);
         }
     std::vector<size_t> all(sentences.size());
@@ -293,6 +294,10 @@ CommandRegistrar registrar([](CLI::App& app) {
                   "Translate URLs, e-mail addresses and numbers like any text (default: copied unchanged)");
     cmd->add_flag("!--no-recase-capitals", o.recase_capitals,
                   "Translate a sentence in capitals as it is (default: read in sentence case, translated into capitals)");
+    cmd->add_option("--clause-split-words", o.clause_split_words,
+                    "A sentence of more words is translated clause by clause, split at semicolons and at a comma "
+                    "before 'and' ('und', 'et') (0: never)")
+        ->capture_default_str();
     cmd->add_option("--max-input-length", o.max_input_length,
                     "Most source tokens translated, <eos> included (0: the model's limit); a longer sentence is cut "
                     "with a warning");

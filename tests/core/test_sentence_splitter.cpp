@@ -91,3 +91,76 @@ TEST_CASE("lines are kept: a line break ends a sentence, blank lines hold none, 
 TEST_CASE("invalid UTF-8 is an error naming the byte") {
     CHECK_THROWS_WITH(split_sentences("A dog. \xff A cat.", prefixes()), doctest::Contains("invalid UTF-8 at byte 7"));
 }
+
+namespace {
+
+// The clauses of the whole of `text` (one sentence): the bytes each span points at, and what the model reads.
+struct Clauses {
+    S spans, texts;
+};
+Clauses clauses(const std::string& text, Lang lang, int max_words) {
+    Clauses out;
+    const SentenceSpan sentence{0, text.size(), 3};
+    for (const Clause& c : split_clauses(text, sentence, lang, max_words)) {
+        CHECK(c.span.line == 3);
+        out.spans.push_back(text.substr(c.span.begin, c.span.end - c.span.begin));
+        out.texts.push_back(c.text);
+    }
+    return out;
+}
+
+const std::string kLong =
+    "A man in an orange hat is staring at something, and a Boston Terrier is running on green grass, and a girl "
+    "in a karate uniform breaks a stick with a kick.";  // 32 words
+
+}  // namespace
+
+TEST_CASE("a sentence longer than max_words is split into clauses at ', and' and ';', each read as a sentence") {
+    const Clauses c = clauses(kLong, Lang::en, 24);
+    CHECK(c.spans == S{"A man in an orange hat is staring at something", "a Boston Terrier is running on green grass",
+                       "a girl in a karate uniform breaks a stick with a kick."});
+    CHECK(c.texts == S{"A man in an orange hat is staring at something.", "A Boston Terrier is running on green grass.",
+                       "A girl in a karate uniform breaks a stick with a kick."});
+    // Up to max_words words, or with max_words 0, the sentence is one clause, read as it is.
+    CHECK(clauses(kLong, Lang::en, 32).texts == S{kLong});
+    CHECK(clauses(kLong, Lang::en, 0).spans == S{kLong});
+    CHECK(clauses(kLong, Lang::en, 31).texts.size() == 3);
+    // The final mark is the sentence's; a clause that ends in one keeps its own; no mark, none added.
+    CHECK(clauses("Is the old man in the red coat still waiting, and are the two children playing outside?", Lang::en, 8)
+              .texts == S{"Is the old man in the red coat still waiting?", "Are the two children playing outside?"});
+    CHECK(clauses("Two dogs run on the beach; a woman throws a ball into the water", Lang::en, 8).texts ==
+          S{"Two dogs run on the beach", "A woman throws a ball into the water"});
+}
+
+TEST_CASE("clauses: each language's conjunction, French spacing, and places that do not split") {
+    CHECK(clauses("Ein Mann mit einem Hut sitzt auf einer Bank, und ein kleiner Hund schläft zu seinen Füßen.", Lang::de, 8)
+              .texts == S{"Ein Mann mit einem Hut sitzt auf einer Bank.", "Ein kleiner Hund schläft zu seinen Füßen."});
+    CHECK(clauses("Un homme est assis sur un banc ; un petit chien dort à ses pieds , et un enfant joue au ballon.",
+                  Lang::fr, 8)
+              .spans == S{"Un homme est assis sur un banc", "un petit chien dort à ses pieds", "un enfant joue au ballon."});
+    // Another language's conjunction is a word like any other ("and" in German text; "und" in English).
+    const std::string de_and = "Ein Mann mit einem Hut sitzt auf einer Bank, and ein kleiner Hund schläft zu seinen Füßen.";
+    CHECK(clauses(de_and, Lang::de, 8).texts == S{de_and});
+    CHECK(clauses(de_and, Lang::en, 8).texts.size() == 2);
+    // A comma without the conjunction, and the conjunction without a comma, are not clause ends.
+    const std::string no_comma = "A man with a hat sits on a bench and a small dog sleeps at his feet, looking tired.";
+    CHECK(clauses(no_comma, Lang::en, 8).texts == S{no_comma});
+    // Each clause keeps at least kMinClauseWords words; a short one stays with its neighbour.
+    const std::string short_side = "Salt, and pepper are on the long wooden table in the old kitchen.";
+    CHECK(clauses(short_side, Lang::en, 8).texts == S{short_side});
+    CHECK(clauses("A man is cooking; salt, and pepper stand beside the stove in the kitchen.", Lang::en, 8).spans ==
+          S{"A man is cooking", "salt, and pepper stand beside the stove in the kitchen."});
+    // An HTML entity's semicolon is not a clause end.
+    const std::string entity = "Tom &amp; Jerry are sitting on the old sofa in the living room watching television.";
+    CHECK(clauses(entity, Lang::en, 8).texts == S{entity});
+}
+
+TEST_CASE("clauses point at the bytes of the text, after multi-byte letters too, and upper-case a lower-case start") {
+    const std::string text = "Ein Mann läuft über die große Brücke; über ihm fliegen zwei weiße Möwen.";
+    const SentenceSpan sentence{4, text.size(), 0};  // "Mann läuft ..."
+    const std::vector<Clause> c = split_clauses(text, sentence, Lang::de, 8);
+    REQUIRE(c.size() == 2);
+    CHECK(text.substr(c[0].span.begin, c[0].span.end - c[0].span.begin) == "Mann läuft über die große Brücke");
+    CHECK(text.substr(c[1].span.begin, c[1].span.end - c[1].span.begin) == "über ihm fliegen zwei weiße Möwen.");
+    CHECK(c[1].text == "Über ihm fliegen zwei weiße Möwen.");
+}

@@ -239,3 +239,31 @@ TEST_CASE("attend translate --progress: the count, rate and time left on standar
     check_refused("translate -m model.safetensors -t 'a dog' --progress sometimes", "--progress");
     std::remove(input.c_str());
 }
+
+TEST_CASE("attend translate: a long sentence of a line is translated clause by clause, as translate_document does") {
+    const std::string model = std::string(ATTEND_SOURCE_DIR) + "/web/models/multi30k-en-de-cased.safetensors";
+    const std::string line =
+        "A man in an orange hat is staring at something, and a small dog is running on the green grass; a girl in a "
+        "white uniform breaks a stick with a kick.";
+    const std::string clauses = kTmp + "clauses.txt";
+    {
+        std::FILE* f = std::fopen(clauses.c_str(), "w");
+        REQUIRE(f);
+        std::fputs("A man in an orange hat is staring at something.\nA small dog is running on the green grass.\n"
+                   "A girl in a white uniform breaks a stick with a kick.\n",
+                   f);
+        std::fclose(f);
+    }
+    const Run whole = run_attend("translate -m '" + model + "' -t '" + line + "' --progress off");
+    const Run parts = run_attend("translate -m '" + model + "' -i '" + clauses + "' --progress off");
+    CAPTURE(whole.output);
+    CAPTURE(parts.output);
+    REQUIRE(whole.status == 0);
+    REQUIRE(parts.status == 0);
+    std::string joined = parts.output;
+    std::replace(joined.begin(), joined.end(), '\n', ' ');
+    CHECK(whole.output == joined.substr(0, joined.size() - 1) + "\n");
+    check_refused("translate -m '" + model + "' -t 'a dog' --clause-split-words -1",
+                  "clause split words must be between 0 and 100000, got -1");
+    std::remove(clauses.c_str());
+}

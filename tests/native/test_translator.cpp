@@ -314,6 +314,8 @@ TEST_CASE("translation options out of range are errors that name the option and 
     CHECK(error_of([](TranslationOptions& o) { o.repetition_penalty = INFINITY; }) ==
           "repetition penalty must be a finite number above 0, got Infinity");
     CHECK(error_of([](TranslationOptions& o) { o.max_batch_size = 0; }) == "max batch size must be between 1 and 1024, got 0");
+    CHECK(error_of([](TranslationOptions& o) { o.clause_split_words = -1; }) ==
+          "clause split words must be between 0 and 100000, got -1");
     CHECK(error_of([](TranslationOptions& o) { o.beam_size = 64; }) == "no error");
 }
 
@@ -472,4 +474,48 @@ TEST_CASE("a document is translated sentence by sentence, its lines and empty li
     TranslationOptions bad;
     bad.beam_size = 65;
     CHECK_THROWS_WITH(t.translate_document("A dog.", bad), doctest::Contains("beam size"));
+}
+
+TEST_CASE("a long sentence of a document is translated clause by clause, each clause an entry of its own") {
+    Translator t(copy_of(small_model()));
+    const std::string text =
+        "A dog runs.\nA man in an orange hat is staring at something, and a small dog is running on the green "
+        "grass; a girl in a white uniform breaks a stick with a kick. Two children play.";
+    TranslationOptions opt;
+    opt.beam_size = 2;
+    opt.return_attention = true;
+    const DocumentTranslation doc = t.translate_document(text, opt);
+    REQUIRE(doc.sentences.size() == 5);
+    const std::vector<std::string> spans = {"A dog runs.", "A man in an orange hat is staring at something",
+                                            "a small dog is running on the green grass",
+                                            "a girl in a white uniform breaks a stick with a kick.", "Two children play."};
+    const std::vector<std::string> read = {"A dog runs.", "A man in an orange hat is staring at something.",
+                                           "A small dog is running on the green grass.",
+                                           "A girl in a white uniform breaks a stick with a kick.", "Two children play."};
+    for (size_t i = 0; i < spans.size(); i++) {
+        const DocumentSentence& s = doc.sentences[i];
+        CAPTURE(i);
+        CHECK(text.substr(s.begin, s.end - s.begin) == spans[i]);
+        CHECK(s.line == (i == 0 ? 0 : 1));
+        const TranslationResult alone = t.translate(read[i], opt);
+        CHECK(s.result.source_tokens == alone.source_tokens);
+        CHECK(s.result.target_ids == alone.target_ids);
+        CHECK(s.result.cross.data == alone.cross.data);
+    }
+    CHECK(doc.text == doc.sentences[0].result.text + "\n" + doc.sentences[1].result.text + " " +
+                          doc.sentences[2].result.text + " " + doc.sentences[3].result.text + " " +
+                          doc.sentences[4].result.text);
+    // The sentence of 32 words is one entry with clause_split_words 0 or 32; the same entries with 31.
+    for (int words : {0, 32, 31}) {
+        CAPTURE(words);
+        opt.clause_split_words = words;
+        const DocumentTranslation d = t.translate_document(text, opt);
+        REQUIRE(d.sentences.size() == (words == 31 ? 5u : 3u));
+        if (words == 31) continue;
+        CHECK(d.sentences[1].begin == doc.sentences[1].begin);
+        CHECK(d.sentences[1].end == doc.sentences[3].end);
+        CHECK(d.sentences[1].result.target_ids == t.translate(text.substr(d.sentences[1].begin,
+                                                                          d.sentences[1].end - d.sentences[1].begin), opt)
+                                                      .target_ids);
+    }
 }

@@ -117,6 +117,7 @@ const NumberOption kNumberOptions[] = {
     {"repetitionPenalty", nullptr, &TranslationOptions::repetition_penalty, 0, 1e6, true},
     {"maxTokenRun", &TranslationOptions::max_token_run, nullptr, 0, kMaxRunLength, false},
     {"maxCharRun", &TranslationOptions::max_char_run, nullptr, 0, kMaxRunLength, false},
+    {"clauseSplitWords", &TranslationOptions::clause_split_words, nullptr, 0, kMaxClauseSplitWords, false},
 };
 struct BoolOption {
     const char* name;
