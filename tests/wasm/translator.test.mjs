@@ -270,6 +270,27 @@ test('translateDocument: sentence by sentence, lines kept, spans index the input
   t.dispose();
 });
 
+test('translateDocument: a sentence of more than clauseSplitWords words is translated clause by clause', async () => {
+  const t = await Attend.load(modelBytes);
+  // 32 words, three clauses; one UTF-16 index past a surrogate pair shows the spans count code units
+  const text = '🐕 A man in an orange hat is staring at something, and a small dog is running on the green grass; a girl in ' +
+    'a white uniform breaks a stick with a kick.';
+  const opts = { beam: 2, attention: false };
+  const doc = await t.translateDocument(text, opts);
+  assert.deepEqual(doc.sentences.map((s) => text.slice(s.begin, s.end)), ['🐕 A man in an orange hat is staring at something',
+    'a small dog is running on the green grass', 'a girl in a white uniform breaks a stick with a kick.']);
+  const read = ['🐕 A man in an orange hat is staring at something.', 'A small dog is running on the green grass.',
+    'A girl in a white uniform breaks a stick with a kick.'];
+  for (const [i, s] of doc.sentences.entries()) assert.deepEqual(s.targetTokens, (await t.translate(read[i], opts)).targetTokens);
+  assert.equal(doc.text, doc.sentences.map((s) => s.text).join(' '));
+  for (const clauseSplitWords of [0, 33]) {
+    assert.deepEqual((await t.translateDocument(text, { ...opts, clauseSplitWords })).sentences.map((s) => [s.begin, s.end]),
+      [[0, text.length]]);
+  }
+  await assert.rejects(t.translateDocument(text, { clauseSplitWords: -1 }), /clauseSplitWords must be between 0 and 100000/);
+  t.dispose();
+});
+
 test('a sentence in capitals is read in sentence case and translated into capitals; recaseCapitals: false reads it as it is', async () => {
   const model = path.join(root, 'web', 'models', 'multi30k-en-de-cased.safetensors');
   const t = await Attend.load(new Uint8Array(fs.readFileSync(model)));
