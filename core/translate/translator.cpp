@@ -11,7 +11,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cctype>
 #include <cmath>
+#include <iterator>
 #include <numeric>
 
 namespace attend {
@@ -60,6 +62,49 @@ bool pictographic(char32_t cp) {
 }
 
 bool punctuation_or_space(char32_t cp) { return !is_alnum(cp) && !pictographic(cp); }
+
+bool ascii_letter(char32_t c) { return (c >= U'a' && c <= U'z') || (c >= U'A' && c <= U'Z'); }
+
+// Where the HTML or XML tag that starts at text[i] ends ("<b>", "</i>", "<a href=\"x\">", "<br/>", "<!-- ... -->"),
+// or npos: markup is not for translating, and a model that reads it invents a caption around it.
+size_t markup_tag_end(const std::u32string& text, size_t i) {
+    if (text[i] != U'<') return std::u32string::npos;
+    if (text.compare(i, 4, U"<!--") == 0) {
+        const size_t end = text.find(U"-->", i + 4);
+        return end == std::u32string::npos ? end : end + 3;
+    }
+    size_t j = i + 1;
+    if (j < text.size() && text[j] == U'/') j++;
+    if (j >= text.size() || !ascii_letter(text[j])) return std::u32string::npos;  // "a < b", "<3"
+    while (j < text.size() && (ascii_letter(text[j]) || (text[j] >= U'0' && text[j] <= U'9') || text[j] == U'-' ||
+                               text[j] == U':'))
+        j++;
+    if (j < text.size() && text[j] != U'>' && text[j] != U'/' && !is_space(text[j])) return std::u32string::npos;
+    char32_t quote = 0;  // attribute values may hold '>'
+    for (; j < text.size(); j++) {
+        if (quote) {
+            if (text[j] == quote) quote = 0;
+        } else if (text[j] == U'"' || text[j] == U'\'') {
+            quote = text[j];
+        } else if (text[j] == U'<') {
+            return std::u32string::npos;
+        } else if (text[j] == U'>') {
+            return j + 1;
+        }
+    }
+    return std::u32string::npos;
+}
+
+// Whether a tag (UTF-8, as markup_tag_end found it) breaks the line in a browser, and so separates words.
+bool breaks_line(std::string_view tag) {
+    size_t b = tag.find_first_not_of("</");
+    size_t e = tag.find_first_of(" \t\n/>", b);
+    std::string name(tag.substr(b, e - b));
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    static const char* const kBreaking[] = {"br", "p", "div", "li", "ul", "ol", "tr", "td", "th", "table", "hr",
+                                            "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "section", "article"};
+    return std::any_of(std::begin(kBreaking), std::end(kBreaking), [&](const char* n) { return name == n; });
+}
 
 // Words (runs between spaces) in a text.
 int count_words(std::u32string_view text) {
@@ -198,22 +243,43 @@ Translator::PreparedText Translator::prepare(std::string_view text, const Transl
     std::u32string read32 = p.capitals ? utf8_decode(capitalize_first(lowercase(text))) : code_points;
     if (!p.letterless) {
         std::u32string kept;
+        std::vector<size_t> kept_at;  // of each aside: where in `kept` it was
         for (size_t i = 0; i < read32.size();) {
+            const size_t tag_end = markup_tag_end(read32, i);
+            if (tag_end != std::u32string::npos) {
+                PreparedText::Aside aside{utf8_encode(read32.substr(i, tag_end - i)), count_words(kept)};
+                aside.glue_previous = i > 0 && !is_space(read32[i - 1]);
+                aside.glue_next = tag_end < read32.size() && !is_space(read32[tag_end]);
+                // "a dog<br>runs" reads "a dog runs"; "a <b>big</b>dog" reads "a bigdog", as a browser shows it
+                if (aside.glue_previous && aside.glue_next && breaks_line(aside.text)) kept += U' ';
+                kept_at.push_back(kept.size());
+                p.asides.push_back(std::move(aside));
+                i = tag_end;
+                continue;
+            }
             if (!pictographic(read32[i])) {
                 kept += read32[i++];
                 continue;
             }
             size_t end = i;
             while (end < read32.size() && pictographic(read32[end])) end++;
-            PreparedText::Aside aside{utf8_encode(read32.substr(i, end - i)), count_words(kept), false};
-            aside.before_punctuation = end < read32.size() &&
-                std::all_of(read32.begin() + static_cast<long>(end), read32.end(), punctuation_or_space);
             // "beach 🏖️." reads "beach.": the space before the pictograph goes with it unless a space follows too
-            if (!kept.empty() && is_space(kept.back()) && end < read32.size() && !is_space(read32[end])) kept.pop_back();
-            p.asides.push_back(std::move(aside));
+            while (!kept.empty() && is_space(kept.back()) && end < read32.size() && !is_space(read32[end])) kept.pop_back();
+            for (size_t& at : kept_at) at = std::min(at, kept.size());
+            kept_at.push_back(kept.size());
+            p.asides.push_back({utf8_encode(read32.substr(i, end - i)), count_words(kept)});
             i = end;
         }
-        if (!p.asides.empty()) {
+        for (size_t k = 0; k < p.asides.size(); k++) {
+            // Only punctuation follows it (in what the model reads): it goes before the translation's.
+            const std::u32string_view rest = std::u32string_view(kept).substr(kept_at[k]);
+            p.asides[k].before_punctuation =
+                !rest.empty() && std::all_of(rest.begin(), rest.end(), punctuation_or_space);
+        }
+        if (std::none_of(kept.begin(), kept.end(), [](char32_t cp) { return is_alpha(cp); })) {
+            p.letterless = true;  // tags alone ("<br>", "<p></p>"): nothing to translate
+            p.asides.clear();
+        } else if (!p.asides.empty()) {
             read32 = kept;
             p.words = count_words(read32);
         }
@@ -254,19 +320,20 @@ std::string Translator::put_back_asides(const std::string& translation, const Pr
         i = end + 1;
     }
     const int W = static_cast<int>(words.size());
-    // before[k]: the pictographs that go before target word k (k == W: at the end)
-    std::vector<std::vector<std::string>> before(W + 1);
-    std::string last_word_tail;  // pictographs that go between the last word and its final punctuation
-    for (const PreparedText::Aside& a : prepared.asides) {
+    using Aside = PreparedText::Aside;
+    // before[k]: the asides that go before target word k (k == W: at the end)
+    std::vector<std::vector<const Aside*>> before(W + 1);
+    std::string last_word_tail;  // asides that go between the last word and its final punctuation
+    for (const Aside& a : prepared.asides) {
         if (a.words_before >= prepared.words && a.before_punctuation && W > 0) {
-            last_word_tail += " " + a.text;
+            last_word_tail += (a.glue_previous ? "" : " ") + a.text;
             continue;
         }
         int k = a.words_before <= 0 ? 0
                 : a.words_before >= prepared.words
                     ? W
                     : static_cast<int>(std::lround(static_cast<double>(a.words_before) * W / prepared.words));
-        before[std::clamp(k, 0, W)].push_back(a.text);
+        before[std::clamp(k, 0, W)].push_back(&a);
     }
     if (!last_word_tail.empty()) {
         std::string& last = words.back();
@@ -277,11 +344,17 @@ std::string Translator::put_back_asides(const std::string& translation, const Pr
         else  // French "plage !": the punctuation is a word of its own
             words[W - 2] += last_word_tail;
     }
+    // Pieces are joined with a space, but where a tag touched its neighbour in the source ("<b>Ein Hund</b>").
     std::string out;
-    auto add = [&](const std::string& piece) { out += (out.empty() ? "" : " ") + piece; };
+    bool glued = true;  // nothing before the first piece
+    auto add = [&](const std::string& piece, bool glue_previous, bool glue_next) {
+        if (!glued && !glue_previous) out += ' ';
+        out += piece;
+        glued = glue_next;
+    };
     for (int k = 0; k <= W; k++) {
-        for (const std::string& a : before[k]) add(a);
-        if (k < W) add(words[k]);
+        for (const Aside* a : before[k]) add(a->text, a->glue_previous, a->glue_next);
+        if (k < W) add(words[k], false, false);
     }
     return out;
 }

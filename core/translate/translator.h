@@ -65,26 +65,30 @@ public:
     int max_source_tokens() const;  // including <eos>
 
 private:
-    // What the model reads of a raw text: in sentence case when it is in capitals (options.recase_capitals), its
-    // copy-through spans masked (options.copy_through); and the result made whole again.
+    // What the model reads of a raw text: in sentence case when it is in capitals (options.recase_capitals), without
+    // its markup tags and pictographs, its copy-through spans masked (options.copy_through); and the result made
+    // whole again.
     struct PreparedText {
         std::string original;  // the caller's text
         MaskedText masked;
         bool capitals = false;
         bool letterless = false;  // digits, punctuation, symbols: left as it is
-        // Pictographs (emoji) taken out of the text, each put back at the same share of the translation's words.
+        // Markup tags and pictographs (emoji) taken out of the text, each put back at the same share of the
+        // translation's words.
         struct Aside {
             std::string text;
-            int words_before = 0;       // of the text the model reads
+            int words_before = 0;             // of the text the model reads
             bool before_punctuation = false;  // only punctuation follows it: it goes before the output's
+            // A tag that touched the word before or after it in the source touches it in the translation.
+            bool glue_previous = false, glue_next = false;
         };
         std::vector<Aside> asides;
         int words = 0;  // in the text the model reads
     };
     PreparedText prepare(std::string_view text, const TranslationOptions& options) const;
     void finish(TranslationResult& r, const PreparedText& prepared) const;
-    // The translation with the pictographs taken out of the source put back: at the start, at the end (before the
-    // final punctuation where the source had them there), or after the same share of its words.
+    // The translation with the tags and pictographs taken out of the source put back: at the start, at the end
+    // (before the final punctuation where the source had them there), or after the same share of its words.
     static std::string put_back_asides(const std::string& translation, const PreparedText& prepared);
     // translate() and translate_batch() of prepared texts.
     TranslationResult translate_prepared(const PreparedText& prepared, const TranslationOptions& options) const;

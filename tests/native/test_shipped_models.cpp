@@ -229,6 +229,67 @@ TEST_CASE("shipped models: a sentence without letters, or mostly of unknown toke
 // Emoji are unknown to every model, and one inside a sentence derails what follows it ("A dog 🐕 runs on the beach
 // 🏖️." ended "... am Strand mit aufgesetzten Pult."): they are taken out, the rest translated, and each put back at
 // the same place: at the start, before the final punctuation, or after the same share of the words.
+TEST_CASE("shipped models: markup tags are taken out of the sentence and put back around the same words") {
+    for (const ShippedModel& shipped : shipped_models()) {
+        const std::string& file = shipped.file;
+        CAPTURE(file);
+        const Translator& translator = shipped.translator;
+        TranslationOptions options;
+        options.beam_size = 1;
+        for (size_t i = 0; i < 6; i++) {
+            std::string s = shipped.test2016[i];
+            while (!s.empty() && (s.back() == '.' || s.back() == ' ')) s.pop_back();
+            const std::string plain = s + ".";
+            // <p><b>First two</b> words ... <a href="...">last</a>.</p>
+            const size_t second_space = s.find(' ', s.find(' ') + 1), last_space = s.rfind(' ');
+            REQUIRE(second_space != std::string::npos);
+            REQUIRE(last_space > second_space);
+            const std::string marked = "<p><b>" + s.substr(0, second_space) + "</b>" +
+                                       s.substr(second_space, last_space + 1 - second_space) +
+                                       "<a href=\"https://example.com/a?b=1&c=2\" title='x > y'>" +
+                                       s.substr(last_space + 1) + "</a>.</p>";
+            CAPTURE(marked);
+            const TranslationResult r = translator.translate(marked, options);
+            const TranslationResult read_as = translator.translate(plain, options);
+            CHECK(r.source_tokens == read_as.source_tokens);  // the model reads the words alone
+            CHECK(r.target_ids == read_as.target_ids);
+            CHECK(translator.translate_batch({marked}, options)[0].text == r.text);
+            CAPTURE(r.text);
+            // Every tag once, in order, the first two at the start, the last two at the end, touching their words.
+            REQUIRE(r.text.rfind("<p><b>", 0) == 0);
+            REQUIRE(r.text.size() > 6);
+            CHECK(r.text[6] != ' ');
+            const std::string a = "<a href=\"https://example.com/a?b=1&c=2\" title='x > y'>";
+            const size_t close_b = r.text.find("</b>"), open_a = r.text.find(a), close_a = r.text.find("</a>");
+            REQUIRE(close_b != std::string::npos);
+            REQUIRE(open_a != std::string::npos);
+            REQUIRE(close_a != std::string::npos);
+            CHECK(close_b < open_a);
+            CHECK(open_a < close_a);
+            CHECK(r.text[close_b - 1] != ' ');
+            CHECK(r.text[open_a + a.size()] != ' ');
+            CHECK(r.text.substr(close_a) == "</a>.</p>");
+            std::string without = r.text;
+            for (const std::string& tag : {std::string("<p>"), std::string("<b>"), std::string("</b>"), a,
+                                           std::string("</a>"), std::string("</p>")})
+                without.erase(without.find(tag), tag.size());
+            CHECK(without == read_as.text);
+        }
+        // Tags alone are left as they are; a "<" that opens no tag is text.
+        for (const std::string tags : {"<br>", "<p></p>", "<!-- a comment -->"}) {
+            const TranslationResult r = translator.translate(tags, options);
+            CHECK(r.untranslated);
+            CHECK(r.text == tags);
+            CHECK(r.warnings.empty());
+        }
+        const std::string line_break = shipped.test2016[0];
+        const size_t space = line_break.find(' ');
+        CHECK(translator.translate(line_break.substr(0, space) + "<br>" + line_break.substr(space + 1), options)
+                  .source_tokens == translator.translate(line_break, options).source_tokens);
+        CHECK(translator.translate("a < b", options).source_tokens.size() > 3);
+    }
+}
+
 TEST_CASE("shipped models: emoji are taken out of the sentence and put back in the translation") {
     for (const ShippedModel& shipped : shipped_models()) {
         const std::string& file = shipped.file;
