@@ -291,6 +291,22 @@ test('translateDocument: a sentence of more than clauseSplitWords words is trans
   t.dispose();
 });
 
+test('markup tags are taken out, and put back touching the words they touched', async () => {
+  const model = path.join(root, 'web', 'models', 'multi30k-en-de-cased.safetensors');
+  const t = await Attend.load(new Uint8Array(fs.readFileSync(model)));
+  const opts = { beam: 2, attention: false };
+  const marked = await t.translate('<b>Two dogs</b> are playing in the <i>snow</i>.', opts);
+  const plain = await t.translate('Two dogs are playing in the snow.', opts);
+  assert.deepEqual(marked.sourceTokens, plain.sourceTokens);
+  assert.deepEqual(marked.targetTokens, plain.targetTokens);
+  assert.match(marked.text, /^<b>\S.*\S<\/b> .* <i>\S.*\S<\/i>\.$/);
+  assert.equal(marked.text.replace(/<\/?[bi]>/g, ''), plain.text);
+  const alone = await t.translate('<br>', opts);
+  assert.equal(alone.untranslated, true);
+  assert.equal(alone.text, '<br>');
+  t.dispose();
+});
+
 test('a sentence in capitals is read in sentence case and translated into capitals; recaseCapitals: false reads it as it is', async () => {
   const model = path.join(root, 'web', 'models', 'multi30k-en-de-cased.safetensors');
   const t = await Attend.load(new Uint8Array(fs.readFileSync(model)));
