@@ -177,3 +177,17 @@ test('a sentence the model cannot read stays as it is, marked with its warning, 
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('markup in the text is put back into the translation as text: shown, never run', async () => {
+  const text = '<b>Two dogs</b> are playing in the <img src="x" onerror="window.__ran = 1">snow.';
+  const want = await engine.translateDocument(text, { beam: BEAM, attention: false });
+  assert.match(want.text, /^<b>\S.*<\/b> .*<img src="x" onerror="window.__ran = 1">\S/);
+
+  const { context, page, errors } = await openDemo();
+  await translate(page, text);
+  assert.equal(await page.textContent('#output-text'), want.text);
+  assert.equal(await page.locator('#output-text b, #output-text img').count(), 0);
+  assert.equal(await page.evaluate(() => window.__ran), undefined);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
