@@ -95,6 +95,48 @@ size_t markup_tag_end(const std::u32string& text, size_t i) {
     return std::u32string::npos;
 }
 
+// Where the Markdown mark that starts at text[i] ends, or npos: a heading, list or quote mark at the start ("# ",
+// "- ", "> "), emphasis at a word's edge ("**bold**", "_it_", "~~gone~~"), a code span ("`x = 1`", not to be
+// translated), a link's brackets and address ("[a dog](https://...)"). `link_open`: a link's "[" was taken out
+// and its "](address)" is still to come.
+size_t markdown_mark_end(const std::u32string& text, size_t i, bool& link_open) {
+    const size_t n = text.size(), npos = std::u32string::npos;
+    const char32_t c = text[i];
+    const bool space_before = i == 0 || is_space(text[i - 1]);
+    if (i == 0 && (c == U'#' || c == U'-' || c == U'*' || c == U'+' || c == U'>')) {
+        size_t j = i;
+        while (j < n && text[j] == c && j - i < 6) j++;
+        if (j < n && is_space(text[j]) && (c == U'#' || j == i + 1)) return j;
+    }
+    if (c == U'*' || c == U'_' || c == U'~') {
+        size_t j = i;
+        while (j < n && text[j] == c) j++;
+        if (j - i > 3 || (c == U'~' && j - i != 2)) return npos;
+        const bool opens = space_before && j < n && !is_space(text[j]);
+        const bool closes = !space_before && (j == n || is_space(text[j]) || (!is_alnum(text[j]) && text[j] != c));
+        return opens || closes ? j : npos;
+    }
+    if (c == U'`') {
+        size_t j = i;
+        while (j < n && text[j] == U'`') j++;
+        const size_t end = text.find(text.substr(i, j - i), j);
+        return end == npos ? npos : end + (j - i);
+    }
+    if (c == U'[' && space_before) {
+        const size_t close = text.find(U"](", i + 1);
+        if (close == npos || text.find(U')', close) == npos) return npos;
+        link_open = true;
+        return i + 1;
+    }
+    if (c == U']' && link_open && i + 1 < n && text[i + 1] == U'(') {
+        const size_t end = text.find(U')', i);
+        if (end == npos) return npos;
+        link_open = false;
+        return end + 1;
+    }
+    return npos;
+}
+
 // Whether a tag (UTF-8, as markup_tag_end found it) breaks the line in a browser, and so separates words.
 bool breaks_line(std::string_view tag) {
     size_t b = tag.find_first_not_of("</");
@@ -244,8 +286,10 @@ Translator::PreparedText Translator::prepare(std::string_view text, const Transl
     if (!p.letterless) {
         std::u32string kept;
         std::vector<size_t> kept_at;  // of each aside: where in `kept` it was
+        bool link_open = false;
         for (size_t i = 0; i < read32.size();) {
-            const size_t tag_end = markup_tag_end(read32, i);
+            size_t tag_end = markup_tag_end(read32, i);
+            if (tag_end == std::u32string::npos) tag_end = markdown_mark_end(read32, i, link_open);
             if (tag_end != std::u32string::npos) {
                 PreparedText::Aside aside{utf8_encode(read32.substr(i, tag_end - i)), count_words(kept)};
                 aside.glue_previous = i > 0 && !is_space(read32[i - 1]);

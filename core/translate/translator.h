@@ -73,8 +73,8 @@ private:
         MaskedText masked;
         bool capitals = false;
         bool letterless = false;  // digits, punctuation, symbols: left as it is
-        // Markup tags and pictographs (emoji) taken out of the text, each put back at the same share of the
-        // translation's words.
+        // Markup (HTML tags, Markdown marks, code spans) and pictographs (emoji) taken out of the text, each put
+        // back at the same share of the translation's words.
         struct Aside {
             std::string text;
             int words_before = 0;             // of the text the model reads

@@ -290,6 +290,61 @@ TEST_CASE("shipped models: markup tags are taken out of the sentence and put bac
     }
 }
 
+TEST_CASE("shipped models: Markdown marks are taken out and put back; code spans are not translated") {
+    for (const ShippedModel& shipped : shipped_models()) {
+        const std::string& file = shipped.file;
+        CAPTURE(file);
+        const Translator& translator = shipped.translator;
+        TranslationOptions options;
+        options.beam_size = 1;
+        std::string s = shipped.test2016[1];
+        while (!s.empty() && (s.back() == '.' || s.back() == ' ')) s.pop_back();
+        const TranslationResult plain = translator.translate(s + ".", options);
+        const size_t second_space = s.find(' ', s.find(' ') + 1);
+        REQUIRE(second_space != std::string::npos);
+        // marked text -> the marks the translation must hold, in order
+        const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+            {"- " + s + ".", {"- "}},
+            {"## " + s + ".", {"## "}},
+            {"> " + s + ".", {"> "}},
+            {"**" + s.substr(0, second_space) + "**" + s.substr(second_space) + ".", {"**", "** "}},
+            {"_" + s + "_.", {"_", "_."}},
+            {"[" + s + "](https://example.com/a_b?c=1).", {"[", "](https://example.com/a_b?c=1)."}},
+        };
+        for (const auto& [marked, marks] : cases) {
+            CAPTURE(marked);
+            const TranslationResult r = translator.translate(marked, options);
+            CHECK(r.source_tokens == plain.source_tokens);
+            CAPTURE(r.text);
+            std::string without = r.text;
+            size_t at = 0;
+            for (size_t k = 0; k < marks.size(); k++) {
+                const std::string& mark = marks[k];
+                const size_t found = without.find(mark, at);
+                REQUIRE(found != std::string::npos);
+                if (k == 0) CHECK(found == 0);  // the first mark opens the text
+                // what the mark leaves of the plain translation: the space after a closing mark, the final period
+                const std::string left = k > 0 && mark.back() == ' ' ? " " : mark.back() == '.' ? "." : "";
+                without.replace(found, mark.size(), left);
+                at = found;
+            }
+            CHECK(without == plain.text);
+        }
+        // A code span is copied, not translated: alone it is left as it is.
+        const TranslationResult code = translator.translate("`x = f(1);`", options);
+        CHECK(code.untranslated);
+        CHECK(code.text == "`x = f(1);`");
+        const TranslationResult inline_code = translator.translate(s + " `rm -rf /tmp/x`.", options);
+        CHECK(inline_code.source_tokens == plain.source_tokens);
+        CHECK(inline_code.text.find(" `rm -rf /tmp/x`") != std::string::npos);
+        // Not marks: a product's star between spaces, an underscore inside a word.
+        CHECK(translator.translate("2 * 3 " + s, options).source_tokens != translator.translate("2 3 " + s, options).source_tokens);
+        std::string snake;
+        for (const std::string& t : translator.translate(s + " snake_case", options).source_tokens) snake += t;
+        CHECK(snake.find('_') != std::string::npos);
+    }
+}
+
 TEST_CASE("shipped models: emoji are taken out of the sentence and put back in the translation") {
     for (const ShippedModel& shipped : shipped_models()) {
         const std::string& file = shipped.file;
