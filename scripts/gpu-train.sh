@@ -10,14 +10,15 @@
 #   card-<pair>        the shipped cased model's recipe (web/models/multi30k-<src>-<tgt>-cased.md), run again
 #   card-<pair>-bf16   the same with --precision bf16 (its BLEU decides whether bf16 may become a default)
 #   card-<pair>-ad0    the card's recipe with the attention weights kept (--attention-dropout 0, fairseq's default)
-#   wu-<pair>          Wu et al. 2021's Transformer-Tiny recipe on cased text (what the en→de model ships with;
-#                      fairseq, 2 GPUs x 4096 tokens): lr 5e-3, 2,000 warm-up steps then inverse square root,
-#                      dropout 0.3 and no attention dropout (fairseq's attention_dropout 0, which their command
-#                      leaves), 8,192-token batches, 125 epochs, the last 10 checkpoints averaged
+#   wu-<pair>          Wu et al. 2021's Transformer-Tiny recipe on cased text, --preset transformer-tiny-cased-wu
+#                      (what the en→de and en→fr models ship with; fairseq, 2 GPUs x 4096 tokens): lr 5e-3, 2,000
+#                      warm-up steps then inverse square root, dropout 0.3 and no attention dropout (fairseq's
+#                      attention_dropout 0, which their command leaves), 8,192-token batches, 125 epochs, the last
+#                      10 checkpoints averaged
 #   wu-ende-lc         the same on lowercase text, as in the paper
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ $# -lt 4 ]; then sed -n 2,17p "$0"; exit 2; fi
+if [ $# -lt 4 ]; then sed -n 2,18p "$0"; exit 2; fi
 b=$1 runs=$2 minutes=$3
 shift 3
 attend="$b/bin/attend"
@@ -32,7 +33,7 @@ recipe_args() {
         return
     elif [[ $1 =~ ^wu-(ende|enfr|deen|fren)$ ]]; then
         pair=${BASH_REMATCH[1]}
-        echo "--preset transformer-tiny-cased --source ${pair:0:2} --target ${pair:2:2} $wu"
+        echo "--preset transformer-tiny-cased-wu --source ${pair:0:2} --target ${pair:2:2}"
         return
     elif [[ $1 =~ ^card-(ende|enfr|deen|fren)(-bf16|-ad0)?$ ]]; then
         pair=${BASH_REMATCH[1]} variant=${BASH_REMATCH[2]}

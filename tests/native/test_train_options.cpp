@@ -74,3 +74,26 @@ TEST_CASE("train options: the defaults are the default preset's, apart from its 
     tiny.cooldown_epochs = TrainOptions{}.cooldown_epochs;
     CHECK(train_options_to_json(tiny) == train_options_to_json(TrainOptions{}));
 }
+
+TEST_CASE("train options: transformer-tiny-cased-wu is the command line of the shipped en-de and en-fr cards") {
+    // attend train --preset transformer-tiny-cased --lr 5e-3 --warmup 2000 --max-tokens 8192 --dropout 0.3
+    //   --attention-dropout 0 --epochs 125 --cooldown-epochs 0 --validate-every 5 --average-last 10 --keep 10
+    TrainOptions card = train_preset("transformer-tiny-cased");
+    card.lr = 5e-3f;
+    card.warmup_steps = 2000;
+    card.max_tokens = 8192;
+    card.model.dropout = 0.3f;
+    card.model.attention_dropout = 0.0f;
+    card.epochs = 125;
+    card.cooldown_epochs = 0;
+    card.validate_every = 5;
+    card.average_last = 10;
+    card.keep_checkpoints = 10;
+    TrainOptions wu = train_preset("transformer-tiny-cased-wu");
+    CHECK(wu.preset == "transformer-tiny-cased-wu");
+    CHECK(wu.corpus.cased);
+    CHECK(wu.corpus.split_digits);
+    wu.preset = card.preset;
+    wu.out_dir = card.out_dir;
+    CHECK(train_options_to_json(wu) == train_options_to_json(card));
+}
