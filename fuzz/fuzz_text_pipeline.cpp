@@ -1,10 +1,15 @@
 // libFuzzer harness: any bytes as raw user text through a tiny pipeline of each kind (Moses + BPE for en, de
-// and fr, and the seeds' d2l words), and the tokens back to display and BLEU text.
-// Contract under test (text/text_pipeline.h): raw text is tokenized, or refused with attend::Error (invalid
-// UTF-8); the tokens detokenize without error, and everything produced is valid UTF-8.
+// and fr, and the seeds' d2l words), and the tokens back to display and BLEU text; the same text through what the
+// translator does before and after: sentences and clauses, markup and pictographs taken out and put back.
+// Contract under test (text/text_pipeline.h, text/sentence_splitter.h, translate/asides.h): raw text is
+// tokenized, or refused with attend::Error (invalid UTF-8); the tokens detokenize without error; sentence and
+// clause spans lie in order inside the text; every aside taken out is put back; everything produced is valid
+// UTF-8.
 #include "error.h"
+#include "text/sentence_splitter.h"
 #include "text/text_pipeline.h"
 #include "text/utf8.h"
+#include "translate/asides.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -56,5 +61,26 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     require_utf8(postprocess_for_display(tokens, pipeline));
     require_utf8(postprocess_for_bleu(tokens, pipeline));
+
+    size_t after = 0;  // the end of the last span
+    for (const SentenceSpan& sentence : split_sentences(raw, pipeline.prefixes))
+        for (const Clause& clause : split_clauses(raw, sentence, pipeline.lang, data[0] % 8)) {
+            if (clause.span.begin < after || clause.span.begin > clause.span.end || clause.span.end > raw.size())
+                std::abort();
+            after = clause.span.end;
+            require_utf8(clause.text);
+        }
+
+    const TakenOut out = take_out_asides(utf8_decode(raw));
+    const std::string kept = utf8_encode(out.kept);
+    const std::string back = put_back_asides(kept, out.asides, out.words);
+    require_utf8(back);
+    size_t at = 0;  // each aside, in order, in what comes back
+    for (const Aside& a : out.asides) {
+        if (a.text.empty() || a.words_before < 0 || a.words_before > out.words) std::abort();
+        at = back.find(a.text, at);
+        if (at == std::string::npos) std::abort();
+        at += a.text.size();
+    }
     return 0;
 }

@@ -8,12 +8,11 @@
 #include "text/char_class.h"
 #include "text/sentence_splitter.h"
 #include "text/utf8.h"
+#include "translate/asides.h"
 
 #include <algorithm>
 #include <chrono>
-#include <cctype>
 #include <cmath>
-#include <iterator>
 #include <numeric>
 
 namespace attend {
@@ -51,109 +50,6 @@ std::u32string long_runs(std::string_view text, int max_run) {
         if (run > max_run && out.find(cps[i]) == std::u32string::npos) out.push_back(cps[i]);
     }
     return out;
-}
-
-// Pictographs and the marks that join or vary them (emoji, dingbats, arrows, geometric shapes): no model here has
-// seen them, and one inside a sentence is an unknown token that derails what follows it.
-bool pictographic(char32_t cp) {
-    return (cp >= 0x2190 && cp <= 0x21FF) || (cp >= 0x2300 && cp <= 0x23FF) || (cp >= 0x2500 && cp <= 0x27BF) ||
-           (cp >= 0x2900 && cp <= 0x297F) || (cp >= 0x2B00 && cp <= 0x2BFF) || (cp >= 0x1F000 && cp <= 0x1FAFF) ||
-           cp == 0x200D || cp == 0x20E3 || cp == 0xFE0E || cp == 0xFE0F || (cp >= 0xE0020 && cp <= 0xE007F);
-}
-
-bool punctuation_or_space(char32_t cp) { return !is_alnum(cp) && !pictographic(cp); }
-
-bool ascii_letter(char32_t c) { return (c >= U'a' && c <= U'z') || (c >= U'A' && c <= U'Z'); }
-
-// Where the HTML or XML tag that starts at text[i] ends ("<b>", "</i>", "<a href=\"x\">", "<br/>", "<!-- ... -->"),
-// or npos: markup is not for translating, and a model that reads it invents a caption around it.
-size_t markup_tag_end(const std::u32string& text, size_t i) {
-    if (text[i] != U'<') return std::u32string::npos;
-    if (text.compare(i, 4, U"<!--") == 0) {
-        const size_t end = text.find(U"-->", i + 4);
-        return end == std::u32string::npos ? end : end + 3;
-    }
-    size_t j = i + 1;
-    if (j < text.size() && text[j] == U'/') j++;
-    if (j >= text.size() || !ascii_letter(text[j])) return std::u32string::npos;  // "a < b", "<3"
-    while (j < text.size() && (ascii_letter(text[j]) || (text[j] >= U'0' && text[j] <= U'9') || text[j] == U'-' ||
-                               text[j] == U':'))
-        j++;
-    if (j < text.size() && text[j] != U'>' && text[j] != U'/' && !is_space(text[j])) return std::u32string::npos;
-    char32_t quote = 0;  // attribute values may hold '>'
-    for (; j < text.size(); j++) {
-        if (quote) {
-            if (text[j] == quote) quote = 0;
-        } else if (text[j] == U'"' || text[j] == U'\'') {
-            quote = text[j];
-        } else if (text[j] == U'<') {
-            return std::u32string::npos;
-        } else if (text[j] == U'>') {
-            return j + 1;
-        }
-    }
-    return std::u32string::npos;
-}
-
-// Where the Markdown mark that starts at text[i] ends, or npos: a heading, list or quote mark at the start ("# ",
-// "- ", "> "), emphasis at a word's edge ("**bold**", "_it_", "~~gone~~"), a code span ("`x = 1`", not to be
-// translated), a link's brackets and address ("[a dog](https://...)"). `link_open`: a link's "[" was taken out
-// and its "](address)" is still to come.
-size_t markdown_mark_end(const std::u32string& text, size_t i, bool& link_open) {
-    const size_t n = text.size(), npos = std::u32string::npos;
-    const char32_t c = text[i];
-    const bool space_before = i == 0 || is_space(text[i - 1]);
-    if (i == 0 && (c == U'#' || c == U'-' || c == U'*' || c == U'+' || c == U'>')) {
-        size_t j = i;
-        while (j < n && text[j] == c && j - i < 6) j++;
-        if (j < n && is_space(text[j]) && (c == U'#' || j == i + 1)) return j;
-    }
-    if (c == U'*' || c == U'_' || c == U'~') {
-        size_t j = i;
-        while (j < n && text[j] == c) j++;
-        if (j - i > 3 || (c == U'~' && j - i != 2)) return npos;
-        const bool opens = space_before && j < n && !is_space(text[j]);
-        const bool closes = !space_before && (j == n || is_space(text[j]) || (!is_alnum(text[j]) && text[j] != c));
-        return opens || closes ? j : npos;
-    }
-    if (c == U'`') {
-        size_t j = i;
-        while (j < n && text[j] == U'`') j++;
-        const size_t end = text.find(text.substr(i, j - i), j);
-        return end == npos ? npos : end + (j - i);
-    }
-    if (c == U'[' && space_before) {
-        const size_t close = text.find(U"](", i + 1);
-        if (close == npos || text.find(U')', close) == npos) return npos;
-        link_open = true;
-        return i + 1;
-    }
-    if (c == U']' && link_open && i + 1 < n && text[i + 1] == U'(') {
-        const size_t end = text.find(U')', i);
-        if (end == npos) return npos;
-        link_open = false;
-        return end + 1;
-    }
-    return npos;
-}
-
-// Whether a tag (UTF-8, as markup_tag_end found it) breaks the line in a browser, and so separates words.
-bool breaks_line(std::string_view tag) {
-    size_t b = tag.find_first_not_of("</");
-    size_t e = tag.find_first_of(" \t\n/>", b);
-    std::string name(tag.substr(b, e - b));
-    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    static const char* const kBreaking[] = {"br", "p", "div", "li", "ul", "ol", "tr", "td", "th", "table", "hr",
-                                            "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "section", "article"};
-    return std::any_of(std::begin(kBreaking), std::end(kBreaking), [&](const char* n) { return name == n; });
-}
-
-// Words (runs between spaces) in a text.
-int count_words(std::u32string_view text) {
-    int words = 0;
-    for (size_t i = 0; i < text.size(); i++)
-        if (!is_space(text[i]) && (i == 0 || is_space(text[i - 1]))) words++;
-    return words;
 }
 
 // The share of a source's tokens (<eos> left out) that are the unknown token.
@@ -284,48 +180,13 @@ Translator::PreparedText Translator::prepare(std::string_view text, const Transl
     p.capitals = options.recase_capitals && in_capitals(text);
     std::u32string read32 = p.capitals ? utf8_decode(capitalize_first(lowercase(text))) : code_points;
     if (!p.letterless) {
-        std::u32string kept;
-        std::vector<size_t> kept_at;  // of each aside: where in `kept` it was
-        bool link_open = false;
-        for (size_t i = 0; i < read32.size();) {
-            size_t tag_end = markup_tag_end(read32, i);
-            if (tag_end == std::u32string::npos) tag_end = markdown_mark_end(read32, i, link_open);
-            if (tag_end != std::u32string::npos) {
-                PreparedText::Aside aside{utf8_encode(read32.substr(i, tag_end - i)), count_words(kept)};
-                aside.glue_previous = i > 0 && !is_space(read32[i - 1]);
-                aside.glue_next = tag_end < read32.size() && !is_space(read32[tag_end]);
-                // "a dog<br>runs" reads "a dog runs"; "a <b>big</b>dog" reads "a bigdog", as a browser shows it
-                if (aside.glue_previous && aside.glue_next && breaks_line(aside.text)) kept += U' ';
-                kept_at.push_back(kept.size());
-                p.asides.push_back(std::move(aside));
-                i = tag_end;
-                continue;
-            }
-            if (!pictographic(read32[i])) {
-                kept += read32[i++];
-                continue;
-            }
-            size_t end = i;
-            while (end < read32.size() && pictographic(read32[end])) end++;
-            // "beach 🏖️." reads "beach.": the space before the pictograph goes with it unless a space follows too
-            while (!kept.empty() && is_space(kept.back()) && end < read32.size() && !is_space(read32[end])) kept.pop_back();
-            for (size_t& at : kept_at) at = std::min(at, kept.size());
-            kept_at.push_back(kept.size());
-            p.asides.push_back({utf8_encode(read32.substr(i, end - i)), count_words(kept)});
-            i = end;
-        }
-        for (size_t k = 0; k < p.asides.size(); k++) {
-            // Only punctuation follows it (in what the model reads): it goes before the translation's.
-            const std::u32string_view rest = std::u32string_view(kept).substr(kept_at[k]);
-            p.asides[k].before_punctuation =
-                !rest.empty() && std::all_of(rest.begin(), rest.end(), punctuation_or_space);
-        }
-        if (std::none_of(kept.begin(), kept.end(), [](char32_t cp) { return is_alpha(cp); })) {
+        TakenOut out = take_out_asides(read32);
+        if (std::none_of(out.kept.begin(), out.kept.end(), [](char32_t cp) { return is_alpha(cp); })) {
             p.letterless = true;  // tags alone ("<br>", "<p></p>"): nothing to translate
-            p.asides.clear();
-        } else if (!p.asides.empty()) {
-            read32 = kept;
-            p.words = count_words(read32);
+        } else if (!out.asides.empty()) {
+            read32 = std::move(out.kept);
+            p.asides = std::move(out.asides);
+            p.words = out.words;
         }
     }
     // Most texts are read as they are: no recasing, no pictographs taken out.
@@ -353,54 +214,7 @@ void Translator::finish(TranslationResult& r, const PreparedText& prepared) cons
         r.tokenized = restore_copy_spans(r.tokenized, masked, model_->target_pipeline.moses.lowercase);
     }
     if (prepared.capitals) r.text = uppercase(r.text);
-    if (!prepared.asides.empty()) r.text = put_back_asides(r.text, prepared);
-}
-
-std::string Translator::put_back_asides(const std::string& translation, const PreparedText& prepared) {
-    std::vector<std::string> words;
-    for (size_t i = 0; i < translation.size();) {
-        const size_t end = std::min(translation.find(' ', i), translation.size());
-        if (end > i) words.push_back(translation.substr(i, end - i));
-        i = end + 1;
-    }
-    const int W = static_cast<int>(words.size());
-    using Aside = PreparedText::Aside;
-    // before[k]: the asides that go before target word k (k == W: at the end)
-    std::vector<std::vector<const Aside*>> before(W + 1);
-    std::string last_word_tail;  // asides that go between the last word and its final punctuation
-    for (const Aside& a : prepared.asides) {
-        if (a.words_before >= prepared.words && a.before_punctuation && W > 0) {
-            last_word_tail += (a.glue_previous ? "" : " ") + a.text;
-            continue;
-        }
-        int k = a.words_before <= 0 ? 0
-                : a.words_before >= prepared.words
-                    ? W
-                    : static_cast<int>(std::lround(static_cast<double>(a.words_before) * W / prepared.words));
-        before[std::clamp(k, 0, W)].push_back(&a);
-    }
-    if (!last_word_tail.empty()) {
-        std::string& last = words.back();
-        size_t cut = last.size();
-        while (cut > 0 && std::string_view(".!?;:,\"')]").find(last[cut - 1]) != std::string_view::npos) cut--;
-        if (cut > 0 || W == 1)
-            last = last.substr(0, cut) + last_word_tail + last.substr(cut);
-        else  // French "plage !": the punctuation is a word of its own
-            words[W - 2] += last_word_tail;
-    }
-    // Pieces are joined with a space, but where a tag touched its neighbour in the source ("<b>Ein Hund</b>").
-    std::string out;
-    bool glued = true;  // nothing before the first piece
-    auto add = [&](const std::string& piece, bool glue_previous, bool glue_next) {
-        if (!glued && !glue_previous) out += ' ';
-        out += piece;
-        glued = glue_next;
-    };
-    for (int k = 0; k <= W; k++) {
-        for (const Aside* a : before[k]) add(a->text, a->glue_previous, a->glue_next);
-        if (k < W) add(words[k], false, false);
-    }
-    return out;
+    if (!prepared.asides.empty()) r.text = put_back_asides(r.text, prepared.asides, prepared.words);
 }
 
 TranslationResult Translator::translate(std::string_view text, const TranslationOptions& options) const {

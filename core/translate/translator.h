@@ -4,6 +4,7 @@
 #include "attend/translation.h"
 #include "decode/search_options.h"
 #include "text/sentence_splitter.h"
+#include "translate/asides.h"
 #include "translate/copy_through.h"
 #include "translate/model_file.h"
 
@@ -73,23 +74,11 @@ private:
         MaskedText masked;
         bool capitals = false;
         bool letterless = false;  // digits, punctuation, symbols: left as it is
-        // Markup (HTML tags, Markdown marks, code spans) and pictographs (emoji) taken out of the text, each put
-        // back at the same share of the translation's words.
-        struct Aside {
-            std::string text;
-            int words_before = 0;             // of the text the model reads
-            bool before_punctuation = false;  // only punctuation follows it: it goes before the output's
-            // A tag that touched the word before or after it in the source touches it in the translation.
-            bool glue_previous = false, glue_next = false;
-        };
-        std::vector<Aside> asides;
+        std::vector<Aside> asides;  // markup and pictographs taken out (translate/asides.h)
         int words = 0;  // in the text the model reads
     };
     PreparedText prepare(std::string_view text, const TranslationOptions& options) const;
     void finish(TranslationResult& r, const PreparedText& prepared) const;
-    // The translation with the tags and pictographs taken out of the source put back: at the start, at the end
-    // (before the final punctuation where the source had them there), or after the same share of its words.
-    static std::string put_back_asides(const std::string& translation, const PreparedText& prepared);
     // translate() and translate_batch() of prepared texts.
     TranslationResult translate_prepared(const PreparedText& prepared, const TranslationOptions& options) const;
     std::vector<TranslationResult> translate_batch_prepared(const std::vector<PreparedText>& prepared,

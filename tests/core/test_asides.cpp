@@ -1,0 +1,88 @@
+// Markup and pictographs taken out of a text and put back into its translation: what the model reads, where each
+// aside goes back, and which characters are text after all.
+#include <doctest/doctest.h>
+
+#include "translate/asides.h"
+#include "text/utf8.h"
+
+#include <string>
+#include <vector>
+
+using namespace attend;
+
+namespace {
+
+using S = std::vector<std::string>;
+
+std::string kept(const std::string& text) { return utf8_encode(take_out_asides(utf8_decode(text)).kept); }
+
+S asides(const std::string& text) {
+    S out;
+    for (const Aside& a : take_out_asides(utf8_decode(text)).asides) out.push_back(a.text);
+    return out;
+}
+
+// The source's asides put back into `translation`.
+std::string round_trip(const std::string& source, const std::string& translation) {
+    const TakenOut t = take_out_asides(utf8_decode(source));
+    return put_back_asides(translation, t.asides, t.words);
+}
+
+}  // namespace
+
+TEST_CASE("asides: HTML tags and comments are taken out, attribute values and all") {
+    CHECK(kept("<b>A dog</b> runs on the <i>beach</i>.") == "A dog runs on the beach.");
+    CHECK(asides("<b>A dog</b> runs on the <i>beach</i>.") == S{"<b>", "</b>", "<i>", "</i>"});
+    CHECK(asides("<a href=\"https://x.org/?a=1&b=2\" title='x > y'>here</a>") ==
+          S{"<a href=\"https://x.org/?a=1&b=2\" title='x > y'>", "</a>"});
+    CHECK(kept("<!-- note --> A man sleeps.<br/>") == " A man sleeps.");
+    CHECK(kept("A dog<br>runs, a <b>big</b>dog.") == "A dog runs, a bigdog.");  // <br> separates; <b> does not
+    // Not tags: a "<" before a space or a digit, one never closed, one that opens another first.
+    for (const std::string text : {"a < b and c > d", "I <3 dogs", "a <b dog", "x <y <z>"}) {
+        CAPTURE(text);
+        CHECK(kept(text).find('<') != std::string::npos);
+    }
+}
+
+TEST_CASE("asides: Markdown marks, code spans and links; stars and underscores inside words stay") {
+    CHECK(asides("# A cat sleeps.") == S{"#"});
+    CHECK(asides("- A boy jumps.") == S{"-"});
+    CHECK(asides("> A boy jumps.") == S{">"});
+    CHECK(kept("**Two dogs** play in the _snow_.") == "Two dogs play in the snow.");
+    CHECK(asides("Run `ls -la` now.") == S{"`ls -la`"});
+    CHECK(asides("[A dog](https://x.org/a_b) runs.") == S{"[", "](https://x.org/a_b)"});
+    CHECK(kept("2 * 3 is 6, snake_case stays, -1 too.") == "2 * 3 is 6, snake_case stays, -1 too.");
+    CHECK(kept("--- and ## mid-text") == "--- and ## mid-text");  // a mark only at the start, and "-" alone
+    CHECK(kept("a [bracket] alone") == "a [bracket] alone");
+}
+
+TEST_CASE("asides: pictographs are taken out with a space beside them") {
+    CHECK(kept("A dog 🐕 runs on the beach 🏖️ 🌊.") == "A dog  runs on the beach.");
+    CHECK(asides("A dog 🐕 runs on the beach 🏖️ 🌊.") == S{"🐕", "🏖️", "🌊"});
+    const TakenOut t = take_out_asides(utf8_decode("A dog 🐕 runs on the beach 🏖️ 🌊."));
+    CHECK(t.words == 6);
+    CHECK(t.asides[0].words_before == 2);
+    CHECK_FALSE(t.asides[0].before_punctuation);
+    CHECK(t.asides[1].before_punctuation);
+    CHECK(t.asides[2].before_punctuation);
+}
+
+TEST_CASE("asides: put back at the same share of the words, touching what they touched, in order") {
+    CHECK(round_trip("<b>A dog</b> runs on the <i>beach</i>.", "Ein Hund läuft am Strand.") ==
+          "<b>Ein Hund</b> läuft am <i>Strand</i>.");
+    CHECK(round_trip("A dog 🐕 runs on the beach 🏖️ 🌊.", "Ein Hund läuft am Strand.") ==
+          "Ein Hund 🐕 läuft am Strand 🏖️ 🌊.");
+    CHECK(round_trip("- A boy jumps into the water.", "Ein Junge springt ins Wasser.") ==
+          "- Ein Junge springt ins Wasser.");
+    CHECK(round_trip("<p>Two men play.</p>", "Zwei Männer spielen.") == "<p>Zwei Männer spielen.</p>");
+    CHECK(round_trip("A dog runs on the beach 🏖️ !", "Un chien court sur la plage !") ==
+          "Un chien court sur la plage 🏖️ !");
+    // Tags stay well nested however the words fall: one inside the last word, one near the end of a long source.
+    const std::string nested = round_trip("Two big dog<b>s</b>.", "Zwei Hunde.");
+    CHECK(nested.find("<b>") < nested.find("</b>"));
+    const std::string late = round_trip("One two three four five six seven eight <i>nine</i> ten 🐕.", "Eins zwei.");
+    CHECK(late.find("<i>") < late.find("</i>"));
+    CHECK(late.find("</i>") < late.find("🐕"));
+    // An empty translation still holds every aside, in order.
+    CHECK(round_trip("<b>A</b> 🐕 dog", "") == "<b></b> 🐕");
+}
