@@ -65,7 +65,11 @@ size_t markdown_mark_end(const std::u32string& text, size_t i, bool& link_open) 
     if (i == 0 && (c == U'#' || c == U'-' || c == U'*' || c == U'+' || c == U'>')) {
         size_t j = i;
         while (j < n && text[j] == c && j - i < 6) j++;
-        if (j < n && is_space(text[j]) && (c == U'#' || j == i + 1)) return j;
+        size_t first = j;  // the first character after the mark and its spaces
+        while (first < n && is_space(text[first])) first++;
+        // "# 8 for Iowa State" (a test2016 caption) is a number sign, not a heading
+        const bool heading = c == U'#' && first < n && is_alpha(text[first]);
+        if (j < n && is_space(text[j]) && (heading || (c != U'#' && j == i + 1))) return j;
     }
     if (c == U'*' || c == U'_' || c == U'~') {
         size_t j = i;

@@ -46,6 +46,8 @@ TEST_CASE("asides: HTML tags and comments are taken out, attribute values and al
 
 TEST_CASE("asides: Markdown marks, code spans and links; stars and underscores inside words stay") {
     CHECK(asides("# A cat sleeps.") == S{"#"});
+    CHECK(asides("### Über uns") == S{"###"});
+    CHECK(asides("# 8 for Iowa State stiff arms a player.").empty());  // a number sign (test2016)
     CHECK(asides("- A boy jumps.") == S{"-"});
     CHECK(asides("> A boy jumps.") == S{">"});
     CHECK(kept("**Two dogs** play in the _snow_.") == "Two dogs play in the snow.");
