@@ -24,12 +24,23 @@ bool punctuation_or_space(char32_t cp) { return !is_alnum(cp) && !pictographic(c
 
 bool ascii_letter(char32_t c) { return (c >= U'a' && c <= U'z') || (c >= U'A' && c <= U'Z'); }
 
+// What the scans below have found so far: each text is read once, so that a text of many unmatched "<!--", "["
+// or "`" takes linear time, not quadratic.
+struct ScanState {
+    bool link_open = false;             // a link's "[" was taken out; its "](address)" is still to come
+    size_t link_close = 0;              // the next "](" (with a ")" after it) after the last '[' (npos: none)
+    bool link_close_known = false;
+    bool comment_unclosed = false;      // no "-->" after some "<!--": none after any later one either
+    std::u32string unmatched_ticks;     // lengths of backtick runs with no closing run after them (as characters)
+};
+
 // Where the HTML or XML tag that starts at text[i] ends ("<b>", "</i>", "<a href=\"x\">", "<br/>", "<!-- ... -->"),
 // or npos: markup is not for translating, and a model that reads it invents a caption around it.
-size_t markup_tag_end(const std::u32string& text, size_t i) {
+size_t markup_tag_end(const std::u32string& text, size_t i, ScanState& state) {
     if (text[i] != U'<') return std::u32string::npos;
     if (text.compare(i, 4, U"<!--") == 0) {
-        const size_t end = text.find(U"-->", i + 4);
+        const size_t end = state.comment_unclosed ? std::u32string::npos : text.find(U"-->", i + 4);
+        state.comment_unclosed = end == std::u32string::npos;
         return end == std::u32string::npos ? end : end + 3;
     }
     size_t j = i + 1;
@@ -56,9 +67,8 @@ size_t markup_tag_end(const std::u32string& text, size_t i) {
 
 // Where the Markdown mark that starts at text[i] ends, or npos: a heading, list or quote mark at the start ("# ",
 // "- ", "> "), emphasis at a word's edge ("**bold**", "_it_", "~~gone~~"), a code span ("`x = 1`", not to be
-// translated), a link's brackets and address ("[a dog](https://...)"). `link_open`: a link's "[" was taken out
-// and its "](address)" is still to come.
-size_t markdown_mark_end(const std::u32string& text, size_t i, bool& link_open) {
+// translated), a link's brackets and address ("[a dog](https://...)").
+size_t markdown_mark_end(const std::u32string& text, size_t i, ScanState& state) {
     const size_t n = text.size(), npos = std::u32string::npos;
     const char32_t c = text[i];
     const bool space_before = i == 0 || is_space(text[i - 1]);
@@ -82,19 +92,26 @@ size_t markdown_mark_end(const std::u32string& text, size_t i, bool& link_open) 
     if (c == U'`') {
         size_t j = i;
         while (j < n && text[j] == U'`') j++;
+        const char32_t run = static_cast<char32_t>(j - i);
+        if (state.unmatched_ticks.find(run) != std::u32string::npos) return npos;
         const size_t end = text.find(text.substr(i, j - i), j);
+        if (end == npos) state.unmatched_ticks.push_back(run);
         return end == npos ? npos : end + (j - i);
     }
     if (c == U'[' && space_before) {
-        const size_t close = text.find(U"](", i + 1);
-        if (close == npos || text.find(U')', close) == npos) return npos;
-        link_open = true;
+        if (!state.link_close_known || (state.link_close != npos && state.link_close <= i)) {
+            state.link_close = text.find(U"](", i + 1);
+            if (state.link_close != npos && text.find(U')', state.link_close) == npos) state.link_close = npos;
+            state.link_close_known = true;
+        }
+        if (state.link_close == npos) return npos;
+        state.link_open = true;
         return i + 1;
     }
-    if (c == U']' && link_open && i + 1 < n && text[i + 1] == U'(') {
+    if (c == U']' && state.link_open && i + 1 < n && text[i + 1] == U'(') {
         const size_t end = text.find(U')', i);
         if (end == npos) return npos;
-        link_open = false;
+        state.link_open = false;
         return end + 1;
     }
     return npos;
@@ -125,10 +142,10 @@ TakenOut take_out_asides(const std::u32string& text) {
     TakenOut out;
     std::u32string& kept = out.kept;
     std::vector<size_t> kept_at;  // of each aside: where in `kept` it was
-    bool link_open = false;
+    ScanState state;
     for (size_t i = 0; i < text.size();) {
-        size_t tag_end = markup_tag_end(text, i);
-        if (tag_end == std::u32string::npos) tag_end = markdown_mark_end(text, i, link_open);
+        size_t tag_end = markup_tag_end(text, i, state);
+        if (tag_end == std::u32string::npos) tag_end = markdown_mark_end(text, i, state);
         if (tag_end != std::u32string::npos) {
             Aside aside{utf8_encode(text.substr(i, tag_end - i)), count_words(kept)};
             aside.glue_previous = i > 0 && !is_space(text[i - 1]);
