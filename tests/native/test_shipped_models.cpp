@@ -226,9 +226,8 @@ TEST_CASE("shipped models: a sentence without letters, or mostly of unknown toke
     }
 }
 
-// Emoji are unknown to every model, and one inside a sentence derails what follows it ("A dog 🐕 runs on the beach
-// 🏖️." ended "... am Strand mit aufgesetzten Pult."): they are taken out, the rest translated, and each put back at
-// the same place: at the start, before the final punctuation, or after the same share of the words.
+// Markup is not for translating, and a model that reads it invents a caption around it: tags and marks are taken out,
+// the rest translated, and each put back touching the words it touched (translate/asides.h).
 TEST_CASE("shipped models: markup tags are taken out of the sentence and put back around the same words") {
     for (const ShippedModel& shipped : shipped_models()) {
         const std::string& file = shipped.file;
@@ -345,6 +344,9 @@ TEST_CASE("shipped models: Markdown marks are taken out and put back; code spans
     }
 }
 
+// Emoji are unknown to every model, and one inside a sentence derails what follows it ("A dog 🐕 runs on the beach
+// 🏖️." ended "... am Strand mit aufgesetzten Pult."): they are taken out, the rest translated, and each put back at
+// the same place: at the start, before the final punctuation, or after the same share of the words.
 TEST_CASE("shipped models: emoji are taken out of the sentence and put back in the translation") {
     for (const ShippedModel& shipped : shipped_models()) {
         const std::string& file = shipped.file;
