@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdint>
+#include <utility>
 #include <iterator>
 #include <string_view>
 
@@ -128,6 +130,47 @@ bool breaks_line(std::string_view tag) {
     return std::any_of(std::begin(kBreaking), std::end(kBreaking), [&](const char* n) { return name == n; });
 }
 
+// The character an HTML character reference at text[i] stands for ("&amp;", "&nbsp;", "&eacute;", "&#233;",
+// "&#xE9;"), with its length; 0 where there is none (an unknown name is left as text).
+char32_t html_reference(const std::u32string& text, size_t i, size_t& length) {
+    if (text[i] != U'&') return 0;
+    const size_t end = text.find(U';', i + 1);
+    if (end == std::u32string::npos || end - i < 3 || end - i > 10) return 0;
+    const std::u32string name = text.substr(i + 1, end - i - 1);
+    length = end - i + 1;
+    if (name[0] == U'#') {
+        const bool hex = name.size() > 1 && (name[1] == U'x' || name[1] == U'X');
+        uint32_t value = 0;
+        size_t digits = 0;
+        for (size_t k = hex ? 2 : 1; k < name.size(); k++, digits++) {
+            const char32_t c = name[k];
+            const int d = c >= U'0' && c <= U'9' ? static_cast<int>(c - U'0')
+                          : hex && c >= U'a' && c <= U'f' ? static_cast<int>(c - U'a' + 10)
+                          : hex && c >= U'A' && c <= U'F' ? static_cast<int>(c - U'A' + 10)
+                                                           : -1;
+            if (d < 0 || value > 0x10FFFF) return 0;
+            value = value * (hex ? 16 : 10) + static_cast<uint32_t>(d);
+        }
+        // a code point a text may hold: not NUL, not a surrogate, not above U+10FFFF
+        if (digits == 0 || value == 0 || value > 0x10FFFF || (value >= 0xD800 && value <= 0xDFFF)) return 0;
+        return value;
+    }
+    static const std::pair<const char32_t*, char32_t> kNamed[] = {
+        {U"amp", U'&'}, {U"lt", U'<'}, {U"gt", U'>'}, {U"quot", U'"'}, {U"apos", U'\''}, {U"nbsp", U' '},
+        {U"ndash", U'\u2013'}, {U"mdash", U'\u2014'}, {U"hellip", U'\u2026'}, {U"laquo", U'\u00AB'},
+        {U"raquo", U'\u00BB'}, {U"ldquo", U'\u201C'}, {U"rdquo", U'\u201D'}, {U"bdquo", U'\u201E'},
+        {U"lsquo", U'\u2018'}, {U"rsquo", U'\u2019'}, {U"euro", U'\u20AC'}, {U"pound", U'\u00A3'},
+        {U"copy", U'\u00A9'}, {U"deg", U'\u00B0'}, {U"auml", U'\u00E4'}, {U"ouml", U'\u00F6'},
+        {U"uuml", U'\u00FC'}, {U"Auml", U'\u00C4'}, {U"Ouml", U'\u00D6'}, {U"Uuml", U'\u00DC'},
+        {U"szlig", U'\u00DF'}, {U"eacute", U'\u00E9'}, {U"egrave", U'\u00E8'}, {U"ecirc", U'\u00EA'},
+        {U"euml", U'\u00EB'}, {U"agrave", U'\u00E0'}, {U"acirc", U'\u00E2'}, {U"ccedil", U'\u00E7'},
+        {U"icirc", U'\u00EE'}, {U"iuml", U'\u00EF'}, {U"ocirc", U'\u00F4'}, {U"ucirc", U'\u00FB'},
+        {U"ugrave", U'\u00F9'}, {U"Eacute", U'\u00C9'}, {U"oelig", U'\u0153'}};
+    for (const auto& [n, c] : kNamed)
+        if (name == n) return c;
+    return 0;
+}
+
 // Words (runs between spaces) in a text.
 int count_words(std::u32string_view text) {
     int words = 0;
@@ -144,7 +187,15 @@ TakenOut take_out_asides(const std::u32string& text) {
     std::vector<size_t> kept_at;  // of each aside: where in `kept` it was
     ScanState state;
     for (size_t i = 0; i < text.size();) {
+        size_t reference_length = 0;
+        if (const char32_t c = html_reference(text, i, reference_length)) {
+            kept += c;  // "Tom &amp; Jerry" reads "Tom & Jerry"
+            out.html = true;
+            i += reference_length;
+            continue;
+        }
         size_t tag_end = markup_tag_end(text, i, state);
+        out.html = out.html || tag_end != std::u32string::npos;
         if (tag_end == std::u32string::npos) tag_end = markdown_mark_end(text, i, state);
         if (tag_end != std::u32string::npos) {
             Aside aside{utf8_encode(text.substr(i, tag_end - i)), count_words(kept)};
@@ -178,7 +229,8 @@ TakenOut take_out_asides(const std::u32string& text) {
     return out;
 }
 
-std::string put_back_asides(const std::string& translation, const std::vector<Aside>& asides, int source_words) {
+std::string put_back_asides(const std::string& translation, const std::vector<Aside>& asides, int source_words,
+                            bool html) {
     std::vector<std::string> words;
     for (size_t i = 0; i < translation.size();) {
         const size_t end = std::min(translation.find(' ', i), translation.size());
@@ -221,6 +273,12 @@ std::string put_back_asides(const std::string& translation, const std::vector<As
         out += piece;
         glued = glue_next;
     };
+    auto add_text = [&](const std::string& piece, bool glue_previous) {
+        if (!html) return add(piece, glue_previous, false);
+        std::string escaped;
+        for (char c : piece) escaped += c == '&' ? "&amp;" : c == '<' ? "&lt;" : c == '>' ? "&gt;" : std::string(1, c);
+        add(escaped, glue_previous, false);
+    };
     size_t next = 0;  // the next aside to place
     auto add_asides_at = [&](int p) {
         for (; next < asides.size() && place[next] == p; next++)
@@ -229,11 +287,11 @@ std::string put_back_asides(const std::string& translation, const std::vector<As
     for (int k = 0; k < W; k++) {
         add_asides_at(2 * k);
         if (k == W - 1 && inside_last && next < asides.size() && place[next] == 2 * W - 1) {
-            if (cut > 0) add(words[k].substr(0, cut), false, false);
+            if (cut > 0) add_text(words[k].substr(0, cut), false);
             add_asides_at(2 * W - 1);
-            add(words[k].substr(cut), true, false);
+            add_text(words[k].substr(cut), true);
         } else {
-            add(words[k], false, false);
+            add_text(words[k], false);
         }
     }
     add_asides_at(2 * W);

@@ -183,14 +183,15 @@ Translator::PreparedText Translator::prepare(std::string_view text, const Transl
         TakenOut out = take_out_asides(read32);
         if (std::none_of(out.kept.begin(), out.kept.end(), [](char32_t cp) { return is_alpha(cp); })) {
             p.letterless = true;  // tags alone ("<br>", "<p></p>"): nothing to translate
-        } else if (!out.asides.empty()) {
+        } else if (!out.asides.empty() || out.html) {
             read32 = std::move(out.kept);
             p.asides = std::move(out.asides);
             p.words = out.words;
+            p.html = out.html;
         }
     }
     // Most texts are read as they are: no recasing, no pictographs taken out.
-    const std::string read = p.capitals || !p.asides.empty() ? utf8_encode(read32) : std::string(text);
+    const std::string read = p.capitals || !p.asides.empty() || p.html ? utf8_encode(read32) : std::string(text);
     if (options.copy_through)
         p.masked = mask_copy_spans(read, model_->source_pipeline.lang, model_->target_pipeline.lang,
                                    model_->source_vocab, model_->target_vocab);
@@ -214,7 +215,8 @@ void Translator::finish(TranslationResult& r, const PreparedText& prepared) cons
         r.tokenized = restore_copy_spans(r.tokenized, masked, model_->target_pipeline.moses.lowercase);
     }
     if (prepared.capitals) r.text = uppercase(r.text);
-    if (!prepared.asides.empty()) r.text = put_back_asides(r.text, prepared.asides, prepared.words);
+    if (!prepared.asides.empty() || prepared.html)
+        r.text = put_back_asides(r.text, prepared.asides, prepared.words, prepared.html);
 }
 
 TranslationResult Translator::translate(std::string_view text, const TranslationOptions& options) const {

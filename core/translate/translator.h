@@ -76,6 +76,7 @@ private:
         bool letterless = false;  // digits, punctuation, symbols: left as it is
         std::vector<Aside> asides;  // markup and pictographs taken out (translate/asides.h)
         int words = 0;  // in the text the model reads
+        bool html = false;  // HTML: its character references read as characters, and written in the translation
     };
     PreparedText prepare(std::string_view text, const TranslationOptions& options) const;
     void finish(TranslationResult& r, const PreparedText& prepared) const;

@@ -88,3 +88,15 @@ TEST_CASE("asides: put back at the same share of the words, touching what they t
     // An empty translation still holds every aside, in order.
     CHECK(round_trip("<b>A</b> 🐕 dog", "") == "<b></b> 🐕");
 }
+
+TEST_CASE("asides: HTML character references are read as characters, and HTML gets an HTML translation") {
+    CHECK(kept("Tom &amp; Jerry&nbsp;run &#233;t&eacute; &#xE9; &#0; &#xD800; &#99999999; &unknown; &amp") ==
+          "Tom & Jerry run été é &#0; &#xD800; &#99999999; &unknown; &amp");
+    CHECK(take_out_asides(utf8_decode("Tom &amp; Jerry")).html);
+    CHECK(take_out_asides(utf8_decode("<b>Tom</b>")).html);
+    CHECK_FALSE(take_out_asides(utf8_decode("**Tom** & Jerry 🐕")).html);
+    // HTML in, HTML out: the translation's own "&", "<", ">" are written as references, the tags as they were.
+    const TakenOut html = take_out_asides(utf8_decode("<b>Tom &amp; Jerry</b> &lt;3"));
+    CHECK(put_back_asides("Tom & Jerry <3", html.asides, html.words, html.html) == "<b>Tom &amp; Jerry</b> &lt;3");
+    CHECK(round_trip("**Salt & pepper** here.", "Salz & Pfeffer hier.") == "**Salz & Pfeffer** hier.");
+}

@@ -274,6 +274,16 @@ TEST_CASE("shipped models: markup tags are taken out of the sentence and put bac
                 without.erase(without.find(tag), tag.size());
             CHECK(without == read_as.text);
         }
+        // HTML in, HTML out: references are read as characters, the translation's "&" "<" ">" written as references.
+        {
+            const std::string s = shipped.test2016[2];
+            const TranslationResult html = translator.translate("<p>" + s + " &amp; &lt;3</p>", options);
+            const TranslationResult text = translator.translate(s + " & <3", options);
+            CHECK(html.source_tokens == text.source_tokens);
+            std::string escaped;
+            for (char c : text.text) escaped += c == '&' ? "&amp;" : c == '<' ? "&lt;" : c == '>' ? "&gt;" : std::string(1, c);
+            CHECK(html.text == "<p>" + escaped + "</p>");
+        }
         // Tags alone are left as they are; a "<" that opens no tag is text.
         for (const std::string tags : {"<br>", "<p></p>", "<!-- a comment -->"}) {
             const TranslationResult r = translator.translate(tags, options);
