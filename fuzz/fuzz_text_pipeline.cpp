@@ -73,7 +73,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
     const TakenOut out = take_out_asides(utf8_decode(raw));
     const std::string kept = utf8_encode(out.kept);
-    const std::string back = put_back_asides(kept, out.asides, out.words);
+    const std::string back = put_back_asides(kept, out.asides, out.words, out.html);
     require_utf8(back);
     size_t at = 0;  // each aside, in order, in what comes back
     for (const Aside& a : out.asides) {
