@@ -190,7 +190,7 @@ Translator::PreparedText Translator::prepare(std::string_view text, const Transl
             p.html = out.html;
         }
     }
-    // Most texts are read as they are: no recasing, no pictographs taken out.
+    // Most texts are read as they are: not recased, nothing taken out, no references to read.
     const std::string read = p.capitals || !p.asides.empty() || p.html ? utf8_encode(read32) : std::string(text);
     if (options.copy_through)
         p.masked = mask_copy_spans(read, model_->source_pipeline.lang, model_->target_pipeline.lang,
