@@ -171,14 +171,6 @@ char32_t html_reference(const std::u32string& text, size_t i, size_t& length) {
     return 0;
 }
 
-// Words (runs between spaces) in a text.
-int count_words(std::u32string_view text) {
-    int words = 0;
-    for (size_t i = 0; i < text.size(); i++)
-        if (!is_space(text[i]) && (i == 0 || is_space(text[i - 1]))) words++;
-    return words;
-}
-
 }  // namespace
 
 TakenOut take_out_asides(const std::u32string& text) {
@@ -186,9 +178,11 @@ TakenOut take_out_asides(const std::u32string& text) {
     std::u32string& kept = out.kept;
     std::vector<size_t> kept_at;  // of each aside: where in `kept` it was
     ScanState state;
+    int words = 0;  // in `kept` so far (popping spaces never changes it)
     for (size_t i = 0; i < text.size();) {
         size_t reference_length = 0;
         if (const char32_t c = html_reference(text, i, reference_length)) {
+            if (!is_space(c) && (kept.empty() || is_space(kept.back()))) words++;
             kept += c;  // "Tom &amp; Jerry" reads "Tom & Jerry"
             out.html = true;
             i += reference_length;
@@ -198,7 +192,7 @@ TakenOut take_out_asides(const std::u32string& text) {
         out.html = out.html || tag_end != std::u32string::npos;
         if (tag_end == std::u32string::npos) tag_end = markdown_mark_end(text, i, state);
         if (tag_end != std::u32string::npos) {
-            Aside aside{utf8_encode(text.substr(i, tag_end - i)), count_words(kept)};
+            Aside aside{utf8_encode(text.substr(i, tag_end - i)), words};
             aside.glue_previous = i > 0 && !is_space(text[i - 1]);
             aside.glue_next = tag_end < text.size() && !is_space(text[tag_end]);
             // "a dog<br>runs" reads "a dog runs"; "a <b>big</b>dog" reads "a bigdog", as a browser shows it
@@ -209,6 +203,7 @@ TakenOut take_out_asides(const std::u32string& text) {
             continue;
         }
         if (!pictographic(text[i])) {
+            if (!is_space(text[i]) && (kept.empty() || is_space(kept.back()))) words++;
             kept += text[i++];
             continue;
         }
@@ -218,14 +213,14 @@ TakenOut take_out_asides(const std::u32string& text) {
         while (!kept.empty() && is_space(kept.back()) && end < text.size() && !is_space(text[end])) kept.pop_back();
         for (size_t& at : kept_at) at = std::min(at, kept.size());
         kept_at.push_back(kept.size());
-        out.asides.push_back({utf8_encode(text.substr(i, end - i)), count_words(kept)});
+        out.asides.push_back({utf8_encode(text.substr(i, end - i)), words});
         i = end;
     }
     for (size_t k = 0; k < out.asides.size(); k++) {
         const std::u32string_view rest = std::u32string_view(kept).substr(kept_at[k]);
         out.asides[k].before_punctuation = !rest.empty() && std::all_of(rest.begin(), rest.end(), punctuation_or_space);
     }
-    out.words = count_words(kept);
+    out.words = words;
     return out;
 }
 
