@@ -3,14 +3,15 @@
 // translator does before and after: sentences and clauses, markup and pictographs taken out and put back.
 // Contract under test (text/text_pipeline.h, text/sentence_splitter.h, translate/asides.h): raw text is
 // tokenized, or refused with attend::Error (invalid UTF-8); the tokens detokenize without error; sentence and
-// clause spans lie in order inside the text; every aside taken out is put back; everything produced is valid
-// UTF-8.
+// clause spans lie in order inside the text; every aside taken out is put back, by any word alignment or none;
+// everything produced is valid UTF-8.
 #include "error.h"
 #include "text/sentence_splitter.h"
 #include "text/text_pipeline.h"
 #include "text/utf8.h"
 #include "translate/asides.h"
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -73,14 +74,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
     const TakenOut out = take_out_asides(utf8_decode(raw));
     const std::string kept = utf8_encode(out.kept);
-    const std::string back = put_back_asides(kept, out.asides, out.words, out.html);
-    require_utf8(back);
-    size_t at = 0;  // each aside, in order, in what comes back
-    for (const Aside& a : out.asides) {
-        if (a.text.empty() || a.words_before < 0 || a.words_before > out.words) std::abort();
-        at = back.find(a.text, at);
-        if (at == std::string::npos) std::abort();
-        at += a.text.size();
+    // Any alignment, even one out of range, one of the wrong length or none: every aside comes back, in order.
+    WordAlignment alignment;
+    for (int k = 0; k < out.words + (data[0] & 1); k++) {
+        const uint8_t b = data[(k + 1) % size];
+        alignment.first.push_back(static_cast<int>(b % 16) - 2);
+        alignment.last.push_back(static_cast<int>(b / 16) - 2);
+    }
+    for (const WordAlignment* a : std::array<const WordAlignment*, 2>{nullptr, &alignment}) {
+        const std::string back = put_back_asides(kept, out.asides, out.words, out.html, a);
+        require_utf8(back);
+        size_t at = 0;  // each aside, in order, in what comes back
+        for (const Aside& aside : out.asides) {
+            if (aside.text.empty() || aside.words_before < 0 || aside.words_before > out.words) std::abort();
+            if ((aside.opens || aside.closes) && (aside.word < -1 || aside.word >= out.words)) std::abort();
+            at = back.find(aside.text, at);
+            if (at == std::string::npos) std::abort();
+            at += aside.text.size();
+        }
     }
     return 0;
 }

@@ -47,6 +47,11 @@ export interface TranslateOptions {
   copyThrough?: boolean;
   /** A sentence in capitals ("TWO DOGS PLAY") is translated in sentence case and its translation put in capitals. Default true. */
   recaseCapitals?: boolean;
+  /**
+   * A markup tag or mark on a word ("<b>dog</b>", "**dog**") goes around the words of the translation that the
+   * model's cross attention aligns with it; false: at the same share of the words. Default true.
+   */
+  alignMarkup?: boolean;
   /** Never generate an n-gram of this size twice (0: off). Default 4. */
   noRepeatNgramSize?: number;
   /** Logits of tokens generated before are divided by this (> 1 discourages repeats; 1: off). Default 1. */

@@ -242,7 +242,7 @@ function optionsJson(options, rules) {
   const attention = options.attention ?? DEFAULT_ATTENTION;
   if (typeof attention !== 'boolean') throw new TypeError(`option attention must be true or false, got ${describe(attention)}`);
   out.attention = attention;
-  for (const name of ['copyThrough', 'recaseCapitals']) {
+  for (const name of ['copyThrough', 'recaseCapitals', 'alignMarkup']) {
     const value = options[name];
     if (value === undefined || value === null) continue;
     if (typeof value !== 'boolean') throw new TypeError(`option ${name} must be true or false, got ${describe(value)}`);
@@ -306,7 +306,7 @@ export class AttendTranslator {
   // The options translate() uses where a call leaves one out: the core's (with the model's own length penalty
   // where its file has one), attention: true. { beam, maxLength, maxInputLength, maxLengthRatio, lengthPenalty,
   // noRepeatNgramSize, repetitionPenalty, maxTokenRun, maxCharRun, clauseSplitWords, copyThrough, recaseCapitals,
-  // attention }
+  // alignMarkup, attention }
   defaultOptions() {
     this.#check();
     const defaults = JSON.parse(this.#core.UTF8ToString(this.#core._attend_translator_defaults(this.#handle)));
@@ -326,7 +326,8 @@ export class AttendTranslator {
   // else 0.6), noRepeatNgramSize (4), repetitionPenalty (1), maxTokenRun (3), maxCharRun (4), clauseSplitWords
   // (24; translateDocument only), attention (true),
   // copyThrough (true: URLs, e-mail addresses and numbers are copied unchanged), recaseCapitals (true: a sentence
-  // in capitals is translated in sentence case and its translation put in capitals), signal (an AbortSignal).
+  // in capitals is translated in sentence case and its translation put in capitals), alignMarkup (true: a tag on
+  // a word goes around the words the cross attention aligns with it), signal (an AbortSignal).
   async translate(text, options) {
     const signal = checkSignal(options?.signal, 'translate(text, options)');
     if (!Array.isArray(text)) {

@@ -171,12 +171,78 @@ char32_t html_reference(const std::u32string& text, size_t i, size_t& length) {
     return 0;
 }
 
+// Places in a translation of W words, in thirds of a word: 3k before word k, 3k + 1 between its letters and its
+// trailing punctuation ("Strand|."), 3W at the end.
+struct Places {
+    std::vector<int> place;
+    std::vector<bool> glue_previous, glue_next;
+};
+
+// Where the asides that open or close on an aligned word go: before the first translation word aligned to the
+// source word they open on, after the letters of the last one aligned to the word they close on. An opening mark
+// and the closing one that answers it (the nearest unanswered before it) span source words i..j and go around all
+// of the translation words aligned to any of them. A tag placed so touches the word it marks, and only that:
+// what it touched in the source ("</b>," touched a comma) may not be next to it now. A pair that holds the whole
+// sentence ("<p>...</p>", "_..._") keeps its place at the start and the end.
+void place_by_alignment(Places& places, const std::vector<Aside>& asides, const std::vector<int>& opener,
+                        const WordAlignment& alignment, int W) {
+    const int source_words = static_cast<int>(alignment.first.size());
+    const Places share = places;
+    auto valid = [&](int k) { return k >= 0 && k < source_words && alignment.first[k] >= 0 && alignment.last[k] >= 0; };
+    auto opens_at = [&](size_t i, int first) {
+        places.place[i] = 3 * std::clamp(first, 0, W - 1);
+        places.glue_previous[i] = false;
+        places.glue_next[i] = true;
+    };
+    auto closes_at = [&](size_t i, int last) {
+        places.place[i] = 3 * std::clamp(last, 0, W - 1) + 1;
+        places.glue_previous[i] = true;
+        places.glue_next[i] = false;
+    };
+    auto keep_share = [&](size_t i) {
+        places.place[i] = share.place[i];
+        places.glue_previous[i] = share.glue_previous[i];
+        places.glue_next[i] = share.glue_next[i];
+    };
+    for (size_t i = 0; i < asides.size(); i++) {
+        const Aside& a = asides[i];
+        if (a.opens && valid(a.word)) opens_at(i, alignment.first[a.word]);
+        if (!a.closes) continue;
+        if (valid(a.word)) closes_at(i, alignment.last[a.word]);
+        if (opener[i] < 0) continue;
+        const size_t o = static_cast<size_t>(opener[i]);
+        const int from = asides[o].word, to = a.word;
+        if (to < 0 || (from == 0 && to == source_words - 1)) {
+            keep_share(o);  // the whole sentence
+            keep_share(i);
+            continue;
+        }
+        if (from > to) continue;
+        int first = -1, last = -1;
+        for (int k = from; k <= to; k++) {
+            if (!valid(k)) continue;
+            first = first < 0 ? alignment.first[k] : std::min(first, alignment.first[k]);
+            last = std::max(last, alignment.last[k]);
+        }
+        if (first < 0) {
+            // nothing of the span aligned ("cowboy <b>hat</b>" gave "Cowboyhut"): around the word at the
+            // opener's share, not around nothing
+            keep_share(o);
+            closes_at(i, share.place[o] / 3);
+            continue;
+        }
+        opens_at(o, first);
+        closes_at(i, last);
+    }
+}
+
 }  // namespace
 
 TakenOut take_out_asides(const std::u32string& text) {
     TakenOut out;
     std::u32string& kept = out.kept;
     std::vector<size_t> kept_at;  // of each aside: where in `kept` it was
+    std::vector<bool> apart;      // of each aside: it stands apart from the words (pictographs, code spans)
     ScanState state;
     int words = 0;  // in `kept` so far (popping spaces never changes it)
     for (size_t i = 0; i < text.size();) {
@@ -198,6 +264,7 @@ TakenOut take_out_asides(const std::u32string& text) {
             // "a dog<br>runs" reads "a dog runs"; "a <b>big</b>dog" reads "a bigdog", as a browser shows it
             if (aside.glue_previous && aside.glue_next && breaks_line(aside.text)) kept += U' ';
             kept_at.push_back(kept.size());
+            apart.push_back(text[i] == U'`');  // a code span is a word of its own, not a mark on one
             out.asides.push_back(std::move(aside));
             i = tag_end;
             continue;
@@ -213,19 +280,36 @@ TakenOut take_out_asides(const std::u32string& text) {
         while (!kept.empty() && is_space(kept.back()) && end < text.size() && !is_space(text[end])) kept.pop_back();
         for (size_t& at : kept_at) at = std::min(at, kept.size());
         kept_at.push_back(kept.size());
+        apart.push_back(true);
         out.asides.push_back({utf8_encode(text.substr(i, end - i)), words});
         i = end;
     }
     for (size_t k = 0; k < out.asides.size(); k++) {
-        const std::u32string_view rest = std::u32string_view(kept).substr(kept_at[k]);
-        out.asides[k].before_punctuation = !rest.empty() && std::all_of(rest.begin(), rest.end(), punctuation_or_space);
+        Aside& a = out.asides[k];
+        const size_t at = kept_at[k];
+        const std::u32string_view rest = std::u32string_view(kept).substr(at);
+        a.before_punctuation = !rest.empty() && std::all_of(rest.begin(), rest.end(), punctuation_or_space);
+        if (apart[k]) continue;
+        const bool space_before = at == 0 || is_space(kept[at - 1]), space_after = at == kept.size() || is_space(kept[at]);
+        if (space_before && !space_after) {
+            a.opens = true;  // "<b>dog"
+            a.word = a.words_before;
+        } else if (!space_before && space_after) {
+            a.closes = true;  // "dog</b>", or "dog.</p>" at the end: the sentence's
+            a.word = at == kept.size() && !is_alnum(kept[at - 1]) ? -1 : a.words_before - 1;
+        } else if (!space_before && !space_after) {
+            // inside a word: "(<b>dog" opens on it, "dog</b>." closes on it (emphasis inside a word only closes)
+            const bool opening_tag = a.text.front() == '<' && a.text.size() > 1 && a.text[1] != '/' && a.text[1] != '!';
+            (opening_tag ? a.opens : a.closes) = true;
+            a.word = a.words_before - 1;
+        }
     }
     out.words = words;
     return out;
 }
 
 std::string put_back_asides(const std::string& translation, const std::vector<Aside>& asides, int source_words,
-                            bool html) {
+                            bool html, const WordAlignment* alignment) {
     std::vector<std::string> words;
     for (size_t i = 0; i < translation.size();) {
         const size_t end = std::min(translation.find(' ', i), translation.size());
@@ -233,34 +317,88 @@ std::string put_back_asides(const std::string& translation, const std::vector<As
         i = end + 1;
     }
     const int W = static_cast<int>(words.size());
-    // The last word without its final punctuation ("Strand" of "Strand."), where asides before the source's final
-    // punctuation go; French writes "plage !", whose "!" is a word of its own: they go before it.
-    size_t cut = 0;
-    if (W > 0) {
-        const std::string& last = words.back();
-        cut = last.size();
-        while (cut > 0 && std::string_view(".!?;:,\"')]").find(last[cut - 1]) != std::string_view::npos) cut--;
+    // Where each word's trailing punctuation starts ("Strand" of "Strand."); French writes "plage !", whose "!" is
+    // a word of its own (cut 0).
+    std::vector<size_t> cut(W);
+    for (int k = 0; k < W; k++) {
+        cut[k] = words[k].size();
+        while (cut[k] > 0 && std::string_view(".!?;:,\"')]").find(words[k][cut[k] - 1]) != std::string_view::npos)
+            cut[k]--;
     }
-    const bool inside_last = W == 1 || (W > 1 && cut > 0);
-    // Each aside's place in half-word steps: 2k before word k, 2W - 1 between the last word and its punctuation,
-    // 2W at the end; never before the place of an aside that came before it, so tags stay well nested.
-    std::vector<int> place(asides.size());
-    int previous = 0;
-    for (size_t i = 0; i < asides.size(); i++) {
+    const int n = static_cast<int>(asides.size());
+    Places places{std::vector<int>(n), std::vector<bool>(n), std::vector<bool>(n)};
+    for (int i = 0; i < n; i++) {
         const Aside& a = asides[i];
-        int p;
+        places.glue_previous[i] = a.glue_previous;
+        places.glue_next[i] = a.glue_next;
         if (W == 0) {
-            p = 0;
+            places.place[i] = 0;
         } else if (a.words_before >= source_words) {
-            p = !a.before_punctuation ? 2 * W : inside_last ? 2 * W - 1 : 2 * (W - 1);
+            // at the end, or before the final punctuation where the source had it there ("plage</b> !")
+            places.place[i] = !a.before_punctuation ? 3 * W : W > 1 && cut[W - 1] == 0 ? 3 * (W - 1) : 3 * (W - 1) + 1;
         } else {
             // source words follow it: before the last word at the latest
             const long k = std::lround(static_cast<double>(std::max(a.words_before, 0)) * W / source_words);
-            p = 2 * static_cast<int>(std::clamp<long>(k, 0, W - 1));
+            places.place[i] = 3 * static_cast<int>(std::clamp<long>(k, 0, W - 1));
         }
-        place[i] = previous = std::max(p, previous);
     }
-    // Pieces are joined with a space, but where a tag touched its neighbour in the source ("<b>Ein Hund</b>").
+    // The opening mark each closing one answers: the nearest before it not yet answered.
+    std::vector<int> opener(n, -1);
+    {
+        std::vector<int> open;
+        for (int i = 0; i < n; i++) {
+            if (asides[i].opens) open.push_back(i);
+            if (asides[i].closes && !open.empty()) {
+                opener[i] = open.back();
+                open.pop_back();
+            }
+        }
+    }
+    // Never before the place of an aside that came before it, so tags stay well nested; and a pair around words in
+    // the source holds a word of the translation where one follows its opener. Placed by alignment, an opener
+    // pushed into a word's punctuation starts at the next word, and where the words of two pairs fall in the other
+    // order and none is left for the second ("**a** <i>house</i>" gave "**Hauses** <i></i>."), every aside goes
+    // back to its share: false.
+    auto settle = [&](Places& places, bool aligned) {
+        int previous = 0;
+        for (int i = 0; i < n; i++) {
+            int& at = places.place[i];
+            at = std::max(at, previous);
+            if (aligned && asides[i].opens && asides[i].word >= 0 && at % 3 == 1) {
+                if (at / 3 + 1 >= W) return false;
+                at += 2;
+            }
+            const int o = opener[i];
+            if (o >= 0 && asides[o].word >= 0 && asides[i].word >= asides[o].word) {
+                const int from = places.place[o];
+                const int word = from % 3 == 0 ? from / 3 : from / 3 + 1;  // the first word after the opener
+                if (at < 3 * word + 1) {
+                    if (word >= W) {
+                        if (aligned) return false;
+                        // no word left: the pair holds nothing, touching what is before it ("Hauses**<i></i>.")
+                        places.glue_previous[o] = places.glue_previous[i] = true;
+                        places.glue_next[i] = false;
+                    } else {
+                        at = 3 * word + 1;
+                        places.glue_previous[i] = true;
+                        places.glue_next[i] = false;
+                    }
+                }
+            }
+            previous = at;
+        }
+        return true;
+    };
+    const Places share = places;
+    const bool aligned = alignment && W > 0 && static_cast<int>(alignment->first.size()) == source_words &&
+                         static_cast<int>(alignment->last.size()) == source_words;
+    if (aligned) place_by_alignment(places, asides, opener, *alignment, W);
+    if (!settle(places, aligned)) {
+        places = share;
+        settle(places, false);
+    }
+
+    // Pieces are joined with a space, but where a tag touches its neighbour ("<b>Ein Hund</b>").
     std::string out;
     bool glued = true;  // nothing before the first piece
     auto add = [&](const std::string& piece, bool glue_previous, bool glue_next) {
@@ -274,22 +412,22 @@ std::string put_back_asides(const std::string& translation, const std::vector<As
         for (char c : piece) escaped += c == '&' ? "&amp;" : c == '<' ? "&lt;" : c == '>' ? "&gt;" : std::string(1, c);
         add(escaped, glue_previous, false);
     };
-    size_t next = 0;  // the next aside to place
+    int next = 0;  // the next aside to place
     auto add_asides_at = [&](int p) {
-        for (; next < asides.size() && place[next] == p; next++)
-            add(asides[next].text, asides[next].glue_previous, asides[next].glue_next);
+        for (; next < n && places.place[next] == p; next++)
+            add(asides[next].text, places.glue_previous[next], places.glue_next[next]);
     };
     for (int k = 0; k < W; k++) {
-        add_asides_at(2 * k);
-        if (k == W - 1 && inside_last && next < asides.size() && place[next] == 2 * W - 1) {
-            if (cut > 0) add_text(words[k].substr(0, cut), false);
-            add_asides_at(2 * W - 1);
-            add_text(words[k].substr(cut), true);
+        add_asides_at(3 * k);
+        if (next < n && places.place[next] == 3 * k + 1) {
+            if (cut[k] > 0) add_text(words[k].substr(0, cut[k]), false);
+            add_asides_at(3 * k + 1);
+            if (cut[k] < words[k].size()) add_text(words[k].substr(cut[k]), cut[k] > 0);
         } else {
             add_text(words[k], false);
         }
     }
-    add_asides_at(2 * W);
+    for (; next < n; next++) add(asides[next].text, places.glue_previous[next], places.glue_next[next]);  // at 3W
     return out;
 }
 

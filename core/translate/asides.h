@@ -14,6 +14,12 @@ struct Aside {
     bool before_punctuation = false;  // only punctuation follows it in the kept text: it goes before the output's
     // A tag or mark that touched the word before or after it in the source touches it in the translation.
     bool glue_previous = false, glue_next = false;
+    // A tag or mark that opens ("<b>dog", "**dog", "[dog") or closes ("dog</b>", "dog**.", "dog](https://...)")
+    // on a word goes where the translation of that word is (WordAlignment). Pictographs and marks between spaces
+    // stand apart and keep their share of the words, and so does a closing tag after the text's final punctuation
+    // ("...</a>.</p>") and the tag it answers: they hold the whole sentence.
+    bool opens = false, closes = false;
+    int word = -1;  // the kept word it opens or closes on; -1: none
 };
 
 struct TakenOut {
@@ -30,11 +36,21 @@ struct TakenOut {
 // character references ("&amp;", "&nbsp;", "&eacute;", "&#233;") are read as the characters they stand for.
 TakenOut take_out_asides(const std::u32string& text);
 
-// `translation` (UTF-8, words between spaces) with the asides of a source of `words` kept words put back: at the
-// start, at the end (before the final punctuation where the source had them there), or after the same share of
-// its words, in source order, touching their neighbours where they touched them in the source. html: the source
-// was HTML (TakenOut::html), and the translation's "&", "<" and ">" are written as references.
+// Which words of a translation say each kept word of its source (from the model's cross attention): for source
+// word k, the first and the last translation word aligned to it, -1 for both where none is.
+struct WordAlignment {
+    std::vector<int> first, last;  // [source words]
+};
+
+// `translation` (UTF-8, words between spaces) with the asides of a source of `words` kept words put back, in
+// source order, touching their neighbours where they touched them in the source. A tag or mark that opens or
+// closes on a word goes before or after the translation words aligned to it (`alignment`, when given and of
+// `words` entries): a pair of them around source words i..j goes around every translation word aligned to any of
+// them, so "<b>red car</b>" gives "<b>voiture rouge</b>". Any other aside, and every one without an aligned word,
+// goes at the start, at the end (before the final punctuation where the source had it there), or after the same
+// share of the words. No aside goes before one that came before it in the source, so tags stay well nested.
+// html: the source was HTML (TakenOut::html), and the translation's "&", "<" and ">" are written as references.
 std::string put_back_asides(const std::string& translation, const std::vector<Aside>& asides, int words,
-                            bool html = false);
+                            bool html = false, const WordAlignment* alignment = nullptr);
 
 }  // namespace attend

@@ -200,7 +200,103 @@ Translator::PreparedText Translator::prepare(std::string_view text, const Transl
     return p;
 }
 
-void Translator::finish(TranslationResult& r, const PreparedText& prepared) const {
+std::optional<WordAlignment> Translator::markup_alignment(const TranslationResult& r,
+                                                           const PreparedText& prepared) const {
+    const TextPipeline& source_pipeline = model_->source_pipeline;
+    if (!prepared.masked.originals.empty() || source_pipeline.type != TextPipelineType::moses_bpe ||
+        model_->target_pipeline.type != TextPipelineType::moses_bpe || r.target_ids.empty() ||
+        r.source_tokens.size() < 2)
+        return std::nullopt;
+    // The source word of each source token: the words' tokens, one word at a time, must be the sentence's.
+    std::vector<int> source_word;
+    {
+        const std::u32string read = utf8_decode(prepared.masked.text);
+        int k = 0;
+        for (size_t i = 0; i < read.size();) {
+            if (is_space(read[i])) {
+                i++;
+                continue;
+            }
+            size_t end = i;
+            while (end < read.size() && !is_space(read[end])) end++;
+            for (const std::string& token : preprocess_for_model(utf8_encode(read.substr(i, end - i)), source_pipeline)) {
+                if (source_word.size() + 1 >= r.source_tokens.size() || r.source_tokens[source_word.size()] != token)
+                    return std::nullopt;
+                source_word.push_back(k);
+            }
+            k++;
+            i = end;
+        }
+        if (k != prepared.words || source_word.size() + 1 != r.source_tokens.size()) return std::nullopt;
+    }
+    // The translation word of each target token: the words of the detokenized text up to and with it.
+    const int T = static_cast<int>(r.target_ids.size());
+    std::vector<std::string> tokens(r.target_tokens.begin(), r.target_tokens.begin() + T);
+    if (r.finished) tokens.pop_back();  // <eos>
+    auto count_words = [](const std::string& text) {
+        int n = 0;
+        for (size_t i = 0; i < text.size(); i++) n += text[i] != ' ' && (i == 0 || text[i - 1] == ' ');
+        return n;
+    };
+    std::vector<int> target_word;
+    std::vector<std::string> prefix;
+    for (const std::string& token : tokens) {
+        prefix.push_back(token);
+        target_word.push_back(count_words(postprocess_for_display(prefix, model_->target_pipeline)) - 1);
+        if (target_word.size() > 1 && target_word.back() < target_word[target_word.size() - 2]) return std::nullopt;
+    }
+    const int W = count_words(r.text);
+    if (tokens.empty() || target_word.back() != W - 1) return std::nullopt;
+
+    const int S = static_cast<int>(r.source_tokens.size());
+    AttentionMaps computed;
+    const AttentionMaps* cross = &r.cross;
+    if (r.cross.data.empty()) {
+        const std::vector<int> src = model_->source_vocab.ids(r.source_tokens);
+        std::vector<int> tgt{model_->bos_id};
+        tgt.insert(tgt.end(), r.target_ids.begin(), r.target_ids.end() - 1);
+        computed = network().attention(src.data(), S, tgt.data(), T).cross;
+        cross = &computed;
+    }
+    if (cross->rows != T || cross->cols != S || cross->layers < 1) return std::nullopt;
+    // The cross attention of every layer and head averaged, [tokens, SS], the <eos> of either side left out; row t
+    // is the step that predicted token t.
+    const int TT = static_cast<int>(tokens.size()), SS = S - 1;
+    std::vector<float> mean(static_cast<size_t>(TT) * SS, 0.0f);
+    for (int t = 0; t < TT; t++)
+        for (int l = 0; l < cross->layers; l++)
+            for (int h = 0; h < cross->heads; h++) {
+                const float* a = cross->data.data() + ((static_cast<size_t>(l) * cross->heads + h) * T + t) * S;
+                for (int s = 0; s < SS; s++) mean[static_cast<size_t>(t) * SS + s] += a[s];
+            }
+    // Each target token's best source token, and each source token's best target token. A word pair aligns where
+    // some pair of their tokens is each other's best (the intersection of both directions, which keeps "Un" out of
+    // "<b>Un chien</b>"); a source word with no such pair takes every token whose best it is.
+    std::vector<int> best_source(TT), best_target(SS, 0);
+    for (int t = 0; t < TT; t++) {
+        const float* m = mean.data() + static_cast<size_t>(t) * SS;
+        best_source[t] = static_cast<int>(std::max_element(m, m + SS) - m);
+        for (int s = 0; s < SS; s++)
+            if (m[s] > mean[static_cast<size_t>(best_target[s]) * SS + s]) best_target[s] = t;
+    }
+    WordAlignment both{std::vector<int>(prepared.words, -1), std::vector<int>(prepared.words, -1)};
+    WordAlignment either = both;
+    auto add = [](WordAlignment& alignment, int k, int w) {
+        alignment.first[k] = alignment.first[k] < 0 ? w : std::min(alignment.first[k], w);
+        alignment.last[k] = std::max(alignment.last[k], w);
+    };
+    for (int t = 0; t < TT; t++) {
+        const int s = best_source[t];
+        if (target_word[t] < 0) continue;  // a token that shows nothing yet
+        add(either, source_word[s], target_word[t]);
+        if (best_target[s] == t) add(both, source_word[s], target_word[t]);
+    }
+    for (int k = 0; k < prepared.words; k++)
+        if (both.first[k] < 0) both.first[k] = either.first[k], both.last[k] = either.last[k];
+    return both;
+}
+
+void Translator::finish(TranslationResult& r, const PreparedText& prepared, const TranslationOptions& options) const {
     const MaskedText& masked = prepared.masked;
     if (!masked.originals.empty()) {
         restore_copy_tokens(r.source_tokens, masked.source_words, masked.originals);
@@ -215,8 +311,15 @@ void Translator::finish(TranslationResult& r, const PreparedText& prepared) cons
         r.tokenized = restore_copy_spans(r.tokenized, masked, model_->target_pipeline.moses.lowercase);
     }
     if (prepared.capitals) r.text = uppercase(r.text);
-    if (!prepared.asides.empty() || prepared.html)
-        r.text = put_back_asides(r.text, prepared.asides, prepared.words, prepared.html);
+    if (!prepared.asides.empty() || prepared.html) {
+        std::optional<WordAlignment> alignment;
+        if (options.align_markup &&
+            std::any_of(prepared.asides.begin(), prepared.asides.end(),
+                        [](const Aside& a) { return a.word >= 0; }))
+            alignment = markup_alignment(r, prepared);
+        r.text = put_back_asides(r.text, prepared.asides, prepared.words, prepared.html,
+                                 alignment ? &*alignment : nullptr);
+    }
 }
 
 TranslationResult Translator::translate(std::string_view text, const TranslationOptions& options) const {
@@ -252,7 +355,7 @@ TranslationResult Translator::translate_prepared(const PreparedText& prepared, c
         r.cross = std::move(maps.cross);
         r.attention_ms = ms_since(start);
     }
-    finish(r, prepared);
+    finish(r, prepared, options);
     return r;
 }
 
@@ -368,7 +471,7 @@ std::vector<TranslationResult> Translator::translate_batch_prepared(const std::v
             fill_translation(r, hyps[k]);
             add_cut_warning(r);
             r.search_ms = per_sentence_ms;
-            finish(r, prepared[i]);
+            finish(r, prepared[i], options);
         }
     } catch (const std::exception& e) {
         errors[batch] = e.what();

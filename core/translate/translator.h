@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -79,7 +80,11 @@ private:
         bool html = false;  // HTML: its character references read as characters, and written in the translation
     };
     PreparedText prepare(std::string_view text, const TranslationOptions& options) const;
-    void finish(TranslationResult& r, const PreparedText& prepared) const;
+    void finish(TranslationResult& r, const PreparedText& prepared, const TranslationOptions& options) const;
+    // Which words of r's translation say each word the model read of the prepared text, from the cross attention
+    // (computed here unless r has it); nullopt where the tokens cannot be traced back to the words they came from
+    // (copy-through spans, a cut source, a d2l-words model).
+    std::optional<WordAlignment> markup_alignment(const TranslationResult& r, const PreparedText& prepared) const;
     // translate() and translate_batch() of prepared texts.
     TranslationResult translate_prepared(const PreparedText& prepared, const TranslationOptions& options) const;
     std::vector<TranslationResult> translate_batch_prepared(const std::vector<PreparedText>& prepared,

@@ -44,6 +44,10 @@ struct TranslationOptions {
     // URLs, e-mail addresses and numbers are copied into the translation unchanged (translate/copy_through.h).
     // (Emoji are always taken out of the source and put back into the translation at the same place.)
     bool copy_through = true;
+    // Markup tags and marks that open or close on a word ("<b>dog</b>", "**dog**") go around the words of the
+    // translation that the model's cross attention aligns with that word (one more decoder pass, for a text with
+    // markup only); false: at the same share of the words, as pictographs always do.
+    bool align_markup = true;
     // A sentence written in capitals (case_mapping.h: in_capitals) is translated in sentence case, which is what a
     // model trained on ordinary text can read, and its translation (text) put in capitals. The tokenized text and
     // the tokens stay what the model read and wrote.

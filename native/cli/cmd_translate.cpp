@@ -294,6 +294,9 @@ CommandRegistrar registrar([](CLI::App& app) {
                   "Translate URLs, e-mail addresses and numbers like any text (default: copied unchanged)");
     cmd->add_flag("!--no-recase-capitals", o.recase_capitals,
                   "Translate a sentence in capitals as it is (default: read in sentence case, translated into capitals)");
+    cmd->add_flag("!--no-align-markup", o.align_markup,
+                  "Put markup tags back at the same share of the words (default: around the words that the model's "
+                  "cross attention aligns with the words they marked)");
     cmd->add_option("--clause-split-words", o.clause_split_words,
                     "A sentence of more words is translated clause by clause, split at semicolons and at a comma "
                     "before 'and' ('und', 'et') (0: never)")

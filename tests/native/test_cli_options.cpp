@@ -1,12 +1,14 @@
 // The attend program refuses an option value outside its range with one readable line naming the option, the
 // rule and the value, before doing any work; defaults that mean "the preset's" stay untouched, and a flag given to
-// attend train sets its fields over the preset's.
+// attend train sets its fields over the preset's. Each translate flag does what it says.
 #include <doctest/doctest.h>
 
 #include "data/data_dir.h"
+#include "text/utf8.h"
 #include "train/checkpoint.h"
 #include "train/presets.h"
 #include "train/trainer.h"
+#include "translate/asides.h"
 #include "trainer_test_util.h"
 
 #include <sys/wait.h>
@@ -266,4 +268,21 @@ TEST_CASE("attend translate: a long sentence of a line is translated clause by c
     check_refused("translate -m '" + model + "' -t 'a dog' --clause-split-words -1",
                   "clause split words must be between 0 and 100000, got -1");
     std::remove(clauses.c_str());
+}
+
+TEST_CASE("attend translate --no-align-markup: marks go back at the same share of the words") {
+    const std::string model = std::string(ATTEND_SOURCE_DIR) + "/web/models/multi30k-en-de-cased.safetensors";
+    const std::string marked = "A man is reading a *newspaper* on a bench.";
+    const Run plain = run_attend("translate -m '" + model + "' -t 'A man is reading a newspaper on a bench.'");
+    const Run share = run_attend("translate -m '" + model + "' -t '" + marked + "' --no-align-markup");
+    const Run aligned = run_attend("translate -m '" + model + "' -t '" + marked + "'");
+    REQUIRE(plain.status == 0);
+    REQUIRE(share.status == 0);
+    REQUIRE(aligned.status == 0);
+    const attend::TakenOut t = attend::take_out_asides(attend::utf8_decode(marked));
+    const std::string translation = plain.output.substr(0, plain.output.size() - 1);  // without its newline
+    CHECK(share.output == attend::put_back_asides(translation, t.asides, t.words) + "\n");
+    std::string without = aligned.output;
+    for (int k = 0; k < 2; k++) without.erase(without.find('*'), 1);
+    CHECK(without == plain.output);
 }

@@ -235,6 +235,7 @@ TEST_CASE("shipped models: markup tags are taken out of the sentence and put bac
         const Translator& translator = shipped.translator;
         TranslationOptions options;
         options.beam_size = 1;
+        options.align_markup = false;  // at the same share of the words: the first two at the start, the last at the end
         for (size_t i = 0; i < 6; i++) {
             std::string s = shipped.test2016[i];
             while (!s.empty() && (s.back() == '.' || s.back() == ' ')) s.pop_back();
@@ -299,6 +300,72 @@ TEST_CASE("shipped models: markup tags are taken out of the sentence and put bac
     }
 }
 
+// With align_markup (the default), a tag on words goes around the words of the translation that the cross attention
+// aligns with them: wherever that is, the translation is the plain sentence's, every tag is there once, in order,
+// a pair near the start holds a word and touches it (one at the end may find no word left: "a house" can be one
+// word), and a tag around the whole sentence stays around it.
+TEST_CASE("shipped models: markup goes around the words aligned with the words it marked") {
+    for (const ShippedModel& shipped : shipped_models()) {
+        const std::string& file = shipped.file;
+        CAPTURE(file);
+        const Translator& translator = shipped.translator;
+        TranslationOptions options;
+        options.beam_size = 1;
+        REQUIRE(options.align_markup);
+        for (size_t i = 0; i < 8; i++) {
+            std::string s = shipped.test2016[i];
+            while (!s.empty() && (s.back() == '.' || s.back() == ' ')) s.pop_back();
+            std::vector<std::string> words;
+            for (size_t at = 0; at < s.size();) {
+                const size_t end = std::min(s.find(' ', at), s.size());
+                words.push_back(s.substr(at, end - at));
+                at = end + 1;
+            }
+            REQUIRE(words.size() >= 5);
+            // <p>w0 <b>w1 w2</b> ... **w(n-2)** <i>w(n-1)</i>.</p>
+            const size_t n = words.size();
+            std::string marked = "<p>";
+            for (size_t k = 0; k < n; k++) {
+                if (k > 0) marked += ' ';
+                marked += k == 1 ? "<b>" + words[k] : k == 2 ? words[k] + "</b>" : k == n - 2 ? "**" + words[k] + "**"
+                          : k == n - 1 ? "<i>" + words[k] + "</i>" : words[k];
+            }
+            marked += ".</p>";
+            CAPTURE(marked);
+            const TranslationResult r = translator.translate(marked, options);
+            const TranslationResult plain = translator.translate(s + ".", options);
+            CHECK(r.source_tokens == plain.source_tokens);
+            CHECK(r.target_ids == plain.target_ids);
+            CAPTURE(r.text);
+            const std::vector<std::string> tags = {"<p>", "<b>", "</b>", "**", "**", "<i>", "</i>", "</p>"};
+            std::string without = r.text;
+            size_t at = 0;
+            std::vector<size_t> found;  // where each tag was, in `without` as it was then
+            for (const std::string& tag : tags) {
+                at = without.find(tag, at);
+                REQUIRE(at != std::string::npos);
+                found.push_back(at);
+                without.erase(at, tag.size());
+            }
+            CHECK(without == plain.text);
+            CHECK(found.front() == 0);                          // <p> holds the sentence
+            CHECK(found.back() == without.size());              // and </p> ends it, after its final punctuation
+            CHECK(found[2] > found[1]);  // <b> holds a word and touches it
+            CHECK(without[found[1]] != ' ');
+            CHECK(without[found[2] - 1] != ' ');
+            CHECK(translator.translate_batch({marked}, options)[0].text == r.text);
+            TranslationOptions with_maps = options;
+            with_maps.return_attention = true;  // the alignment then reads the maps the result returns
+            CHECK(translator.translate(marked, with_maps).text == r.text);
+        }
+        // Where a number is copied through, the tokens no longer say which words they came from: the share it is.
+        const std::string number = "<b>Two</b> men carry 25 boxes to the <i>truck</i>.";
+        TranslationOptions share = options;
+        share.align_markup = false;
+        CHECK(translator.translate(number, options).text == translator.translate(number, share).text);
+    }
+}
+
 TEST_CASE("shipped models: Markdown marks are taken out and put back; code spans are not translated") {
     for (const ShippedModel& shipped : shipped_models()) {
         const std::string& file = shipped.file;
@@ -306,6 +373,7 @@ TEST_CASE("shipped models: Markdown marks are taken out and put back; code spans
         const Translator& translator = shipped.translator;
         TranslationOptions options;
         options.beam_size = 1;
+        options.align_markup = false;  // at the same share of the words: the first mark at the start
         std::string s = shipped.test2016[1];
         while (!s.empty() && (s.back() == '.' || s.back() == ' ')) s.pop_back();
         const TranslationResult plain = translator.translate(s + ".", options);

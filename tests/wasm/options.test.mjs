@@ -14,7 +14,7 @@ test('defaultOptions() are the core\'s defaults and what translate() uses when a
   assert.deepEqual(d, {
     beam: 5, maxLength: 0, maxInputLength: 0, maxLengthRatio: 2, lengthPenalty: t.info().decoding.lengthPenalty,
     noRepeatNgramSize: 4, repetitionPenalty: 1, maxTokenRun: 3, maxCharRun: 4, clauseSplitWords: 24, copyThrough: true,
-    recaseCapitals: true, attention: true,
+    recaseCapitals: true, alignMarkup: true, attention: true,
   });
   const text = 'A man in a blue shirt is standing on a ladder.';
   const byDefault = await t.translate(text);

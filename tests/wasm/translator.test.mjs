@@ -301,6 +301,16 @@ test('markup tags are taken out, and put back touching the words they touched', 
   assert.deepEqual(marked.targetTokens, plain.targetTokens);
   assert.match(marked.text, /^<b>\S.*\S<\/b> .* <i>\S.*\S<\/i>\.$/);
   assert.equal(marked.text.replace(/<\/?[bi]>/g, ''), plain.text);
+  // alignMarkup (default true): around the words the cross attention aligns; false: the same share of the words
+  const reading = 'A man is reading a *newspaper* on a bench.';
+  const aligned = await t.translate(reading, opts);
+  const shared = await t.translate(reading, { ...opts, alignMarkup: false });
+  const bare = await t.translate('A man is reading a newspaper on a bench.', opts);
+  for (const r of [aligned, shared]) {
+    assert.equal(r.text.replaceAll('*', ''), bare.text);
+    assert.match(r.text, /\*[^ *][^*]*\*/);
+  }
+  await assert.rejects(t.translate('A dog.', { alignMarkup: 1 }), /option alignMarkup must be true or false/);
   const alone = await t.translate('<br>', opts);
   assert.equal(alone.untranslated, true);
   assert.equal(alone.text, '<br>');

@@ -125,6 +125,7 @@ struct BoolOption {
 };
 const BoolOption kBoolOptions[] = {{"copyThrough", &TranslationOptions::copy_through},
                                    {"recaseCapitals", &TranslationOptions::recase_capitals},
+                                   {"alignMarkup", &TranslationOptions::align_markup},
                                    {"attention", &TranslationOptions::return_attention}};
 
 // The options in the JavaScript API's names.
