@@ -92,12 +92,12 @@ bool article(const std::string& word) {
     return false;
 }
 
-bool contains_word_ci(std::string_view text, const std::string& word) {
+// Whether a word of the text starts with `word` ("dog", "dogs", "doghouse"): its translation would start with the
+// placeholder's ("Hunde"), and restore_copy_spans would take it for the placeholder's.
+bool has_word_starting_with_ci(std::string_view text, const std::string& word) {
     const std::string w = lower(word);
     for (std::size_t i = 0; i + w.size() <= text.size(); ++i)
-        if ((i == 0 || !word_byte(text[i - 1])) && starts_with_ci(text, i, w) &&
-            (i + w.size() == text.size() || !word_byte(text[i + w.size()])))
-            return true;
+        if ((i == 0 || !word_byte(text[i - 1])) && starts_with_ci(text, i, w)) return true;
     return false;
 }
 
@@ -157,7 +157,7 @@ MaskedText mask_copy_spans(std::string_view text, Lang source, Lang target, cons
     std::size_t next = 0, copied = 0;
     for (const CopySpan& s : spans) {
         while (next < kPlaceholders.size() &&
-               (contains_word_ci(text, placeholder(next, source)) || !cased(source_vocab, placeholder(next, source)) ||
+               (has_word_starting_with_ci(text, placeholder(next, source)) || !cased(source_vocab, placeholder(next, source)) ||
                 !cased(target_vocab, placeholder(next, target))))
             ++next;
         if (next == kPlaceholders.size()) break;

@@ -55,6 +55,13 @@ TEST_CASE("copy-through masks spans with placeholders both vocabularies hold, av
     CHECK(m.source_words == std::vector<std::string>{"horse", "ball"});
     CHECK(m.target_words == std::vector<std::string>{"Pferd", "Ball"});
     CHECK_FALSE(m.whole);
+    // Nor a word that starts with one: "dogs" would come out as "Hunde", and "Hunde" taken for the placeholder's.
+    m = mask_copy_spans("Two dogs play with 25 balls.", Lang::en, Lang::de, en, de);
+    CHECK(m.text == "Two dogs play with horse balls.");
+    m = mask_copy_spans("Two Horses and 25 dogs.", Lang::en, Lang::de, en, de);
+    CHECK(m.text == "Two Horses and ball dogs.");
+    m = mask_copy_spans("Two Horses, 25 dogs, 3 Balloons.", Lang::en, Lang::de, en, de);
+    CHECK(m.originals.empty());  // no placeholder left that no word of the text starts with: the number stays
     // Placeholders the vocabularies lack are skipped; no span, no change.
     const Vocab only_ball = vocab_of({"ball"});
     m = mask_copy_spans("Call 555-1234.", Lang::en, Lang::de, only_ball, de);
