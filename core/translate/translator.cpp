@@ -18,6 +18,94 @@
 namespace attend {
 namespace {
 
+// The kept word (0-based, of `words`) of each source token but <eos>: the words of `read` tokenized one at a time
+// must give the sentence's tokens; nullopt where they do not (a source cut to the model's limit, a d2l model).
+std::optional<std::vector<int>> source_words_of_tokens(const std::string& read, int words,
+                                                       const std::vector<std::string>& tokens,
+                                                       const TextPipeline& pipeline) {
+    if (pipeline.type != TextPipelineType::moses_bpe) return std::nullopt;
+    std::vector<int> word_of;
+    const std::u32string text = utf8_decode(read);
+    int k = 0;
+    for (size_t i = 0; i < text.size();) {
+        if (is_space(text[i])) {
+            i++;
+            continue;
+        }
+        size_t end = i;
+        while (end < text.size() && !is_space(text[end])) end++;
+        for (const std::string& token : preprocess_for_model(utf8_encode(text.substr(i, end - i)), pipeline)) {
+            if (word_of.size() + 1 >= tokens.size() || tokens[word_of.size()] != token) return std::nullopt;
+            word_of.push_back(k);
+        }
+        k++;
+        i = end;
+    }
+    if (k != words || word_of.size() + 1 != tokens.size()) return std::nullopt;
+    return word_of;
+}
+
+// The word of `text` (the detokenized translation, words between spaces) of each target token but <eos>: the
+// number of words in the text detokenized up to and with it, less one (-1: the token shows nothing yet).
+std::optional<std::vector<int>> target_words_of_tokens(const std::vector<std::string>& tokens, const std::string& text,
+                                                       const TextPipeline& pipeline) {
+    if (pipeline.type != TextPipelineType::moses_bpe || tokens.empty()) return std::nullopt;
+    auto count_words = [](const std::string& t) {
+        int n = 0;
+        for (size_t i = 0; i < t.size(); i++) n += t[i] != ' ' && (i == 0 || t[i - 1] == ' ');
+        return n;
+    };
+    std::vector<int> word_of;
+    std::vector<std::string> prefix;
+    for (const std::string& token : tokens) {
+        prefix.push_back(token);
+        word_of.push_back(count_words(postprocess_for_display(prefix, pipeline)) - 1);
+        if (word_of.size() > 1 && word_of.back() < word_of[word_of.size() - 2]) return std::nullopt;
+    }
+    if (word_of.back() != count_words(text) - 1) return std::nullopt;
+    return word_of;
+}
+
+// Which target words say each source word, from cross attention [layers, heads, T, S] (<eos> last on both sides;
+// row t is the step that predicted target token t): every layer and head averaged, a target token and a source
+// token aligned where each is the other's best (the intersection of both directions, which keeps "Un" out of
+// "<b>Un chien</b>"); a source word with no such pair takes every target token whose best it is.
+WordAlignment mutual_best_alignment(const AttentionMaps& cross, const std::vector<int>& source_word,
+                                    const std::vector<int>& target_word, int words) {
+    const int T = cross.rows, S = cross.cols;
+    const int TT = static_cast<int>(target_word.size()), SS = static_cast<int>(source_word.size());
+    WordAlignment both{std::vector<int>(words, -1), std::vector<int>(words, -1)};
+    if (cross.layers < 1 || TT > T || SS != S - 1 || SS < 1) return both;
+    std::vector<float> mean(static_cast<size_t>(TT) * SS, 0.0f);  // [TT, SS]
+    for (int t = 0; t < TT; t++)
+        for (int l = 0; l < cross.layers; l++)
+            for (int h = 0; h < cross.heads; h++) {
+                const float* a = cross.data.data() + ((static_cast<size_t>(l) * cross.heads + h) * T + t) * S;
+                for (int s = 0; s < SS; s++) mean[static_cast<size_t>(t) * SS + s] += a[s];
+            }
+    std::vector<int> best_source(TT), best_target(SS, 0);
+    for (int t = 0; t < TT; t++) {
+        const float* m = mean.data() + static_cast<size_t>(t) * SS;
+        best_source[t] = static_cast<int>(std::max_element(m, m + SS) - m);
+        for (int s = 0; s < SS; s++)
+            if (m[s] > mean[static_cast<size_t>(best_target[s]) * SS + s]) best_target[s] = t;
+    }
+    WordAlignment either = both;
+    auto add = [](WordAlignment& alignment, int k, int w) {
+        alignment.first[k] = alignment.first[k] < 0 ? w : std::min(alignment.first[k], w);
+        alignment.last[k] = std::max(alignment.last[k], w);
+    };
+    for (int t = 0; t < TT; t++) {
+        const int s = best_source[t];
+        if (target_word[t] < 0) continue;
+        add(either, source_word[s], target_word[t]);
+        if (best_target[s] == t) add(both, source_word[s], target_word[t]);
+    }
+    for (int k = 0; k < words; k++)
+        if (both.first[k] < 0) both.first[k] = either.first[k], both.last[k] = either.last[k];
+    return both;
+}
+
 double ms_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
@@ -202,98 +290,21 @@ Translator::PreparedText Translator::prepare(std::string_view text, const Transl
 
 std::optional<WordAlignment> Translator::markup_alignment(const TranslationResult& r,
                                                            const PreparedText& prepared) const {
-    const TextPipeline& source_pipeline = model_->source_pipeline;
-    if (!prepared.masked.originals.empty() || source_pipeline.type != TextPipelineType::moses_bpe ||
-        model_->target_pipeline.type != TextPipelineType::moses_bpe || r.target_ids.empty() ||
-        r.source_tokens.size() < 2)
-        return std::nullopt;
-    // The source word of each source token: the words' tokens, one word at a time, must be the sentence's.
-    std::vector<int> source_word;
-    {
-        const std::u32string read = utf8_decode(prepared.masked.text);
-        int k = 0;
-        for (size_t i = 0; i < read.size();) {
-            if (is_space(read[i])) {
-                i++;
-                continue;
-            }
-            size_t end = i;
-            while (end < read.size() && !is_space(read[end])) end++;
-            for (const std::string& token : preprocess_for_model(utf8_encode(read.substr(i, end - i)), source_pipeline)) {
-                if (source_word.size() + 1 >= r.source_tokens.size() || r.source_tokens[source_word.size()] != token)
-                    return std::nullopt;
-                source_word.push_back(k);
-            }
-            k++;
-            i = end;
-        }
-        if (k != prepared.words || source_word.size() + 1 != r.source_tokens.size()) return std::nullopt;
-    }
-    // The translation word of each target token: the words of the detokenized text up to and with it.
+    if (!prepared.masked.originals.empty() || r.target_ids.empty() || r.source_tokens.size() < 2) return std::nullopt;
+    const std::optional<std::vector<int>> source_word =
+        source_words_of_tokens(prepared.masked.text, prepared.words, r.source_tokens, model_->source_pipeline);
     const int T = static_cast<int>(r.target_ids.size());
-    std::vector<std::string> tokens(r.target_tokens.begin(), r.target_tokens.begin() + T);
-    if (r.finished) tokens.pop_back();  // <eos>
-    auto count_words = [](const std::string& text) {
-        int n = 0;
-        for (size_t i = 0; i < text.size(); i++) n += text[i] != ' ' && (i == 0 || text[i - 1] == ' ');
-        return n;
-    };
-    std::vector<int> target_word;
-    std::vector<std::string> prefix;
-    for (const std::string& token : tokens) {
-        prefix.push_back(token);
-        target_word.push_back(count_words(postprocess_for_display(prefix, model_->target_pipeline)) - 1);
-        if (target_word.size() > 1 && target_word.back() < target_word[target_word.size() - 2]) return std::nullopt;
-    }
-    const int W = count_words(r.text);
-    if (tokens.empty() || target_word.back() != W - 1) return std::nullopt;
+    const std::vector<std::string> shown(r.target_tokens.begin(), r.target_tokens.begin() + (r.finished ? T - 1 : T));
+    const std::optional<std::vector<int>> target_word = target_words_of_tokens(shown, r.text, model_->target_pipeline);
+    if (!source_word || !target_word) return std::nullopt;
 
     const int S = static_cast<int>(r.source_tokens.size());
-    AttentionMaps computed;
-    const AttentionMaps* cross = &r.cross;
-    if (r.cross.data.empty()) {
-        const std::vector<int> src = model_->source_vocab.ids(r.source_tokens);
-        std::vector<int> tgt{model_->bos_id};
-        tgt.insert(tgt.end(), r.target_ids.begin(), r.target_ids.end() - 1);
-        computed = network().attention(src.data(), S, tgt.data(), T).cross;
-        cross = &computed;
-    }
-    if (cross->rows != T || cross->cols != S || cross->layers < 1) return std::nullopt;
-    // The cross attention of every layer and head averaged, [tokens, SS], the <eos> of either side left out; row t
-    // is the step that predicted token t.
-    const int TT = static_cast<int>(tokens.size()), SS = S - 1;
-    std::vector<float> mean(static_cast<size_t>(TT) * SS, 0.0f);
-    for (int t = 0; t < TT; t++)
-        for (int l = 0; l < cross->layers; l++)
-            for (int h = 0; h < cross->heads; h++) {
-                const float* a = cross->data.data() + ((static_cast<size_t>(l) * cross->heads + h) * T + t) * S;
-                for (int s = 0; s < SS; s++) mean[static_cast<size_t>(t) * SS + s] += a[s];
-            }
-    // Each target token's best source token, and each source token's best target token. A word pair aligns where
-    // some pair of their tokens is each other's best (the intersection of both directions, which keeps "Un" out of
-    // "<b>Un chien</b>"); a source word with no such pair takes every token whose best it is.
-    std::vector<int> best_source(TT), best_target(SS, 0);
-    for (int t = 0; t < TT; t++) {
-        const float* m = mean.data() + static_cast<size_t>(t) * SS;
-        best_source[t] = static_cast<int>(std::max_element(m, m + SS) - m);
-        for (int s = 0; s < SS; s++)
-            if (m[s] > mean[static_cast<size_t>(best_target[s]) * SS + s]) best_target[s] = t;
-    }
-    WordAlignment both{std::vector<int>(prepared.words, -1), std::vector<int>(prepared.words, -1)};
-    WordAlignment either = both;
-    auto add = [](WordAlignment& alignment, int k, int w) {
-        alignment.first[k] = alignment.first[k] < 0 ? w : std::min(alignment.first[k], w);
-        alignment.last[k] = std::max(alignment.last[k], w);
-    };
-    for (int t = 0; t < TT; t++) {
-        const int s = best_source[t];
-        if (target_word[t] < 0) continue;  // a token that shows nothing yet
-        add(either, source_word[s], target_word[t]);
-        if (best_target[s] == t) add(both, source_word[s], target_word[t]);
-    }
-    for (int k = 0; k < prepared.words; k++)
-        if (both.first[k] < 0) both.first[k] = either.first[k], both.last[k] = either.last[k];
-    return both;
+    if (!r.cross.data.empty()) return mutual_best_alignment(r.cross, *source_word, *target_word, prepared.words);
+    const std::vector<int> src = model_->source_vocab.ids(r.source_tokens);
+    std::vector<int> tgt{model_->bos_id};
+    tgt.insert(tgt.end(), r.target_ids.begin(), r.target_ids.end() - 1);
+    return mutual_best_alignment(network().attention(src.data(), S, tgt.data(), T).cross, *source_word, *target_word,
+                                 prepared.words);
 }
 
 void Translator::finish(TranslationResult& r, const PreparedText& prepared, const TranslationOptions& options) const {
