@@ -48,6 +48,13 @@ struct ShippedModel {
     std::string file;
     Translator translator;
     std::vector<std::string> test2016;
+
+    // test2016 sentence i without its final period: for marks to be put around or after it
+    std::string caption(size_t i) const {
+        std::string s = test2016.at(i);
+        while (!s.empty() && (s.back() == '.' || s.back() == ' ')) s.pop_back();
+        return s;
+    }
 };
 
 std::vector<ShippedModel> shipped_models() {
@@ -237,8 +244,7 @@ TEST_CASE("shipped models: markup tags are taken out of the sentence and put bac
         options.beam_size = 1;
         options.align_markup = false;  // at the same share of the words: the first two at the start, the last at the end
         for (size_t i = 0; i < 6; i++) {
-            std::string s = shipped.test2016[i];
-            while (!s.empty() && (s.back() == '.' || s.back() == ' ')) s.pop_back();
+            const std::string s = shipped.caption(i);
             const std::string plain = s + ".";
             // <p><b>First two</b> words ... <a href="...">last</a>.</p>
             const size_t second_space = s.find(' ', s.find(' ') + 1), last_space = s.rfind(' ');
@@ -313,8 +319,7 @@ TEST_CASE("shipped models: markup goes around the words aligned with the words i
         options.beam_size = 1;
         REQUIRE(options.align_markup);
         for (size_t i = 0; i < 8; i++) {
-            std::string s = shipped.test2016[i];
-            while (!s.empty() && (s.back() == '.' || s.back() == ' ')) s.pop_back();
+            const std::string s = shipped.caption(i);
             std::vector<std::string> words;
             for (size_t at = 0; at < s.size();) {
                 const size_t end = std::min(s.find(' ', at), s.size());
@@ -374,8 +379,7 @@ TEST_CASE("shipped models: Markdown marks are taken out and put back; code spans
         TranslationOptions options;
         options.beam_size = 1;
         options.align_markup = false;  // at the same share of the words: the first mark at the start
-        std::string s = shipped.test2016[1];
-        while (!s.empty() && (s.back() == '.' || s.back() == ' ')) s.pop_back();
+        const std::string s = shipped.caption(1);
         const TranslationResult plain = translator.translate(s + ".", options);
         const size_t second_space = s.find(' ', s.find(' ') + 1);
         REQUIRE(second_space != std::string::npos);
@@ -434,8 +438,7 @@ TEST_CASE("shipped models: emoji are taken out of the sentence and put back in t
         options.beam_size = 1;
         std::vector<std::string> plain, decorated;
         for (size_t i = 0; i < 6; i++) {
-            std::string s = shipped.test2016[i];
-            while (!s.empty() && (s.back() == '.' || s.back() == ' ')) s.pop_back();
+            const std::string s = shipped.caption(i);
             const std::string end = i % 2 ? "!" : ".";  // French writes "plage !": a word of its own
             plain.push_back(s + end);
             const size_t second_space = s.find(' ', s.find(' ') + 1);
