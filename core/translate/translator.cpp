@@ -2,6 +2,7 @@
 
 #include "error.h"
 #include "decode/beam_search.h"
+#include "decode/ensemble_step_model.h"
 #include "decode/greedy_search.h"
 #include "decode/greedy_search_batch.h"
 #include "text/case_mapping.h"
@@ -196,11 +197,44 @@ Translator Translator::borrowing(const TranslatorModel& model) {
     return Translator(std::shared_ptr<const TranslatorModel>(std::shared_ptr<const TranslatorModel>(), &model));
 }
 
+Translator Translator::ensemble(std::vector<TranslatorModel> models) {
+    if (models.empty()) throw Error("an ensemble needs at least one model");
+    auto differ = [&](size_t i, const std::string& what) {
+        return Error("model " + std::to_string(i + 1) + " of the ensemble differs from model 1 in its " + what +
+                     ": the models of an ensemble must read and write alike");
+    };
+    const TranslatorModel& first = models.front();
+    for (size_t i = 1; i < models.size(); i++) {
+        const TranslatorModel& m = models[i];
+        if (nlohmann::json(m.source_pipeline) != nlohmann::json(first.source_pipeline)) throw differ(i, "source pipeline");
+        if (nlohmann::json(m.target_pipeline) != nlohmann::json(first.target_pipeline)) throw differ(i, "target pipeline");
+        if (m.source_vocab.id_to_token() != first.source_vocab.id_to_token()) throw differ(i, "source vocabulary");
+        if (m.target_vocab.id_to_token() != first.target_vocab.id_to_token()) throw differ(i, "target vocabulary");
+        if (m.pad_id != first.pad_id || m.bos_id != first.bos_id || m.eos_id != first.eos_id)
+            throw differ(i, "special token ids");
+    }
+    std::vector<std::shared_ptr<const TranslatorModel>> others;
+    for (size_t i = 1; i < models.size(); i++) others.push_back(prepared(std::move(models[i])));
+    Translator t(std::move(models.front()));
+    t.others_ = std::move(others);
+    return t;
+}
+
 Translator Translator::from_bytes(std::vector<uint8_t> bytes, const std::string& source_name) {
     return Translator(load_translator_model_bytes(std::move(bytes), source_name));
 }
 
-int Translator::max_source_tokens() const { return model_->max_source_tokens(); }
+int Translator::max_source_tokens() const {
+    int limit = model_->max_source_tokens();
+    for (const auto& m : others_) limit = std::min(limit, m->max_source_tokens());
+    return limit;
+}
+
+int Translator::max_target_tokens() const {
+    int limit = model_->max_target_tokens();
+    for (const auto& m : others_) limit = std::min(limit, m->max_target_tokens());
+    return limit;
+}
 
 std::vector<std::string> Translator::source_tokens(std::string_view text) const {
     if (text.empty() || only_whitespace(text)) throw Error("the text to translate is empty");
@@ -236,7 +270,7 @@ SearchOptions Translator::search_options(const TranslationOptions& options, int 
     SearchOptions search;
     search.beam_size = options.beam_size;
     search.length_penalty = options.length_penalty;
-    int limit = model_->max_target_tokens();
+    int limit = max_target_tokens();
     if (options.max_length > 0) limit = std::min(limit, options.max_length);
     if (options.max_length_ratio > 0) {
         // The model's own default (2 S + 10, or a d2l model's num_steps) when the ratio is the default 2.
@@ -383,8 +417,14 @@ Hypothesis Translator::translate_ids(const std::vector<int>& source, SearchOptio
                         std::to_string(vocab - 1) + ")");
     options.bos_id = model_->bos_id;
     options.eos_id = model_->eos_id;
-    options.max_length = std::min(options.max_length, model_->max_target_tokens());
-    const std::unique_ptr<StepModel> step_model = network().search_model(source.data(), S, options.max_length);
+    options.max_length = std::min(options.max_length, max_target_tokens());
+    std::unique_ptr<StepModel> step_model = network().search_model(source.data(), S, options.max_length);
+    if (!others_.empty()) {
+        std::vector<std::unique_ptr<StepModel>> members;
+        members.push_back(std::move(step_model));
+        for (const auto& m : others_) members.push_back(m->network->search_model(source.data(), S, options.max_length));
+        step_model = std::make_unique<EnsembleStepModel>(std::move(members));
+    }
     return options.beam_size == 1 ? greedy_search(*step_model, options) : beam_search(*step_model, options).front();
 }
 
@@ -420,7 +460,7 @@ std::vector<TranslationResult> Translator::translate_batch_prepared(const std::v
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return text(a).size() < text(b).size(); });
     std::vector<TranslationResult> results(n);
     const bool batched = options.max_batch_size > 1 && options.beam_size == 1 && !options.return_attention &&
-                         network().decodes_batches();
+                         network().decodes_batches() && others_.empty();
     if (!batched) {
         for (size_t i : order) results[i] = one(i);
         return results;

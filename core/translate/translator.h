@@ -25,6 +25,12 @@ public:
     // translated at each validation); the model must outlive it. Decoding reads the weights as they are: no
     // prepare_decoding(), whose copies would go stale.
     static Translator borrowing(const TranslatorModel& model);
+    // An ensemble (decode/ensemble_step_model.h): the search reads the mean of the models' log-probabilities at each
+    // step. The models must read and write alike (the same source and target pipelines, vocabularies and special
+    // ids; architectures and sizes may differ); throws attend::Error naming the first difference. The first model
+    // gives everything else: default options, info(), attention maps, markup alignment.
+    static Translator ensemble(std::vector<TranslatorModel> models);
+    int ensemble_size() const { return 1 + static_cast<int>(others_.size()); }
 
     // Throws attend::Error for empty text, invalid UTF-8 or options out of range. A text longer than the model
     // accepts is cut to its first max_source_tokens() - 1 tokens, with a warning in the result.
@@ -102,6 +108,8 @@ private:
     const TranslatorNetwork& network() const { return *model_->network; }
 
     std::shared_ptr<const TranslatorModel> model_;  // never null; holds a network
+    std::vector<std::shared_ptr<const TranslatorModel>> others_;  // the rest of an ensemble
+    int max_target_tokens() const;  // the least of the ensemble's
     std::vector<TokenShape> target_shapes_;  // [target vocab]: for the character-run limit
 };
 

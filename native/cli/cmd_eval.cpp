@@ -25,7 +25,8 @@ namespace attend::cli {
 namespace {
 
 struct EvalFlags {
-    std::string model, data_dir, output, output_text;
+    std::vector<std::string> models;  // several: an ensemble
+    std::string data_dir, output, output_text;
     std::vector<std::string> splits = {"test_2016_flickr"};
     int limit = 0, threads = 0;
     TranslationOptions options;         // beam_size, length_penalty and copy_through are flags
@@ -104,10 +105,10 @@ std::string output_for_split(const std::string& output, const std::string& split
 }
 
 void run_eval(const EvalFlags& f, bool beam_given, bool split_given) {
-    Translator translator(load_model_or_checkpoint(f.model));
+    Translator translator = load_translator(f.models);
     const TranslatorModel& m = translator.model();
     if (m.target_pipeline.type == TextPipelineType::d2l_words) {
-        if (split_given) throw Error(f.model + " is a Tatoeba (d2l word) model: --split names Multi30K data, which it cannot read");
+        if (split_given) throw Error(f.models.front() + " is a Tatoeba (d2l word) model: --split names Multi30K data, which it cannot read");
         run_d2l_table(translator, beam_given ? f.options.beam_size : 1);  // the seeds' predict_seq2seq is greedy
         return;
     }
@@ -126,7 +127,8 @@ CommandRegistrar registrar([](CLI::App& app) {
     CLI::App* cmd = app.add_subcommand(
         "eval", "BLEU (lowercased tokenized; cased 13a) and chrF2 of a model on Multi30K splits, or the seeds' "
                 "four-sentence table for a Tatoeba (d2l) model");
-    cmd->add_option("-m,--model", f->model, "Model file or checkpoint")->required();
+    cmd->add_option("-m,--model", f->models, "Model file or checkpoint; given more than once, an ensemble of them")
+        ->required();
     cmd->add_option("--split", f->splits,
                     "train, val, test_2016_flickr, test_2017_flickr, test_2017_mscoco; several with commas; all: every "
                     "split but train")

@@ -26,7 +26,8 @@ namespace attend::cli {
 namespace {
 
 struct TranslateFlags {
-    std::string model, text, input, attention_file;
+    std::vector<std::string> models;  // several: an ensemble
+    std::string text, input, attention_file;
     TranslationOptions options;
     int threads = 0;
     bool tokenized = false, json = false, verbose = false, text_given = false;
@@ -164,7 +165,7 @@ void join_sentences(const std::vector<size_t>& sentence_line, const std::vector<
 void run_translate(TranslateFlags& f) {
     validate_options(f.options);
     if (f.threads < 0) throw Error("--threads must be at least 1, got " + std::to_string(f.threads));
-    Translator translator(load_model_or_checkpoint(f.model));
+    Translator translator = load_translator(f.models);
     if (!f.length_penalty_given) f.options.length_penalty = translator.default_options().length_penalty;
     std::vector<std::string> lines;
     if (f.text_given) {
@@ -283,7 +284,9 @@ CommandRegistrar registrar([](CLI::App& app) {
             std::to_string(kExitSkipped) +
             " when some line was skipped (invalid UTF-8), truncated (longer than the model accepts) or cut by the "
             "length limit, each named in a warning on standard error");
-    cmd->add_option("-m,--model", f->model, "Model file (.safetensors) or training checkpoint")->required();
+    cmd->add_option("-m,--model", f->models,
+                    "Model file (.safetensors) or training checkpoint; given more than once, an ensemble of them")
+        ->required();
     cmd->add_option("-t,--text", f->text, "One sentence to translate");
     cmd->add_option("-i,--input", f->input, "File with one sentence a line (.gz too); default: standard input");
     cmd->add_option("-b,--beam", o.beam_size, "Beam size (1: greedy; at most " + std::to_string(kMaxBeamSize) + ")")

@@ -18,4 +18,11 @@ TranslatorModel load_model_or_checkpoint(const std::string& path) {
     return m;
 }
 
+Translator load_translator(const std::vector<std::string>& paths) {
+    if (paths.size() == 1) return Translator(load_model_or_checkpoint(paths.front()));
+    std::vector<TranslatorModel> models;
+    for (const std::string& path : paths) models.push_back(load_model_or_checkpoint(path));
+    return Translator::ensemble(std::move(models));
+}
+
 }  // namespace attend::cli

@@ -286,3 +286,20 @@ TEST_CASE("attend translate --no-align-markup: marks go back at the same share o
     for (int k = 0; k < 2; k++) without.erase(without.find('*'), 1);
     CHECK(without == plain.output);
 }
+
+TEST_CASE("attend translate and eval: -m given twice is an ensemble; models that differ are refused") {
+    const std::string de = std::string(ATTEND_SOURCE_DIR) + "/web/models/multi30k-en-de-cased.safetensors";
+    const std::string fr = std::string(ATTEND_SOURCE_DIR) + "/web/models/multi30k-en-fr-cased.safetensors";
+    const std::string text = " -t 'Two young men are playing soccer in a park.'";
+    const Run one = run_attend("translate -m '" + de + "'" + text);
+    const Run two = run_attend("translate -m '" + de + "' -m '" + de + "'" + text);
+    REQUIRE(one.status == 0);
+    CHECK(two.status == 0);
+    CHECK(two.output == one.output);
+    const Run eval = run_attend("eval -m '" + de + "' -m '" + de + "' --split val --limit 20 --threads 1");
+    CAPTURE(eval.output);
+    CHECK(eval.status == 0);
+    CHECK(eval.output.find("val en-de beam 5") != std::string::npos);
+    check_refused("translate -m '" + de + "' -m '" + fr + "'" + text,
+                  "model 2 of the ensemble differs from model 1 in its source pipeline");
+}

@@ -13,9 +13,11 @@
 #include "data/data_dir.h"
 #include "data/multi30k.h"
 #include "data/text_file.h"
+#include "error.h"
 #include "text/bleu.h"
 #include "text/case_mapping.h"
 #include "text/translation_metrics.h"
+#include "translate/model_file.h"
 #include "translate/translator.h"
 
 #include <nlohmann/json.hpp>
@@ -466,4 +468,43 @@ TEST_CASE("shipped models: emoji are taken out of the sentence and put back in t
             CHECK(without == read_as.text);
         }
     }
+}
+
+// Translator::ensemble: the search reads the mean of the members' log-probabilities. A model with itself is the
+// model alone (the same tokens; scores equal up to the rounding of a second log-softmax), and models that read or
+// write differently are refused before any translation.
+TEST_CASE("shipped models: an ensemble of a model with itself translates as the model alone") {
+    const std::string file = models_dir() + "/multi30k-en-de-cased.safetensors";
+    const Translator alone = Translator::from_bytes(read_bytes(file), file);
+    std::vector<TranslatorModel> twice;
+    for (int k = 0; k < 2; k++) twice.push_back(load_translator_model_bytes(read_bytes(file), file));
+    const Translator ensemble = Translator::ensemble(std::move(twice));
+    CHECK(ensemble.ensemble_size() == 2);
+    CHECK(ensemble.max_source_tokens() == alone.max_source_tokens());
+    const std::vector<std::string> lines = read_lines(
+        multi30k_path(default_data_dir(), "test_2016_flickr", Lang::en, TextForm::raw));
+    const TranslationOptions options = alone.default_options();
+    for (size_t i = 0; i < 10; i++) {
+        CAPTURE(lines[i]);
+        const TranslationResult a = alone.translate(lines[i], options), e = ensemble.translate(lines[i], options);
+        CHECK(e.target_ids == a.target_ids);
+        CHECK(e.text == a.text);
+        CHECK(e.score == doctest::Approx(a.score).epsilon(1e-5));
+    }
+    // greedy batches go one sentence at a time in an ensemble: the same tokens
+    TranslationOptions greedy = options;
+    greedy.beam_size = 1;
+    const std::vector<std::string> some(lines.begin(), lines.begin() + 8);
+    const std::vector<TranslationResult> batch = ensemble.translate_batch(some, greedy);
+    for (size_t i = 0; i < some.size(); i++) CHECK(batch[i].target_ids == alone.translate(some[i], greedy).target_ids);
+
+    std::vector<TranslatorModel> mixed;
+    mixed.push_back(load_translator_model_bytes(read_bytes(file), file));
+    const std::string fr = models_dir() + "/multi30k-en-fr-cased.safetensors";
+    mixed.push_back(load_translator_model_bytes(read_bytes(fr), fr));
+    CHECK_THROWS_WITH_AS(Translator::ensemble(std::move(mixed)),
+                         "model 2 of the ensemble differs from model 1 in its source pipeline: the models of an "
+                         "ensemble must read and write alike",
+                         Error);
+    CHECK_THROWS_WITH_AS(Translator::ensemble({}), "an ensemble needs at least one model", Error);
 }
