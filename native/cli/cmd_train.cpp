@@ -171,6 +171,9 @@ CommandRegistrar registrar([](CLI::App& app) {
     f.add<int>("--heads", [](O& o, int n) { o.model.heads = n; }, "Attention heads")->check(at_least(1, kMaxHeads));
     f.add<int>("--ffn", [](O& o, int n) { o.model.ffn_dim = n; }, "Feed-forward dimension")
         ->check(at_least(1, kMaxFfnDim));
+    f.add<std::string>("--train-target", [](O& o, const std::string& v) { o.corpus.train_target_file = v; },
+                       "Training targets from this file instead of the data set's: raw text, a line for each "
+                       "training pair (a teacher's translations: sequence-level knowledge distillation)");
     f.add<int>("--max-sentences", [](O& o, int n) { o.corpus.max_train_sentences = n; },
                "Use only the first N training pairs (0: all)")->check(at_least(0));
     f.add("--checkpoint-every", &O::checkpoint_every, "Steps between checkpoints")->check(at_least(1));

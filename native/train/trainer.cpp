@@ -128,7 +128,8 @@ std::string describe_data(const CorpusOptions& c) {
                std::to_string(c.min_freq) + ")";
     return c.dataset + " " + c.source_lang + "-" + c.target_lang +
            (c.cased ? " train (raw, cased, Moses-tokenized), BPE " : " train (tok), BPE ") + std::to_string(c.bpe_merges) +
-           (c.split_digits ? " (digits split)" : "");
+           (c.split_digits ? " (digits split)" : "") +
+           (c.train_target_file.empty() ? "" : ", targets from " + c.train_target_file);
 }
 
 }  // namespace
@@ -301,7 +302,9 @@ TranslationCorpus load_corpus(const ResolvedRun& run, const RunLog& log) {
         c ? encode_corpus(run.o.corpus, c->model.source_pipeline, c->model.target_pipeline, c->model.source_vocab,
                           c->model.target_vocab)
           : prepare_corpus(run.o.corpus);
-    log.say("data: " + std::to_string(corpus.train_source.size()) + " training pairs (" +
+    const std::string& teacher = run.o.corpus.train_target_file;
+    log.say("data: " + std::to_string(corpus.train_source.size()) + " training pairs" +
+        (teacher.empty() ? "" : " (targets from " + teacher + ")") + " (" +
         std::to_string(corpus.dropped_long) + " dropped as too long), " + std::to_string(corpus.val_source.size()) +
         " validation pairs, vocabulary " + std::to_string(corpus.source_vocab.size()) + "/" +
         std::to_string(corpus.target_vocab.size()) + ", prepared in " +

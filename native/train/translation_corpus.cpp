@@ -4,6 +4,7 @@
 #include "data/multi30k.h"
 #include "data/nonbreaking_prefix_file.h"
 #include "data/tatoeba.h"
+#include "data/text_file.h"
 #include "error.h"
 #include "text/moses_pipeline.h"
 
@@ -104,6 +105,23 @@ static ParallelText read_split(const CorpusOptions& o, const std::string& split)
     return text;
 }
 
+// The training split with the targets of o.train_target_file where it names one, tokenized as the data set's are.
+static ParallelText read_training_pairs(const CorpusOptions& o) {
+    ParallelText train = read_split(o, "train");
+    if (o.train_target_file.empty()) return train;
+    std::vector<std::string> targets = read_lines(o.train_target_file);
+    if (targets.size() != train.source.size())
+        throw Error(o.train_target_file + " has " + std::to_string(targets.size()) + " lines, expected one for each of the " +
+                    std::to_string(train.source.size()) + " training pairs");
+    const std::string dir = o.data_dir.empty() ? default_data_dir() : o.data_dir;
+    const TextPipeline tp = moses_pipeline_for(o, dir, o.target_lang);
+#pragma omp parallel for schedule(dynamic, 256)
+    for (long i = 0; i < static_cast<long>(targets.size()); i++)
+        targets[i] = moses_preprocess_line(targets[i], tp.lang, tp.prefixes, tp.moses);
+    train.target = std::move(targets);
+    return train;
+}
+
 TranslationCorpus prepare_corpus(const CorpusOptions& o) {
     if (o.dataset == "tatoeba") {
         TatoebaWords w = read_tatoeba_words(o);
@@ -159,7 +177,7 @@ TranslationCorpus encode_corpus(const CorpusOptions& o, TextPipeline source_pipe
     c.source_vocab = std::move(source_vocab);
     c.target_vocab = std::move(target_vocab);
     if (o.dataset == "tatoeba") return encode_tatoeba(read_tatoeba_words(o), std::move(c));
-    ParallelText train = read_split(o, "train");
+    ParallelText train = read_training_pairs(o);
     if (o.max_train_sentences > 0 && static_cast<size_t>(o.max_train_sentences) < train.source.size()) {
         train.source.resize(o.max_train_sentences);
         train.target.resize(o.max_train_sentences);

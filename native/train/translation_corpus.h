@@ -30,11 +30,16 @@ struct CorpusOptions {
     // same Moses normalization and tokenization without lowercasing (the model then writes capitals itself).
     bool cased = false;
     bool split_digits = false;     // BPE never merges a digit (numbers are copied digit by digit)
+    // multi30k: training targets read from this file (raw text, a line for each training pair, e.g. a teacher's
+    // translations of the training sources: sequence-level knowledge distillation) instead of the data set's.
+    // The BPE and the vocabularies are still learned on the data set's own text, so the model reads and writes
+    // as its teacher does; validation scores against the real references.
+    std::string train_target_file;
 };
 // A key that is missing takes the default; data_dir belongs to each call, not to the run.
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CorpusOptions, dataset, source_lang, target_lang, bpe_merges, min_freq,
                                                 joint_vocab, max_train_sentences, max_tokens_per_sentence,
-                                                val_sentences, cased, split_digits)
+                                                val_sentences, cased, split_digits, train_target_file)
 
 struct TranslationCorpus {
     TextPipeline source_pipeline, target_pipeline;

@@ -4,6 +4,8 @@
 #include <doctest/doctest.h>
 
 #include "data/data_dir.h"
+#include "data/multi30k.h"
+#include "data/text_file.h"
 #include "text/utf8.h"
 #include "train/checkpoint.h"
 #include "train/presets.h"
@@ -302,4 +304,24 @@ TEST_CASE("attend translate and eval: -m given twice is an ensemble; models that
     CHECK(eval.output.find("val en-de beam 5") != std::string::npos);
     check_refused("translate -m '" + de + "' -m '" + fr + "'" + text,
                   "model 2 of the ensemble differs from model 1 in its source pipeline");
+}
+
+TEST_CASE("attend train --train-target: the run trains on the file's targets and resumes with them") {
+    using namespace attend;
+    const std::string out = attend_test::fresh_run_dir("train-target-cli");
+    std::filesystem::create_directories(out);
+    const std::string targets = out + "/teacher.de";
+    write_lines(targets, load_multi30k(default_data_dir(), "train", Lang::en, Lang::de, TextForm::raw).target);
+    const std::string run = "train --preset transformer-tiny-cased --data '" + default_data_dir() + "' --out '" + out +
+                            "/run' --max-steps 1 --max-sentences 64 --bpe 200 --layers 1 --dim 16 --heads 2 "
+                            "--ffn 16 --threads 1 --train-target '";
+    const Run r = run_attend(run + targets + "'");
+    CAPTURE(r.output);
+    REQUIRE(r.status == 0);
+    CHECK(r.output.find("targets from " + targets) != std::string::npos);
+    const TrainOptions o = train_options_from_json(load_newest_checkpoint(out + "/run").checkpoint.options);
+    CHECK(o.corpus.train_target_file == targets);
+    write_lines(targets, {"Ein Hund."});
+    check_refused(run + targets + "'", targets + " has 1 lines, expected one for each of the 29000 training pairs");
+    std::filesystem::remove_all(out);
 }

@@ -1,0 +1,58 @@
+// Training targets from a file (CorpusOptions::train_target_file, `attend train --train-target`): a teacher's
+// translations replace the data set's targets line for line, tokenized as the data set's are, while the BPE and the
+// vocabularies stay those of the data set itself.
+#include <doctest/doctest.h>
+
+#include "data/data_dir.h"
+#include "data/multi30k.h"
+#include "data/text_file.h"
+#include "error.h"
+#include "train/translation_corpus.h"
+#include "trainer_test_util.h"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+using namespace attend;
+
+TEST_CASE("training targets from a file replace the data set's line for line; BPE and vocabularies stay the data set's") {
+    CorpusOptions o;
+    o.cased = o.split_digits = true;
+    o.bpe_merges = 300;
+    o.max_train_sentences = 50;
+    const TranslationCorpus own = prepare_corpus(o);
+
+    const std::string dir = attend_test::fresh_run_dir("train-target");
+    std::filesystem::create_directories(dir);
+    std::vector<std::string> targets =
+        load_multi30k(default_data_dir(), "train", Lang::en, Lang::de, TextForm::raw).target;
+    // the data set's own targets: the same corpus
+    o.train_target_file = dir + "/same.de";
+    write_lines(o.train_target_file, targets);
+    const TranslationCorpus same = prepare_corpus(o);
+    CHECK(same.train_target == own.train_target);
+    CHECK(same.train_source == own.train_source);
+
+    // each pair given the next pair's target: the targets move, nothing else does
+    std::rotate(targets.begin(), targets.begin() + 1, targets.end());
+    o.train_target_file = dir + "/shifted.de";
+    write_lines(o.train_target_file, targets);
+    const TranslationCorpus shifted = prepare_corpus(o);
+    CHECK(nlohmann::json(shifted.target_pipeline) == nlohmann::json(own.target_pipeline));
+    CHECK(shifted.target_vocab.id_to_token() == own.target_vocab.id_to_token());
+    CHECK(shifted.train_source == own.train_source);
+    REQUIRE(shifted.train_target.size() == own.train_target.size());
+    for (size_t i = 0; i + 1 < own.train_target.size(); i++) CHECK(shifted.train_target[i] == own.train_target[i + 1]);
+    CHECK(shifted.val_target == own.val_target);  // validation keeps the real references
+
+    targets.resize(10);
+    o.train_target_file = dir + "/short.de";
+    write_lines(o.train_target_file, targets);
+    CHECK_THROWS_WITH_AS(prepare_corpus(o),
+                         (o.train_target_file + " has 10 lines, expected one for each of the 29000 training pairs").c_str(),
+                         Error);
+    o.train_target_file = dir + "/missing.de";
+    CHECK_THROWS_AS(prepare_corpus(o), Error);
+    std::filesystem::remove_all(dir);
+}
