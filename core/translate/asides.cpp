@@ -356,13 +356,13 @@ std::string put_back_asides(const std::string& translation, const std::vector<As
     }
     // Never before the place of an aside that came before it, so tags stay well nested; and a pair around words in
     // the source holds a word of the translation where one follows its opener. Placed by alignment, an opener
-    // pushed into a word's punctuation starts at the next word, and where the words of two pairs fall in the other
-    // order and none is left for the second ("**a** <i>house</i>" gave "**Hauses** <i></i>."), every aside goes
-    // back to its share: false.
-    auto settle = [&](Places& places, bool aligned) {
+    // pushed into a word's punctuation starts at the next word; where the words of two pairs fall in the other
+    // order and none is left for the second ("**a** <i>house</i>" gave "**Hauses** <i></i>."), settle() says
+    // false, and every aside goes back to its share.
+    auto settle = [&](Places& p, bool aligned) {
         int previous = 0;
         for (int i = 0; i < n; i++) {
-            int& at = places.place[i];
+            int& at = p.place[i];
             at = std::max(at, previous);
             if (aligned && asides[i].opens && asides[i].word >= 0 && at % 3 == 1) {
                 if (at / 3 + 1 >= W) return false;
@@ -370,18 +370,18 @@ std::string put_back_asides(const std::string& translation, const std::vector<As
             }
             const int o = opener[i];
             if (o >= 0 && asides[o].word >= 0 && asides[i].word >= asides[o].word) {
-                const int from = places.place[o];
+                const int from = p.place[o];
                 const int word = from % 3 == 0 ? from / 3 : from / 3 + 1;  // the first word after the opener
                 if (at < 3 * word + 1) {
                     if (word >= W) {
                         if (aligned) return false;
                         // no word left: the pair holds nothing, touching what is before it ("Hauses**<i></i>.")
-                        places.glue_previous[o] = places.glue_previous[i] = true;
-                        places.glue_next[i] = false;
+                        p.glue_previous[o] = p.glue_previous[i] = true;
+                        p.glue_next[i] = false;
                     } else {
                         at = 3 * word + 1;
-                        places.glue_previous[i] = true;
-                        places.glue_next[i] = false;
+                        p.glue_previous[i] = true;
+                        p.glue_next[i] = false;
                     }
                 }
             }
