@@ -85,9 +85,11 @@ void eval_split(const Translator& translator, const EvalFlags& f, const std::str
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     TranslationScores scores = score_translations(hyps, texts, refs, raw_refs);
-    std::printf("%s %s-%s beam %d, length penalty %.2g, %zu sentences: %s\n", split.c_str(),
+    const std::string ensemble =
+        translator.ensemble_size() > 1 ? " (ensemble of " + std::to_string(translator.ensemble_size()) + ")" : "";
+    std::printf("%s %s-%s beam %d%s, length penalty %.2g, %zu sentences: %s\n", split.c_str(),
                 lang_code(m.source_pipeline.lang).c_str(), lang_code(m.target_pipeline.lang).c_str(), opt.beam_size,
-                opt.length_penalty, sources.size(), scores.format().c_str());
+                ensemble.c_str(), opt.length_penalty, sources.size(), scores.format().c_str());
     std::fflush(stdout);
     std::fprintf(stderr, "translated in %.1f s (%.1f ms per sentence, %d threads)\n", seconds,
                  1000.0 * seconds / sources.size(), omp_get_max_threads());

@@ -301,7 +301,7 @@ TEST_CASE("attend translate and eval: -m given twice is an ensemble; models that
     const Run eval = run_attend("eval -m '" + de + "' -m '" + de + "' --split val --limit 20 --threads 1");
     CAPTURE(eval.output);
     CHECK(eval.status == 0);
-    CHECK(eval.output.find("val en-de beam 5") != std::string::npos);
+    CHECK(eval.output.find("val en-de beam 5 (ensemble of 2), length penalty") != std::string::npos);
     check_refused("translate -m '" + de + "' -m '" + fr + "'" + text,
                   "model 2 of the ensemble differs from model 1 in its source pipeline");
 }
