@@ -184,10 +184,11 @@ struct Places {
 // of the translation words aligned to any of them. A tag placed so touches the word it marks, and only that:
 // what it touched in the source ("</b>," touched a comma) may not be next to it now. A pair that holds the whole
 // sentence ("<p>...</p>", "_..._") keeps its place at the start and the end.
-void place_by_alignment(Places& places, const std::vector<Aside>& asides, const std::vector<int>& opener,
-                        const WordAlignment& alignment, int W) {
+// The places start from `share`, each aside's place by the share of the words.
+Places place_by_alignment(const Places& share, const std::vector<Aside>& asides, const std::vector<int>& opener,
+                          const WordAlignment& alignment, int W) {
     const int source_words = static_cast<int>(alignment.first.size());
-    const Places share = places;
+    Places places = share;
     auto valid = [&](int k) { return k >= 0 && k < source_words && alignment.first[k] >= 0 && alignment.last[k] >= 0; };
     auto opens_at = [&](size_t i, int first) {
         places.place[i] = 3 * std::clamp(first, 0, W - 1);
@@ -234,6 +235,7 @@ void place_by_alignment(Places& places, const std::vector<Aside>& asides, const 
         opens_at(o, first);
         closes_at(i, last);
     }
+    return places;
 }
 
 }  // namespace
@@ -392,7 +394,7 @@ std::string put_back_asides(const std::string& translation, const std::vector<As
     const Places share = places;
     const bool aligned = alignment && W > 0 && static_cast<int>(alignment->first.size()) == source_words &&
                          static_cast<int>(alignment->last.size()) == source_words;
-    if (aligned) place_by_alignment(places, asides, opener, *alignment, W);
+    if (aligned) places = place_by_alignment(share, asides, opener, *alignment, W);
     if (!settle(places, aligned)) {
         places = share;
         settle(places, false);
