@@ -3,13 +3,14 @@
 // translator does before and after: sentences and clauses, markup and pictographs taken out and put back.
 // Contract under test (text/text_pipeline.h, text/sentence_splitter.h, translate/asides.h): raw text is
 // tokenized, or refused with attend::Error (invalid UTF-8); the tokens detokenize without error; sentence and
-// clause spans lie in order inside the text; every aside taken out is put back, by any word alignment or none;
-// everything produced is valid UTF-8.
+// clause spans lie in order inside the text; their translations joined again are valid text, a failed one taking
+// no place; every aside taken out is put back, by any word alignment or none; everything produced is valid UTF-8.
 #include "error.h"
 #include "text/sentence_splitter.h"
 #include "text/text_pipeline.h"
 #include "text/utf8.h"
 #include "translate/asides.h"
+#include "translate/clause_join.h"
 
 #include <array>
 #include <cstddef>
@@ -64,13 +65,26 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     require_utf8(postprocess_for_bleu(tokens, pipeline));
 
     size_t after = 0;  // the end of the last span
+    std::vector<Clause> segments;
+    std::vector<std::string> translations;  // the clauses as read, every other one failed
     for (const SentenceSpan& sentence : split_sentences(raw, pipeline.prefixes))
-        for (const Clause& clause : split_clauses(raw, sentence, pipeline.lang, data[0] % 8)) {
+        for (Clause& clause : split_clauses(raw, sentence, pipeline.lang, data[0] % 8)) {
             if (clause.span.begin < after || clause.span.begin > clause.span.end || clause.span.end > raw.size())
                 std::abort();
             after = clause.span.end;
             require_utf8(clause.text);
+            translations.push_back(segments.size() % 2 && data[0] & 8 ? "" : clause.text);
+            segments.push_back(std::move(clause));
         }
+    for (const bool tokenized : {false, true}) {
+        const std::vector<PlacedTranslation> placed =
+            place_translations(raw, segments, translations, pipeline.lang, tokenized);
+        for (size_t i = 0; i < placed.size(); i++) {
+            require_utf8(placed[i].joiner + placed[i].text);
+            if (translations[i].empty() && !(placed[i].joiner.empty() && placed[i].text.empty())) std::abort();
+        }
+    }
+    require_utf8(lower_clause_start(postprocess_for_display(tokens, pipeline), pipeline.lang, raw));
 
     const TakenOut out = take_out_asides(utf8_decode(raw));
     const std::string kept = utf8_encode(out.kept);

@@ -164,10 +164,21 @@ export interface DocumentSentence extends Translation {
   end: number;
   /** 0-based input line. */
   line: number;
+  /**
+   * What comes before it in the document's text: '' first on its line, ' ' after another sentence; after the clause
+   * before it in its sentence (a long sentence is translated clause by clause), '; ' or ', ' and the target
+   * language's conjunction (', und ').
+   */
+  joiner: string;
+  /**
+   * Its translation as it reads in the document's text: a clause joined to the next without its final mark, one
+   * joined to the one before starting in lower case where the target language writes it so ('' when it failed).
+   */
+  placedText: string;
 }
 
 export interface DocumentTranslation {
-  /** The translations: a line's sentences joined with spaces, the input's lines and empty lines kept. */
+  /** The translations: each line's sentences, joiner + placedText, one after another; the input's lines kept. */
   text: string;
   /** Every sentence's warnings, each starting with where it is ("line 2, sentence 1: ..."). */
   warnings: string[];

@@ -354,7 +354,8 @@ export class AttendTranslator {
 
   // A text of any length, translated sentence by sentence (a sentence of more than clauseSplitWords words clause by
   // clause) with its lines and empty lines kept:
-  // { text, warnings, sentences: [{ begin, end (indices into text), line, ...what translate() returns }] }.
+  // { text, warnings, sentences: [{ begin, end (indices into text), line, joiner, placedText, ...what translate()
+  // returns }] }.
   async translateDocument(text, options) {
     const signal = checkSignal(options?.signal, 'translateDocument(text, options)');
     await this.#startWork(signal);

@@ -452,31 +452,32 @@ function showResult() {
   showSentence(state.sentence);
 }
 
-// The translated text as one span per sentence (the attention views show the one chosen), laid out as the
-// translator joins them: a line's sentences with spaces, the input's lines kept. Any other layout of the text
-// (which this page does not know) is shown as plain text, with the sentence menu still there. A lone sentence is
-// a span only when it carries warnings, so that it can be marked.
+// The translated text as one span per sentence or clause (the attention views show the one chosen), laid out as
+// the translator joins them: on each of the input's lines, every sentence's joiner (a space, or the comma and
+// conjunction between clauses) and its placed text. Any other layout of the text (which this page does not know) is
+// shown as plain text, with the sentence menu still there. A lone sentence is a span only when it carries warnings,
+// so that it can be marked.
 function sentenceSpans(d) {
   if (d.sentences.length === 0) return null;
   if (d.sentences.length === 1 && !d.sentences[0].warnings?.length) return null;
-  const lines = d.source.split('\n').map(() => []);
+  const lines = d.source.split('\n').map(() => '');
   const nodes = lines.map(() => []);
   d.sentences.forEach((x, i) => {
-    if (!x.text) return;
+    if (!x.placedText || lines[x.line] === undefined) return;
     const span = document.createElement('span');
     span.className = 'sentence';
     span.dataset.index = i;
-    span.textContent = x.text;
+    span.textContent = x.placedText;
     if (x.warnings?.length) {
       span.classList.add('warned');
       span.title = x.warnings.join('\n');
     }
     span.addEventListener('click', () => showSentence(i));
-    lines[x.line]?.push(x.text);
-    if (nodes[x.line]?.length) nodes[x.line].push(' ');
-    nodes[x.line]?.push(span);
+    lines[x.line] += x.joiner + x.placedText;
+    if (x.joiner) nodes[x.line].push(x.joiner);
+    nodes[x.line].push(span);
   });
-  if (lines.map((l) => l.join(' ')).join('\n') !== d.text) return null;
+  if (lines.join('\n') !== d.text) return null;
   return nodes.flatMap((n, l) => (l > 0 ? ['\n', ...n] : n));
 }
 

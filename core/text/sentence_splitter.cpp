@@ -150,17 +150,22 @@ std::vector<Clause> split_clauses(std::string_view text, const SentenceSpan& sen
         return true;
     };
     std::vector<SentenceSpan> spans;
+    std::vector<ClauseJoint> joints = {ClauseJoint::none};
     int first = 0;  // the current clause's first word
     for (int i = 0; i < n; i++) {
         const std::u32string& w = words[i].cps;
         const bool alone = w.size() == 1;  // " ; " as French writes it, or a tokenized " , "
         int last = alone ? i - 1 : i, next = -1;
-        if (w.back() == U';' && w.find(U'&') == std::u32string::npos)  // not an HTML entity ("&amp;")
+        ClauseJoint joint = ClauseJoint::semicolon;
+        if (w.back() == U';' && w.find(U'&') == std::u32string::npos) {  // not an HTML entity ("&amp;")
             next = i + 1;
-        else if (w.back() == U',' && is_conjunction(i + 1))
+        } else if (w.back() == U',' && is_conjunction(i + 1)) {
             next = i + 2;
+            joint = ClauseJoint::conjunction;
+        }
         if (next < 0 || last - first + 1 < kMinClauseWords || n - next < kMinClauseWords) continue;
         spans.push_back({words[first].begin, alone ? words[last].end : words[i].end - 1, sentence.line});
+        joints.push_back(joint);
         first = next;
         i = next - 1;
     }
@@ -174,7 +179,7 @@ std::vector<Clause> split_clauses(std::string_view text, const SentenceSpan& sen
         if (k > 0) clause = capitalize_first(clause);
         const bool ended = clause.back() == '.' || clause.back() == '!' || clause.back() == '?';
         if (k + 1 < spans.size() && ending && !ended) clause += ending;
-        out.push_back({spans[k], std::move(clause)});
+        out.push_back({spans[k], std::move(clause), joints[k]});
     }
     return out;
 }

@@ -25,13 +25,18 @@ std::vector<SentenceSpan> split_sentences(std::string_view text, const Nonbreaki
 
 // A clause of a long sentence, translated as a sentence of its own: a model trained on captions of 10 to 25 words
 // drops and invents content in longer ones. (bench/joined_captions.py: test2016's captions joined in threes with
-// ", and", 36 words on average; cased 13a BLEU / chrF2 of the shipped models, whole -> clause by clause: en->de
-// 22.4 / 49.5 -> 29.0 / 61.5, en->fr 34.9 / 55.4 -> 44.0 / 70.2.)
+// ", and", 36 words on average; cased 13a BLEU / chrF2 of the shipped models, whole -> clause by clause, joined
+// again by translate/clause_join.h: en->de 22.4 / 49.5 -> 45.2 / 67.3, en->fr 41.2 / 61.5 -> 65.7 / 78.3.)
+// What joins a clause to the one before it in its sentence (translate/clause_join.h writes it again in the
+// translation).
+enum class ClauseJoint { none, semicolon, conjunction };  // none: the clause starts its sentence
+
 struct Clause {
     SentenceSpan span;  // the clause's bytes, without the comma or semicolon after it and the conjunction before it
     // What a model reads: the clause with its first letter in upper case (but the first clause's) and, when another
     // clause follows, the sentence's final punctuation mark (. ! ?) after it.
     std::string text;
+    ClauseJoint joint = ClauseJoint::none;
 };
 
 // The clauses of `sentence` (a span of `text`) when it has more than max_words words (runs between spaces); else,

@@ -1,5 +1,7 @@
 #include "translate/translator.h"
 
+#include "translate/clause_join.h"
+
 #include "error.h"
 #include "decode/beam_search.h"
 #include "decode/ensemble_step_model.h"
@@ -10,6 +12,7 @@
 #include "text/sentence_splitter.h"
 #include "text/utf8.h"
 #include "translate/asides.h"
+#include "translate/clause_join.h"
 
 #include <algorithm>
 #include <chrono>
@@ -554,8 +557,9 @@ DocumentTranslation Translator::translate_document(std::string_view text, const 
         }
         return units;
     };
+    std::vector<Clause> clauses = segments(text, options);
     std::vector<std::string> sentence_texts;
-    for (Clause& clause : segments(text, options)) {
+    for (Clause& clause : clauses) {
         const SentenceSpan& span = clause.span;
         DocumentSentence s;
         s.begin = span.begin;
@@ -564,7 +568,7 @@ DocumentTranslation Translator::translate_document(std::string_view text, const 
         s.utf16_end = utf16_offset(span.end);
         s.line = span.line;
         doc.sentences.push_back(std::move(s));
-        sentence_texts.push_back(std::move(clause.text));
+        sentence_texts.push_back(clause.text);
     }
     std::vector<std::string> errors(sentence_texts.size());
 #pragma omp parallel for schedule(dynamic, 1)
@@ -575,7 +579,12 @@ DocumentTranslation Translator::translate_document(std::string_view text, const 
             errors[i] = std::string(e.what()) + ": skipped";
         }
     }
-    // The output: each input line's sentences joined with spaces; lines as in the input.
+    // The output: each input line's sentences one after another, a long sentence's clauses joined again; lines as
+    // in the input.
+    std::vector<std::string> translations(doc.sentences.size());
+    for (size_t i = 0; i < doc.sentences.size(); i++) translations[i] = doc.sentences[i].result.text;
+    std::vector<PlacedTranslation> placed =
+        place_translations(text, clauses, translations, model_->target_pipeline.lang);
     const int lines = static_cast<int>(std::count(text.begin(), text.end(), '\n')) + 1;
     std::vector<std::string> out_lines(lines);
     int previous_line = -1, in_line = 0;
@@ -586,9 +595,9 @@ DocumentTranslation Translator::translate_document(std::string_view text, const 
         const std::string where = "line " + std::to_string(s.line + 1) + ", sentence " + std::to_string(in_line) + ": ";
         if (!errors[i].empty()) s.result.warnings.push_back(errors[i]);
         for (const std::string& w : s.result.warnings) doc.warnings.push_back(where + w);
-        std::string& line = out_lines[s.line];
-        if (!line.empty() && !s.result.text.empty()) line += ' ';
-        line += s.result.text;
+        s.joiner = std::move(placed[i].joiner);
+        s.placed_text = std::move(placed[i].text);
+        out_lines[s.line] += s.joiner + s.placed_text;
     }
     for (int l = 0; l < lines; l++) {
         if (l > 0) doc.text += '\n';

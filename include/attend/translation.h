@@ -101,10 +101,16 @@ struct DocumentSentence {
     std::size_t utf16_begin = 0, utf16_end = 0;    // the same span in UTF-16 code units (JavaScript string indices)
     int line = 0;                                  // 0-based input line
     TranslationResult result;                      // empty text when the sentence was skipped (see its warnings)
+    // Its place in DocumentTranslation::text: what comes before it on its line (nothing first, a space after another
+    // sentence, "; " or ", und " after the clause before it), and its translation as it reads there (a clause joined
+    // to the next without its final mark, one joined to the one before starting in lower case where the target
+    // language writes it so): translate/clause_join.h.
+    std::string joiner, placed_text;
 };
 
 struct DocumentTranslation {
-    std::string text;  // the translations, a line's sentences joined with spaces, lines (and empty lines) kept
+    // The translations: a line's sentences one after another (joiner + placed_text), lines (and empty lines) kept.
+    std::string text;
     std::vector<DocumentSentence> sentences;
     // Every sentence's warnings, each prefixed with where it is ("line 2, sentence 1: ...").
     std::vector<std::string> warnings;

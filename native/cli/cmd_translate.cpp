@@ -9,6 +9,7 @@
 #include "error.h"
 #include "text/sentence_splitter.h"
 #include "text/utf8.h"
+#include "translate/clause_join.h"
 #include "translate/translator.h"
 
 #include <omp.h>
@@ -117,13 +118,15 @@ void translate_lines(const Translator& translator, const std::vector<std::string
     }
 }
 
-// The sentences' results (in order, sentence_line[k] the line of sentence k) joined into their lines' results: texts
-// joined with spaces, tokens and scores added up, each sentence's warnings and errors prefixed with its number when
-// the line has several. A sentence that fails leaves its place empty and a warning; only a line whose every
+// The sentences' results (in order, sentence_line[k] the line of sentence k, segments[k] where it is in that line)
+// joined into their lines' results: a line's sentences one after another and a long sentence's clauses joined again
+// (translate/clause_join.h), tokens and scores added up, each sentence's warnings and errors prefixed with its number
+// when the line has several. A sentence that fails leaves its place empty and a warning; only a line whose every
 // sentence failed is an error.
-void join_sentences(const std::vector<size_t>& sentence_line, const std::vector<TranslationResult>& sentence_results,
-                    const std::vector<std::string>& sentence_errors, std::vector<TranslationResult>& results,
-                    std::vector<std::string>& errors) {
+void join_sentences(const std::vector<std::string>& lines, const std::vector<size_t>& sentence_line,
+                    const std::vector<Clause>& segments, const std::vector<TranslationResult>& sentence_results,
+                    const std::vector<std::string>& sentence_errors, Lang target,
+                    std::vector<TranslationResult>& results, std::vector<std::string>& errors) {
     for (size_t first = 0; first < sentence_line.size();) {
         const size_t line = sentence_line[first];
         size_t last = first;
@@ -135,20 +138,20 @@ void join_sentences(const std::vector<size_t>& sentence_line, const std::vector<
             continue;
         }
         TranslationResult& r = results[line];
+        const std::vector<Clause> parts(segments.begin() + first, segments.begin() + last);
+        std::vector<std::string> texts, tokenized;
         size_t failed = 0, left_as_is = 0;
         for (size_t k = first; k < last; ++k) {
             const std::string where = "sentence " + std::to_string(k - first + 1) + ": ";
-            if (!sentence_errors[k].empty()) {
+            const bool ok = sentence_errors[k].empty();
+            texts.push_back(ok ? sentence_results[k].text : "");
+            tokenized.push_back(ok ? sentence_results[k].tokenized : "");
+            if (!ok) {
                 r.warnings.push_back(where + sentence_errors[k] + ": skipped");
                 ++failed;
                 continue;
             }
             const TranslationResult& s = sentence_results[k];
-            auto append = [](std::string& to, const std::string& text) {
-                if (!text.empty()) to += (to.empty() ? "" : " ") + text;
-            };
-            append(r.text, s.text);
-            append(r.tokenized, s.tokenized);
             r.target_tokens.insert(r.target_tokens.end(), s.target_tokens.begin(), s.target_tokens.end());
             r.score += s.score;
             r.log_prob += s.log_prob;
@@ -156,6 +159,10 @@ void join_sentences(const std::vector<size_t>& sentence_line, const std::vector<
             left_as_is += s.untranslated;
             for (const std::string& w : s.warnings) r.warnings.push_back(where + w);
         }
+        for (const PlacedTranslation& p : place_translations(lines[line], parts, texts, target))
+            r.text += p.joiner + p.text;
+        for (const PlacedTranslation& p : place_translations(lines[line], parts, tokenized, target, /*tokenized=*/true))
+            r.tokenized += p.joiner + p.text;
         if (failed == last - first) errors[line] = "no sentence of the line could be translated";
         r.untranslated = left_as_is > 0 && left_as_is + failed == last - first;  // the line is its source
         first = last;
@@ -195,13 +202,15 @@ void run_translate(TranslateFlags& f) {
     const auto start = std::chrono::steady_clock::now();
     // A model trained on single sentences translates a paragraph sentence by sentence (Moses' splitting rules with
     // the source language's non-breaking prefixes), and a long sentence clause by clause; a line's translation is
-    // its sentences' joined with spaces.
+    // its sentences' one after another, a long sentence's clauses joined again.
     std::vector<std::string> sentences;
     std::vector<size_t> sentence_line;
+    std::vector<Clause> segments;
     for (size_t i : todo)
         for (Clause& s : translator.segments(lines[i], opt)) {
-            sentences.push_back(std::move(s.text));
+            sentences.push_back(s.text);
             sentence_line.push_back(i);
+            segments.push_back(std::move(s));
         }
     std::vector<size_t> all(sentences.size());
     std::iota(all.begin(), all.end(), size_t{0});
@@ -210,7 +219,8 @@ void run_translate(TranslateFlags& f) {
     Progress progress(sentences.size(),
                       f.progress == "on" || (f.progress == "auto" && !f.text_given && isatty(STDERR_FILENO)));
     translate_lines(translator, sentences, all, opt, sentence_results, sentence_errors, progress);
-    join_sentences(sentence_line, sentence_results, sentence_errors, results, errors);
+    join_sentences(lines, sentence_line, segments, sentence_results, sentence_errors,
+                   translator.model().target_pipeline.lang, results, errors);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
     // A line's warnings: why it was skipped, or what happened to its translation.

@@ -58,7 +58,7 @@ test('a paragraph translates sentence by sentence, lines kept; the attention vie
   assert.match(output, /\n\n/);
   assert.equal(await page.isVisible('#sentence-choice'), true);
   assert.equal(await page.locator('#sentence-select option').count(), 3);
-  assert.deepEqual(await page.locator('#output-text .sentence').allTextContents(), want.sentences.map((s) => s.text));
+  assert.deepEqual(await page.locator('#output-text .sentence').allTextContents(), want.sentences.map((s) => s.placedText));
   assert.match(await page.textContent('#output-timing'), /3 sentences; sentence 1: /);
   assert.equal(new URL(page.url()).searchParams.get('text'), text);
 
@@ -90,6 +90,30 @@ test('a paragraph translates sentence by sentence, lines kept; the attention vie
   const saved = JSON.parse(fs.readFileSync(await download.path(), 'utf8'));
   assert.deepEqual(saved.sentences.map((s) => s.text), want.sentences.map((s) => s.text));
   assert.deepEqual(saved.sentences.map((s) => s.target_tokens), want.sentences.map((s) => s.targetTokens));
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a long sentence reads as one: its clauses, each a span to choose, joined by the comma and conjunction', async () => {
+  const text = 'A man in an orange hat is staring at something, and a small dog is running on the green grass; a girl in a '
+    + 'white uniform breaks a stick with a kick.';
+  const engine = await Attend.load(new Uint8Array(fs.readFileSync(modelFile)));
+  const want = await engine.translateDocument(text, { beam: 2, attention: true });
+  engine.dispose();
+  assert.deepEqual(want.sentences.map((s) => s.joiner), ['', ', und ', '; ']);
+
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  const errors = watchErrors(page);
+  await page.goto(demo('&model=multi30k-en-de-cased'));
+  await state(page, 'modelState', 'ready');
+  const output = await translate(page, text);
+  assert.equal(output, want.text);
+  assert.equal(await page.textContent('#output-text'), want.text);
+  assert.deepEqual(await page.locator('#output-text .sentence').allTextContents(), want.sentences.map((s) => s.placedText));
+  await page.click('#output-text .sentence >> nth=2');
+  assert.equal(await page.inputValue('#sentence-select'), '2');
+  assert.deepEqual(await shownSentence(page), expectedSentence(want.sentences[2]));
   assert.deepEqual(errors, []);
   await context.close();
 });

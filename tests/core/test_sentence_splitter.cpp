@@ -97,6 +97,7 @@ namespace {
 // The clauses of the whole of `text` (one sentence): the bytes each span points at, and what the model reads.
 struct Clauses {
     S spans, texts;
+    std::vector<ClauseJoint> joints;
 };
 Clauses clauses(const std::string& text, Lang lang, int max_words) {
     Clauses out;
@@ -105,6 +106,7 @@ Clauses clauses(const std::string& text, Lang lang, int max_words) {
         CHECK(c.span.line == 3);
         out.spans.push_back(text.substr(c.span.begin, c.span.end - c.span.begin));
         out.texts.push_back(c.text);
+        out.joints.push_back(c.joint);
     }
     return out;
 }
@@ -121,15 +123,18 @@ TEST_CASE("a sentence longer than max_words is split into clauses at ', and' and
                        "a girl in a karate uniform breaks a stick with a kick."});
     CHECK(c.texts == S{"A man in an orange hat is staring at something.", "A Boston Terrier is running on green grass.",
                        "A girl in a karate uniform breaks a stick with a kick."});
+    CHECK(c.joints == std::vector<ClauseJoint>{ClauseJoint::none, ClauseJoint::conjunction, ClauseJoint::conjunction});
     // Up to max_words words, or with max_words 0, the sentence is one clause, read as it is.
     CHECK(clauses(kLong, Lang::en, 32).texts == S{kLong});
+    CHECK(clauses(kLong, Lang::en, 32).joints == std::vector<ClauseJoint>{ClauseJoint::none});
     CHECK(clauses(kLong, Lang::en, 0).spans == S{kLong});
     CHECK(clauses(kLong, Lang::en, 31).texts.size() == 3);
     // The final mark is the sentence's; a clause that ends in one keeps its own; no mark, none added.
     CHECK(clauses("Is the old man in the red coat still waiting, and are the two children playing outside?", Lang::en, 8)
               .texts == S{"Is the old man in the red coat still waiting?", "Are the two children playing outside?"});
-    CHECK(clauses("Two dogs run on the beach; a woman throws a ball into the water", Lang::en, 8).texts ==
-          S{"Two dogs run on the beach", "A woman throws a ball into the water"});
+    const Clauses semicolon = clauses("Two dogs run on the beach; a woman throws a ball into the water", Lang::en, 8);
+    CHECK(semicolon.texts == S{"Two dogs run on the beach", "A woman throws a ball into the water"});
+    CHECK(semicolon.joints == std::vector<ClauseJoint>{ClauseJoint::none, ClauseJoint::semicolon});
 }
 
 TEST_CASE("clauses: each language's conjunction, French spacing, and places that do not split") {

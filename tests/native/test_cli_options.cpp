@@ -6,11 +6,15 @@
 #include "data/data_dir.h"
 #include "data/multi30k.h"
 #include "data/text_file.h"
+#include "io/safetensors.h"
 #include "text/utf8.h"
 #include "train/checkpoint.h"
 #include "train/presets.h"
 #include "train/trainer.h"
 #include "translate/asides.h"
+#include "translate/clause_join.h"
+#include "translate/model_file.h"
+#include "translate/translator.h"
 #include "trainer_test_util.h"
 
 #include <sys/wait.h>
@@ -244,7 +248,8 @@ TEST_CASE("attend translate --progress: the count, rate and time left on standar
     std::remove(input.c_str());
 }
 
-TEST_CASE("attend translate: a long sentence of a line is translated clause by clause, as translate_document does") {
+TEST_CASE("attend translate: a long sentence of a line is translated clause by clause and joined again") {
+    using namespace attend;
     const std::string model = std::string(ATTEND_SOURCE_DIR) + "/web/models/multi30k-en-de-cased.safetensors";
     const std::string line =
         "A man in an orange hat is staring at something, and a small dog is running on the green grass; a girl in a "
@@ -258,15 +263,30 @@ TEST_CASE("attend translate: a long sentence of a line is translated clause by c
                    f);
         std::fclose(f);
     }
-    const Run whole = run_attend("translate -m '" + model + "' -t '" + line + "' --progress off");
-    const Run parts = run_attend("translate -m '" + model + "' -i '" + clauses + "' --progress off");
-    CAPTURE(whole.output);
-    CAPTURE(parts.output);
-    REQUIRE(whole.status == 0);
-    REQUIRE(parts.status == 0);
-    std::string joined = parts.output;
-    std::replace(joined.begin(), joined.end(), '\n', ' ');
-    CHECK(whole.output == joined.substr(0, joined.size() - 1) + "\n");
+    const Translator translator(load_translator_model(SafeTensors::from_file(model)));
+    const std::vector<Clause> segments = translator.segments(line, translator.default_options());
+    REQUIRE(segments.size() == 3);
+    for (const bool tokenized : {false, true}) {
+        CAPTURE(tokenized);
+        const std::string flag = tokenized ? " --tokenized" : "";
+        const Run whole = run_attend("translate -m '" + model + "' -t '" + line + "' --progress off" + flag);
+        const Run parts = run_attend("translate -m '" + model + "' -i '" + clauses + "' --progress off" + flag);
+        CAPTURE(whole.output);
+        CAPTURE(parts.output);
+        REQUIRE(whole.status == 0);
+        REQUIRE(parts.status == 0);
+        // The line's translation is its clauses' translations, each alone, placed as translate/clause_join.h says.
+        std::vector<std::string> translations;
+        for (size_t at = 0, end; (end = parts.output.find('\n', at)) != std::string::npos; at = end + 1)
+            translations.push_back(parts.output.substr(at, end - at));
+        REQUIRE(translations.size() == 3);
+        std::string joined;
+        for (const PlacedTranslation& p : place_translations(line, segments, translations, Lang::de, tokenized))
+            joined += p.joiner + p.text;
+        CHECK(whole.output == joined + "\n");
+        CHECK(whole.output.find(tokenized ? " , und " : ", und ") != std::string::npos);
+        CHECK(whole.output.find(tokenized ? " ; " : "; ") != std::string::npos);
+    }
     check_refused("translate -m '" + model + "' -t 'a dog' --clause-split-words -1",
                   "clause split words must be between 0 and 100000, got -1");
     std::remove(clauses.c_str());

@@ -7,6 +7,7 @@
 #include "data/multi30k.h"
 #include "data/nonbreaking_prefix_file.h"
 #include "error.h"
+#include "translate/clause_join.h"
 #include "translate/transformer_network.h"
 #include "translate/translator.h"
 
@@ -502,9 +503,19 @@ TEST_CASE("a long sentence of a document is translated clause by clause, each cl
         CHECK(s.result.target_ids == alone.target_ids);
         CHECK(s.result.cross.data == alone.cross.data);
     }
-    CHECK(doc.text == doc.sentences[0].result.text + "\n" + doc.sentences[1].result.text + " " +
-                          doc.sentences[2].result.text + " " + doc.sentences[3].result.text + " " +
-                          doc.sentences[4].result.text);
+    // The clauses are joined into one sentence again (translate/clause_join.h), the sentences side by side.
+    std::vector<std::string> joiners, translations;
+    for (const DocumentSentence& s : doc.sentences) {
+        joiners.push_back(s.joiner);
+        translations.push_back(s.result.text);
+    }
+    CHECK(joiners == std::vector<std::string>{"", "", ", und ", "; ", " "});
+    const std::vector<PlacedTranslation> placed =
+        place_translations(text, t.segments(text, opt), translations, Lang::de);
+    for (size_t i = 0; i < placed.size(); i++) CHECK(doc.sentences[i].placed_text == placed[i].text);
+    CHECK(doc.text == doc.sentences[0].placed_text + "\n" + doc.sentences[1].placed_text + ", und " +
+                          doc.sentences[2].placed_text + "; " + doc.sentences[3].placed_text + " " +
+                          doc.sentences[4].placed_text);
     // The sentence of 32 words is one entry with clause_split_words 0 or 32; the same entries with 31.
     for (int words : {0, 32, 31}) {
         CAPTURE(words);

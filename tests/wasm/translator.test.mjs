@@ -282,7 +282,9 @@ test('translateDocument: a sentence of more than clauseSplitWords words is trans
   const read = ['🐕 A man in an orange hat is staring at something.', 'A small dog is running on the green grass.',
     'A girl in a white uniform breaks a stick with a kick.'];
   for (const [i, s] of doc.sentences.entries()) assert.deepEqual(s.targetTokens, (await t.translate(read[i], opts)).targetTokens);
-  assert.equal(doc.text, doc.sentences.map((s) => s.text).join(' '));
+  // The clauses are joined into one sentence again: the text is every sentence's joiner and placed text.
+  assert.deepEqual(doc.sentences.map((s) => s.joiner), ['', ', und ', '; ']);
+  assert.equal(doc.text, doc.sentences.map((s) => s.joiner + s.placedText).join(''));
   for (const clauseSplitWords of [0, 33]) {
     assert.deepEqual((await t.translateDocument(text, { ...opts, clauseSplitWords })).sentences.map((s) => [s.begin, s.end]),
       [[0, text.length]]);

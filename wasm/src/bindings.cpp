@@ -195,7 +195,8 @@ EMSCRIPTEN_KEEPALIVE int attend_translate(int handle, const char* text, const ch
     }, 0);
 }
 
-// {"text", "warnings", "sentences": [{"begin", "end" (UTF-16 indices of the input), "line", ...translation}]}
+// {"text", "warnings", "sentences": [{"begin", "end" (UTF-16 indices of the input), "line", "joiner", "placedText",
+// ...translation}]}
 EMSCRIPTEN_KEEPALIVE int attend_translate_document(int handle, const char* text, const char* options_json) {
     return guarded([&] {
         Translator& t = translator(handle);
@@ -208,6 +209,8 @@ EMSCRIPTEN_KEEPALIVE int attend_translate_document(int handle, const char* text,
             j["begin"] = s.utf16_begin;
             j["end"] = s.utf16_end;
             j["line"] = s.line;
+            j["joiner"] = s.joiner;
+            j["placedText"] = s.placed_text;
             sentences.push_back(std::move(j));
         }
         out.json = nlohmann::json{{"text", doc.text}, {"warnings", doc.warnings}, {"sentences", sentences}}.dump();
