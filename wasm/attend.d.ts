@@ -65,6 +65,11 @@ export interface TranslateOptions {
    * comma before "and", "und", "et"), each clause a sentence of the result; 0: never. Default 24.
    */
   clauseSplitWords?: number;
+  /**
+   * A translation whose confidence is below this (0..1) gets lowConfidence and a warning: the text is likely unlike
+   * what the model was trained on, and the translation invented; 0: never. Default: the model's own, else 0.
+   */
+  minConfidence?: number;
   /** Return every attention map. Default true (this API's own choice; the C++ core's is false). */
   attention?: boolean;
   /**
@@ -107,7 +112,14 @@ export interface Translation {
   finished: boolean;
   /** true: most of the source is unknown to the model (another script, emoji); text is the source unchanged (a warning says so). */
   untranslated: boolean;
-  /** What happened to this translation: the source cut to the model's limit, the output cut by the length limit. */
+  /** The geometric mean of the probabilities the model gave the tokens it wrote, in (0, 1]; 0 when untranslated. */
+  confidence: number;
+  /** confidence below minConfidence (a warning says so). */
+  lowConfidence: boolean;
+  /**
+   * What happened to this translation: the source cut to the model's limit, the output cut by the length limit, a
+   * low confidence.
+   */
   warnings: string[];
   /** cross: target x source; encoderSelf: source x source; decoderSelf: target x target (causal). */
   attention?: { cross: AttentionMaps; encoderSelf: AttentionMaps; decoderSelf: AttentionMaps };
@@ -195,7 +207,8 @@ export declare class AttendTranslator {
   /** The core's defaults for this model (its own length penalty where its file has one), attention: true. */
   defaultOptions(): DefaultOptions;
   optionBounds(): Record<'beam' | 'maxLength' | 'maxInputLength' | 'maxLengthRatio' | 'lengthPenalty' |
-    'noRepeatNgramSize' | 'repetitionPenalty' | 'maxTokenRun' | 'maxCharRun' | 'clauseSplitWords', OptionBounds>;
+    'noRepeatNgramSize' | 'repetitionPenalty' | 'maxTokenRun' | 'maxCharRun' | 'clauseSplitWords' | 'minConfidence',
+    OptionBounds>;
   /** Rejects for empty text, a lone surrogate, or an option out of range; over-long text is cut, with a warning. */
   translate(text: string, options?: TranslateOptions | null): Promise<Translation>;
   /**

@@ -305,8 +305,8 @@ export class AttendTranslator {
 
   // The options translate() uses where a call leaves one out: the core's (with the model's own length penalty
   // where its file has one), attention: true. { beam, maxLength, maxInputLength, maxLengthRatio, lengthPenalty,
-  // noRepeatNgramSize, repetitionPenalty, maxTokenRun, maxCharRun, clauseSplitWords, copyThrough, recaseCapitals,
-  // alignMarkup, attention }
+  // noRepeatNgramSize, repetitionPenalty, maxTokenRun, maxCharRun, clauseSplitWords, minConfidence, copyThrough,
+  // recaseCapitals, alignMarkup, attention }
   defaultOptions() {
     this.#check();
     const defaults = JSON.parse(this.#core.UTF8ToString(this.#core._attend_translator_defaults(this.#handle)));
@@ -318,13 +318,13 @@ export class AttendTranslator {
     return Object.fromEntries(optionRules(this.#core).map(({ name, ...bounds }) => [name, { ...bounds }]));
   }
 
-  // { text, tokenized, sourceTokens, targetTokens, score, finished, untranslated, warnings,
+  // { text, tokenized, sourceTokens, targetTokens, score, finished, untranslated, confidence, lowConfidence, warnings,
   //   attention: { cross, encoderSelf, decoderSelf }, timings }
   // An array of texts gives an array of those, in input order.
   // options (each optional; null or undefined: the default, as defaultOptions() returns them; optionBounds() gives
   // their ranges): beam (5), maxLength (0), maxInputLength (0), maxLengthRatio (2), lengthPenalty (the model's own,
   // else 0.6), noRepeatNgramSize (4), repetitionPenalty (1), maxTokenRun (3), maxCharRun (4), clauseSplitWords
-  // (24; translateDocument only), attention (true),
+  // (24; translateDocument only), minConfidence (the model's own, else 0: never), attention (true),
   // copyThrough (true: URLs, e-mail addresses and numbers are copied unchanged), recaseCapitals (true: a sentence
   // in capitals is translated in sentence case and its translation put in capitals), alignMarkup (true: a tag on
   // a word goes around the words the cross attention aligns with it), signal (an AbortSignal).

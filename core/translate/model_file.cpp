@@ -34,18 +34,29 @@ void check_length_penalty(float alpha, const std::string& where) {
                     "], got " + std::to_string(alpha));
 }
 
-// attend.decoding: exactly {"length_penalty": alpha}; anything else is refused by name.
-float decoding_length_penalty(const SafeTensors& file, const std::string& src) {
+void check_min_confidence(float c, const std::string& where) {
+    if (!(c >= 0.0f && c <= 1.0f))  // NaN fails too
+        throw Error(where + ": min_confidence must be a number in [0, 1], got " + std::to_string(c));
+}
+
+// attend.decoding: {"length_penalty": alpha, "min_confidence": c}, each optional; any other key is refused by name.
+void read_decoding(const SafeTensors& file, const std::string& src, TranslatorModel& m) {
     const json d = meta_json(file, "attend.decoding");
     const std::string where = src + ": attend.decoding";
     if (!d.is_object()) throw Error(where + " must be a JSON object, got " + d.dump());
     for (const auto& [key, value] : d.items())
-        if (key != "length_penalty") throw Error(where + ": unknown key '" + key + "' (expected length_penalty)");
-    auto it = d.find("length_penalty");
-    if (it == d.end() || !it->is_number()) throw Error(where + ": length_penalty must be a number");
-    const float alpha = it->get<float>();
-    check_length_penalty(alpha, where);
-    return alpha;
+        if (key != "length_penalty" && key != "min_confidence")
+            throw Error(where + ": unknown key '" + key + "' (expected length_penalty, min_confidence)");
+    if (auto it = d.find("length_penalty"); it != d.end()) {
+        if (!it->is_number()) throw Error(where + ": length_penalty must be a number");
+        m.length_penalty = it->get<float>();
+        check_length_penalty(*m.length_penalty, where);
+    }
+    if (auto it = d.find("min_confidence"); it != d.end()) {
+        if (!it->is_number()) throw Error(where + ": min_confidence must be a number");
+        m.min_confidence = it->get<float>();
+        check_min_confidence(*m.min_confidence, where);
+    }
 }
 
 template <typename T>
@@ -227,7 +238,7 @@ TranslatorModel load_translator_model(const SafeTensors& file, const std::string
     m.weights_dtype = dtype_from_name(meta(file, "attend.weights_dtype"), src + ": attend.weights_dtype");
     auto card = file.metadata().find("attend.card");
     if (card != file.metadata().end()) m.card = meta_json(file, "attend.card");
-    if (file.metadata().count("attend.decoding")) m.length_penalty = decoding_length_penalty(file, src);
+    if (file.metadata().count("attend.decoding")) read_decoding(file, src, m);
 
     check_tensors(declared.layout, file, ignored_prefix, declared.dims);
     m.network = declared.allocate(/*with_grads=*/false);
@@ -265,10 +276,16 @@ void add_translator_model(SafeTensorsWriter& w, const TranslatorModel& m, DType 
                                                  {"bos", m.target_vocab.token(m.bos_id)},
                                                  {"eos", m.target_vocab.token(m.eos_id)}}.dump());
     if (!m.card.empty()) w.set_metadata("attend.card", m.card.dump());
+    json decoding = json::object();
     if (m.length_penalty) {
         check_length_penalty(*m.length_penalty, "save model");
-        w.set_metadata("attend.decoding", json{{"length_penalty", *m.length_penalty}}.dump());
+        decoding["length_penalty"] = *m.length_penalty;
     }
+    if (m.min_confidence) {
+        check_min_confidence(*m.min_confidence, "save model");
+        decoding["min_confidence"] = *m.min_confidence;
+    }
+    if (!decoding.empty()) w.set_metadata("attend.decoding", decoding.dump());
 
     const ParameterStore& params = m.parameters();
     for (const TensorSpec& spec : params.specs()) {

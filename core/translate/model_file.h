@@ -12,8 +12,9 @@
 //   attend.source_vocab / attend.target_vocab           Vocab JSON (equal when embeddings are tied)
 //   attend.special_tokens  {"pad": "<pad>", "bos": "<bos>", "eos": "<eos>"}
 //   attend.card            optional JSON: training data, time, BLEU (free form)
-//   attend.decoding        optional JSON: {"length_penalty": alpha}, the decoding settings tuned for this model on
-//                          validation data, which translators use unless the caller sets them
+//   attend.decoding        optional JSON: {"length_penalty": alpha, "min_confidence": c} (each optional), the
+//                          decoding settings chosen for this model on validation data, which translators use unless
+//                          the caller sets them
 // The source sentence is encoded as its tokens followed by <eos>; the decoder starts from <bos>.
 #pragma once
 #include "io/safetensors.h"
@@ -43,6 +44,8 @@ struct TranslatorModel {
     nlohmann::json card = nlohmann::json::object();
     // attend.decoding: alpha in log P / L^alpha tuned for this model (absent: the translators' general default).
     std::optional<float> length_penalty;
+    // attend.decoding: the confidence below which a translation is flagged (TranslationOptions::min_confidence).
+    std::optional<float> min_confidence;
     size_t file_bytes = 0;             // size of the file it came from (0 when built in memory)
 
     // The network's own (translate/translator_network.h); each throws attend::Error when the model holds none.

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 
 namespace attend {
@@ -174,6 +175,7 @@ void validate_options(const TranslationOptions& o) {
     check_range("max char run", o.max_char_run, 0, kMaxRunLength);
     check_range("max token run", o.max_token_run, 0, kMaxRunLength);
     check_range("clause split words", o.clause_split_words, 0, kMaxClauseSplitWords);
+    check_range("min confidence", o.min_confidence, 0, 1);
 }
 
 namespace {
@@ -353,6 +355,14 @@ void Translator::finish(TranslationResult& r, const PreparedText& prepared, cons
     if (r.untranslated) {
         r.text = r.tokenized = prepared.original;
         return;
+    }
+    if (r.confidence < options.min_confidence) {
+        r.low_confidence = true;
+        char numbers[64];
+        std::snprintf(numbers, sizeof numbers, "%.2f, below %.3g", r.confidence, options.min_confidence);
+        r.warnings.push_back("low confidence (" + std::string(numbers) +
+                             "): the text is likely unlike what the model was trained on, and the translation "
+                             "may be invented");
     }
     if (!masked.originals.empty()) {
         r.text = restore_copy_spans(r.text, masked, false);
@@ -628,6 +638,7 @@ void Translator::fill_translation(TranslationResult& r, const Hypothesis& best) 
     r.target_ids = best.tokens;
     r.log_prob = best.log_prob;
     r.score = best.score;
+    r.confidence = best.tokens.empty() ? 0.0f : std::exp(best.log_prob / static_cast<float>(best.tokens.size()));
     r.finished = best.finished;
     r.target_tokens = model_->target_vocab.tokens(r.target_ids);
     std::vector<std::string> words(r.target_tokens.begin(), r.target_tokens.end() - (best.finished ? 1 : 0));
@@ -638,6 +649,7 @@ void Translator::fill_translation(TranslationResult& r, const Hypothesis& best) 
 TranslationOptions Translator::default_options() const {
     TranslationOptions o;
     if (model_->length_penalty) o.length_penalty = *model_->length_penalty;
+    if (model_->min_confidence) o.min_confidence = *model_->min_confidence;
     return o;
 }
 
@@ -656,7 +668,8 @@ nlohmann::json Translator::info() const {
         {"max_source_tokens", max_source_tokens()},
         {"card", model_->card},
         {"decoding", {{"length_penalty", defaults.length_penalty},
-                      {"length_penalty_from_model", model_->length_penalty.has_value()}}},
+                      {"length_penalty_from_model", model_->length_penalty.has_value()},
+                      {"min_confidence", defaults.min_confidence}}},
     };
 }
 

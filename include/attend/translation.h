@@ -56,6 +56,10 @@ struct TranslationOptions {
     // words clause by clause (text/sentence_splitter.h: split_clauses), each clause an entry of its own; 0: never.
     // 24: the 99th percentile of Multi30K's English training captions is 23 words.
     int clause_split_words = 24;  // 0..kMaxClauseSplitWords
+    // A translation whose confidence (TranslationResult::confidence) is below this gets a warning and
+    // low_confidence: the text is likely unlike what the model was trained on, and the translation invented. 0..1;
+    // 0: never. A model file may name its own (Translator::default_options), chosen on validation data.
+    float min_confidence = 0.0f;
     bool return_attention = false;
     // translate_batch: sentences of similar length decoded together (greedy search of a Transformer without
     // attention maps; anything else goes one sentence at a time). 1: one at a time; 1..kMaxBatchSize.
@@ -83,8 +87,12 @@ struct TranslationResult {
     // sentence: it has no letters (digits, punctuation, symbols), or, with a warning, most of its tokens are
     // unknown to the model (another script, emoji).
     bool untranslated = false;
+    // exp(log_prob / target tokens): the geometric mean of the probabilities the model gave the tokens it wrote
+    // (<eos> included), in (0, 1]; 0 when nothing was translated.
+    float confidence = 0.0f;
+    bool low_confidence = false;  // confidence below options.min_confidence (with a warning)
     // What the caller should know about this translation (the source was truncated to the model's limit, the
-    // output was cut by the length limit), one sentence each.
+    // output was cut by the length limit, its confidence is low), one sentence each.
     std::vector<std::string> warnings;
     // Rows and columns: cross = target x source, encoder_self = source x source, decoder_self = target x target.
     // A Bahdanau model has cross only (1 layer x 1 head: the additive attention weights of each decoder step);

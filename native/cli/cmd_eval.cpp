@@ -18,6 +18,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -57,6 +58,22 @@ std::vector<std::string> expand_splits(const std::vector<std::string>& given) {
     return splits;
 }
 
+// Percentiles of the translations' confidence (TranslationResult::confidence), and how many fall below the
+// threshold in use: what `attend export --min-confidence` is chosen from (on val).
+std::string confidence_summary(std::vector<float> confidence, float threshold) {
+    confidence.erase(std::remove(confidence.begin(), confidence.end(), -1.0f), confidence.end());
+    if (confidence.empty()) return "no sentence translated";
+    std::sort(confidence.begin(), confidence.end());
+    auto percentile = [&](double p) { return confidence[static_cast<size_t>(p / 100 * (confidence.size() - 1))]; };
+    char out[256];
+    const size_t below = std::lower_bound(confidence.begin(), confidence.end(), threshold) - confidence.begin();
+    std::snprintf(out, sizeof out,
+                  "percentiles 1%% %.3f, 2%% %.3f, 5%% %.3f, 50%% %.3f; below the threshold %.3g: %zu of %zu (%.1f%%)",
+                  percentile(1), percentile(2), percentile(5), percentile(50), threshold, below, confidence.size(),
+                  100.0 * below / confidence.size());
+    return out;
+}
+
 void eval_split(const Translator& translator, const EvalFlags& f, const std::string& dir, const std::string& split,
                 const std::string& output, const std::string& output_text) {
     const TranslatorModel& m = translator.model();
@@ -76,12 +93,14 @@ void eval_split(const Translator& translator, const EvalFlags& f, const std::str
     if (f.length_penalty_given) opt.length_penalty = f.options.length_penalty;
     opt.copy_through = f.options.copy_through;
     std::vector<std::string> hyps(sources.size()), texts(sources.size());
+    std::vector<float> confidence(sources.size(), -1.0f);  // -1: left untranslated
     auto start = std::chrono::steady_clock::now();
 #pragma omp parallel for schedule(dynamic, 4)
     for (long i = 0; i < static_cast<long>(sources.size()); i++) {
         TranslationResult r = translator.translate(sources[i], opt);
         hyps[i] = std::move(r.tokenized);
         texts[i] = std::move(r.text);
+        if (!r.untranslated) confidence[i] = r.confidence;
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     TranslationScores scores = score_translations(hyps, texts, refs, raw_refs);
@@ -90,6 +109,7 @@ void eval_split(const Translator& translator, const EvalFlags& f, const std::str
     std::printf("%s %s-%s beam %d%s, length penalty %.2g, %zu sentences: %s\n", split.c_str(),
                 lang_code(m.source_pipeline.lang).c_str(), lang_code(m.target_pipeline.lang).c_str(), opt.beam_size,
                 ensemble.c_str(), opt.length_penalty, sources.size(), scores.format().c_str());
+    std::printf("%s confidence: %s\n", split.c_str(), confidence_summary(confidence, opt.min_confidence).c_str());
     std::fflush(stdout);
     std::fprintf(stderr, "translated in %.1f s (%.1f ms per sentence, %d threads)\n", seconds,
                  1000.0 * seconds / sources.size(), omp_get_max_threads());

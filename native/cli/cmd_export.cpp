@@ -19,6 +19,7 @@ struct ExportFlags {
     std::string input, out, dtype = "f16", card;
     int average = 0;
     float length_penalty = -1.0f;  // < 0: keep what the input has
+    float min_confidence = -1.0f;  // likewise
 };
 
 DType parse_dtype(std::string name) {
@@ -51,6 +52,7 @@ void run_export(const ExportFlags& f) {
         }
     }
     if (f.length_penalty >= 0.0f) m.length_penalty = f.length_penalty;
+    if (f.min_confidence >= 0.0f) m.min_confidence = f.min_confidence;
     write_file_atomically(f.out, save_translator_model(m, dtype));
     std::printf("%s: %s, %zu parameters, %.2f MB\n", f.out.c_str(), dtype_name(dtype), parameter_count(m),
                 fs::file_size(f.out) / 1e6);
@@ -65,6 +67,8 @@ void run_info(const std::string& path, bool json_output) {
                                            {"target_language", lang_code(m.target_pipeline.lang)},
                                            {"card", m.card},
                                            {"length_penalty", m.length_penalty ? nlohmann::json(*m.length_penalty)
+                                                                               : nlohmann::json(nullptr)},
+                                           {"min_confidence", m.min_confidence ? nlohmann::json(*m.min_confidence)
                                                                                : nlohmann::json(nullptr)}}
                                 .dump(2)
                                 .c_str());
@@ -83,6 +87,8 @@ void run_info(const std::string& path, bool json_output) {
                     m.source_pipeline.bpe ? m.source_pipeline.bpe->size() : size_t{0});
     std::printf("max length  %d tokens\n", m.max_source_tokens());
     if (m.length_penalty) std::printf("decoding    length penalty %.3g (the model's own default)\n", *m.length_penalty);
+    if (m.min_confidence)
+        std::printf("confidence  translations below %.3g are flagged (the model's own threshold)\n", *m.min_confidence);
     if (!m.card.empty()) std::printf("card        %s\n", m.card.dump().c_str());
 }
 
@@ -97,6 +103,10 @@ CommandRegistrar registrar([](CLI::App& app) {
     cmd->add_option("--length-penalty", f->length_penalty,
                     "The model's default length penalty (metadata attend.decoding), tuned on validation data")
         ->check(CLI::Range(0.0f, kMaxModelLengthPenalty));
+    cmd->add_option("--min-confidence", f->min_confidence,
+                    "The confidence below which translations are flagged (metadata attend.decoding; 0: never), chosen "
+                    "on validation data: `attend eval --split val` prints its percentiles")
+        ->check(CLI::Range(0.0f, 1.0f));
     cmd->callback([f] { run_export(*f); });
 
     auto path = std::make_shared<std::string>();

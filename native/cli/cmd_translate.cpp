@@ -20,6 +20,7 @@
 #include <mutex>
 #include <numeric>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 
@@ -33,6 +34,7 @@ struct TranslateFlags {
     int threads = 0;
     bool tokenized = false, json = false, verbose = false, text_given = false;
     bool length_penalty_given = false;  // else the model's own (Translator::default_options)
+    bool min_confidence_given = false;  // likewise
     std::string progress = "auto";
 };
 
@@ -157,12 +159,15 @@ void join_sentences(const std::vector<std::string>& lines, const std::vector<siz
             r.log_prob += s.log_prob;
             r.finished = r.finished && s.finished;
             left_as_is += s.untranslated;
+            r.low_confidence = r.low_confidence || s.low_confidence;
             for (const std::string& w : s.warnings) r.warnings.push_back(where + w);
         }
         for (const PlacedTranslation& p : place_translations(lines[line], parts, texts, target))
             r.text += p.joiner + p.text;
         for (const PlacedTranslation& p : place_translations(lines[line], parts, tokenized, target, /*tokenized=*/true))
             r.tokenized += p.joiner + p.text;
+        // The line's confidence: over all the tokens its sentences wrote.
+        if (!r.target_tokens.empty()) r.confidence = std::exp(r.log_prob / static_cast<float>(r.target_tokens.size()));
         if (failed == last - first) errors[line] = "no sentence of the line could be translated";
         r.untranslated = left_as_is > 0 && left_as_is + failed == last - first;  // the line is its source
         first = last;
@@ -174,6 +179,7 @@ void run_translate(TranslateFlags& f) {
     if (f.threads < 0) throw Error("--threads must be at least 1, got " + std::to_string(f.threads));
     Translator translator = load_translator(f.models);
     if (!f.length_penalty_given) f.options.length_penalty = translator.default_options().length_penalty;
+    if (!f.min_confidence_given) f.options.min_confidence = translator.default_options().min_confidence;
     std::vector<std::string> lines;
     if (f.text_given) {
         if (blank(f.text)) throw Error("the text to translate is empty");
@@ -223,7 +229,11 @@ void run_translate(TranslateFlags& f) {
                    translator.model().target_pipeline.lang, results, errors);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-    // A line's warnings: why it was skipped, or what happened to its translation.
+    // A line's warnings: why it was skipped, or what happened to its translation. A low confidence alone is a
+    // warning to read, not a line that failed: it leaves the exit status alone.
+    std::vector<size_t> low_confidence(n);
+    for (size_t k = 0; k < sentence_results.size(); k++)
+        low_confidence[sentence_line[k]] += sentence_errors[k].empty() && sentence_results[k].low_confidence;
     std::vector<std::vector<std::string>> warnings(n);
     size_t skipped = 0, warned = 0;
     for (size_t i = 0; i < n; i++) {
@@ -233,7 +243,7 @@ void run_translate(TranslateFlags& f) {
             skipped++;
         }
         warnings[i].insert(warnings[i].end(), results[i].warnings.begin(), results[i].warnings.end());
-        if (!warnings[i].empty()) warned++;
+        if (warnings[i].size() > low_confidence[i]) warned++;
         for (const std::string& w : warnings[i])
             std::fprintf(stderr, "attend: warning: line %zu: %s\n", i + 1, w.c_str());
     }
@@ -249,6 +259,8 @@ void run_translate(TranslateFlags& f) {
         nlohmann::json j = {{"line", i + 1}, {"text", text}, {"warnings", warnings[i]}};
         if (translated) {
             j["score"] = r.score;
+            j["confidence"] = r.confidence;
+            if (low_confidence[i] > 0) j["low_confidence"] = true;
             j["tokens"] = r.target_tokens;
             j["finished"] = r.finished;
             if (r.untranslated) j["untranslated"] = true;
@@ -310,6 +322,9 @@ CommandRegistrar registrar([](CLI::App& app) {
     cmd->add_flag("!--no-align-markup", o.align_markup,
                   "Put markup tags back at the same share of the words (default: around the words that the model's "
                   "cross attention aligns with the words they marked)");
+    cmd->add_option("--min-confidence", o.min_confidence,
+                    "Warn about a translation whose confidence (the geometric mean of its tokens' probabilities) is "
+                    "below this, 0..1 (default: the model's own, else 0: never)");
     cmd->add_option("--clause-split-words", o.clause_split_words,
                     "A sentence of more words is translated clause by clause, split at semicolons and at a comma "
                     "before 'and' ('und', 'et') (0: never)")
@@ -338,8 +353,8 @@ CommandRegistrar registrar([](CLI::App& app) {
     cmd->add_option("--attention", f->attention_file, "Write every attention map (layer x head) to this JSON file");
     cmd->add_flag("--tokenized", f->tokenized, "Print tokenized output, in the model's case (what BLEU scores)");
     cmd->add_flag("--json", f->json,
-                  "One JSON object a line: line, text, score, tokens, finished, warnings (skipped lines: skipped; lines "
-                  "the model cannot read: untranslated)");
+                  "One JSON object a line: line, text, score, confidence, tokens, finished, warnings (skipped lines: "
+                  "skipped; lines the model cannot read: untranslated; low_confidence)");
     cmd->add_option("--threads", f->threads, "CPU threads (sentences are translated in parallel; default: all)");
     cmd->add_flag("-v,--verbose", f->verbose, "Print timing to standard error");
     cmd->add_option("--progress", f->progress,
@@ -349,6 +364,7 @@ CommandRegistrar registrar([](CLI::App& app) {
     cmd->callback([f, cmd] {
         f->text_given = cmd->count("--text") > 0;
         f->length_penalty_given = cmd->count("--length-penalty") > 0;
+        f->min_confidence_given = cmd->count("--min-confidence") > 0;
         if (cmd->count("--threads") > 0 && f->threads < 1)
             throw Error("--threads must be at least 1, got " + std::to_string(f->threads));
         run_translate(*f);

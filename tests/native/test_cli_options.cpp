@@ -17,6 +17,8 @@
 #include "translate/translator.h"
 #include "trainer_test_util.h"
 
+#include <nlohmann/json.hpp>
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -180,6 +182,45 @@ TEST_CASE("attend eval, export, info, translate: a folder as the model says so; 
     check_refused("eval -m model.safetensors --limit -1", "--limit: must be at least 0, got -1");
     check_refused("export run -o x.safetensors --average -2", "--average: must be at least 0, got -2");
     check_refused("translate -m model.safetensors -t 'a dog' --batch 0", "--batch: must be at least 1, got 0");
+}
+
+TEST_CASE("attend translate, export, eval: a low confidence is a warning on its line, not a failed line") {
+    using namespace attend;
+    const std::string model = std::string(ATTEND_SOURCE_DIR) + "/web/models/multi30k-en-de-cased.safetensors";
+    const std::string text = "A dog runs on the beach.";
+    // --min-confidence 1 flags every translation: a warning on standard error, low_confidence in the JSON, and the
+    // exit status of a run whose every line was translated.
+    const Run all = run_attend("translate -m '" + model + "' -t '" + text + "' --json --min-confidence 1");
+    CAPTURE(all.output);
+    CHECK(all.status == 0);
+    CHECK(all.output.find("attend: warning: line 1: low confidence (") != std::string::npos);
+    const nlohmann::json flagged = nlohmann::json::parse(all.output.substr(all.output.find('{')));
+    CHECK(flagged["low_confidence"] == true);
+    const float confidence = flagged["confidence"].get<float>();
+    CHECK(confidence > 0.0f);
+    CHECK(confidence < 1.0f);
+    const Run none = run_attend("translate -m '" + model + "' -t '" + text + "' --json --min-confidence 0");
+    CHECK(none.status == 0);
+    const nlohmann::json plain = nlohmann::json::parse(none.output);
+    CHECK_FALSE(plain.contains("low_confidence"));
+    CHECK(plain["confidence"] == flagged["confidence"]);
+    CHECK(plain["text"] == flagged["text"]);
+    check_refused("translate -m '" + model + "' -t 'a dog' --min-confidence 1.5",
+                  "min confidence must be between 0 and 1, got 1.5");
+
+    // export writes the threshold into attend.decoding, and info shows it; eval prints what it is chosen from.
+    const std::string out = kTmp + "confidence.safetensors";
+    REQUIRE(run_attend("export '" + model + "' --dtype i8 --min-confidence 0.25 -o '" + out + "'").status == 0);
+    const Run info = run_attend("info --json '" + out + "'");
+    CHECK(nlohmann::json::parse(info.output)["min_confidence"].get<float>() == 0.25f);
+    check_refused("export '" + model + "' --min-confidence 2 -o '" + out + "'", "--min-confidence");
+    const Run eval = run_attend("eval -m '" + out + "' --split test_2016_flickr --limit 20 --threads 1 --data '" +
+                                default_data_dir() + "'");
+    CAPTURE(eval.output);
+    CHECK(eval.status == 0);
+    CHECK(eval.output.find("test_2016_flickr confidence: percentiles 1% ") != std::string::npos);
+    CHECK(eval.output.find("below the threshold 0.25: ") != std::string::npos);
+    std::remove(out.c_str());
 }
 
 TEST_CASE("attend bench: sizes and probabilities are range-checked with readable messages") {

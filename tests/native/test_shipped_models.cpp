@@ -103,6 +103,7 @@ TEST_CASE("shipped models score their recorded BLEU") {
         // check records.
         TranslationOptions options = translator.default_options();
         CHECK(options.length_penalty == doctest::Approx(check.at("length_penalty").get<double>()));
+        CHECK(options.min_confidence == doctest::Approx(check.at("min_confidence").get<double>()));
         options.beam_size = check.at("beam");
         std::vector<std::string> hyps(sources.size()), texts(sources.size());
 #pragma omp parallel for schedule(dynamic, 4)
@@ -232,6 +233,53 @@ TEST_CASE("shipped models: a sentence without letters, or mostly of unknown toke
         CHECK(doc.sentences[1].result.cross.layers == 0);
         CHECK(doc.text == doc.sentences[0].result.text + " " + unreadable[1]);
         CHECK(doc.warnings.size() == 1);
+    }
+}
+
+// A caption model asked to translate everyday speech invents a caption ("Tea, please." came out as "Un ada, toujours
+// un enseignant."). Each shipped model names the confidence below which its translations are flagged: the 2nd
+// percentile of its val translations' (bench/confidence.py: 1.8-2.5% of test2016 flagged, 80-84% of Tatoeba's
+// sentences).
+TEST_CASE("shipped models: a translation of text unlike the captions is flagged by the model's own threshold") {
+    const std::vector<std::string> everyday_en = {"Can we talk?", "Don't panic!", "Tea, please.", "I feel good.",
+                                                  "Do you agree?", "Get serious.", "I love you.", "See you tomorrow!",
+                                                  "How much does it cost?", "Thank you very much."};
+    const std::vector<std::string> everyday_fr = {"On peut parler ?", "Pas de panique !", "Du thé, s'il te plaît.",
+                                                  "Je me sens bien.", "Tu es d'accord ?", "Sois sérieux.",
+                                                  "Je t'aime.", "À demain !", "Combien ça coûte ?", "Merci beaucoup."};
+    const std::vector<std::string> everyday_de = {"Können wir reden?", "Keine Panik!", "Tee, bitte.",
+                                                  "Ich fühle mich gut.", "Bist du einverstanden?", "Sei ernst.",
+                                                  "Ich liebe dich.", "Bis morgen!", "Wie viel kostet das?",
+                                                  "Vielen Dank."};
+    for (const ShippedModel& shipped : shipped_models()) {
+        const std::string& file = shipped.file;
+        CAPTURE(file);
+        const Translator& translator = shipped.translator;
+        REQUIRE(translator.model().min_confidence.has_value());
+        const TranslationOptions options = translator.default_options();
+        CHECK(options.min_confidence == *translator.model().min_confidence);
+        CHECK(options.min_confidence > 0.2f);
+        CHECK(options.min_confidence < 0.8f);
+        // In domain: the first 200 test2016 captions, a few flagged at most (2% of val by construction).
+        const std::vector<std::string> captions(shipped.test2016.begin(), shipped.test2016.begin() + 200);
+        int flagged = 0;
+        for (const TranslationResult& r : translator.translate_batch(captions, options)) {
+            flagged += r.low_confidence;
+            CHECK(r.low_confidence == (r.confidence < options.min_confidence));
+        }
+        CHECK(flagged <= 10);
+        // Everyday speech: most of it flagged, each with its warning.
+        const Lang lang = translator.model().source_pipeline.lang;
+        const std::vector<std::string>& everyday =
+            lang == Lang::en ? everyday_en : lang == Lang::fr ? everyday_fr : everyday_de;
+        int everyday_flagged = 0;
+        for (const TranslationResult& r : translator.translate_batch(everyday, options)) {
+            everyday_flagged += r.low_confidence;
+            if (r.low_confidence) CHECK(r.warnings.back().rfind("low confidence (", 0) == 0);
+        }
+        MESSAGE(file << ": " << flagged << " of 200 test2016 captions flagged, " << everyday_flagged << " of "
+                     << everyday.size() << " everyday sentences");
+        CHECK(everyday_flagged >= 6);
     }
 }
 

@@ -265,6 +265,74 @@ TEST_CASE("a model file may carry its own length penalty, which translation uses
     CHECK_THROWS_WITH_AS(save_translator_model(bad, DType::F32), doctest::Contains("length_penalty"), Error);
 }
 
+TEST_CASE("a translation's confidence is the geometric mean of its tokens' probabilities; below the threshold, a warning") {
+    Translator t(copy_of(small_model()));
+    const std::string text = "A man in a blue shirt is riding a bike.";
+    for (const int beam : {1, 3}) {
+        CAPTURE(beam);
+        TranslationOptions o;
+        o.beam_size = beam;
+        const TranslationResult r = t.translate(text, o);
+        CHECK(r.confidence > 0.0f);
+        CHECK(r.confidence <= 1.0f);
+        CHECK(r.confidence == doctest::Approx(std::exp(r.log_prob / r.target_tokens.size())).epsilon(1e-6));
+        CHECK_FALSE(r.low_confidence);  // the default threshold, 0, flags nothing
+        // Flagged strictly below the threshold, with a warning that says so; the translation itself is the same.
+        o.min_confidence = r.confidence;
+        CHECK_FALSE(t.translate(text, o).low_confidence);
+        o.min_confidence = std::nextafter(r.confidence, 1.0f);
+        const TranslationResult low = t.translate(text, o);
+        CHECK(low.low_confidence);
+        CHECK(low.target_ids == r.target_ids);
+        REQUIRE(low.warnings.size() == r.warnings.size() + 1);
+        CHECK(low.warnings.back().find("low confidence") == 0);
+        // Batched greedy search flags alike.
+        if (beam == 1) CHECK(t.translate_batch({text, text}, o)[1].low_confidence);
+    }
+    // Text left as it is has no confidence and is never flagged.
+    TranslationOptions all;
+    all.min_confidence = 1.0f;
+    const TranslationResult digits = t.translate("50%", all);
+    CHECK(digits.untranslated);
+    CHECK(digits.confidence == 0.0f);
+    CHECK_FALSE(digits.low_confidence);
+    CHECK(digits.warnings.empty());
+    for (const float bad : {-0.1f, 1.5f, std::nanf("")}) {
+        TranslationOptions o;
+        o.min_confidence = bad;
+        CHECK_THROWS_WITH_AS(t.translate(text, o), doctest::Contains("min confidence must be between 0 and 1"), Error);
+    }
+}
+
+TEST_CASE("a model file may carry its own confidence threshold, which translation uses unless the caller sets one") {
+    TranslatorModel m = copy_of(small_model());
+    CHECK_FALSE(m.min_confidence.has_value());
+    CHECK(Translator(copy_of(m)).default_options().min_confidence == 0.0f);
+    m.min_confidence = 0.5f;
+    const std::vector<uint8_t> bytes = save_translator_model(m, DType::I8);
+    const SafeTensors file = SafeTensors::from_bytes(std::vector<uint8_t>(bytes));
+    CHECK(nlohmann::json::parse(file.metadata().at("attend.decoding")) == nlohmann::json{{"min_confidence", 0.5f}});
+    Translator t(load_translator_model_bytes(bytes, "mc"));
+    REQUIRE(t.model().min_confidence.has_value());
+    CHECK(*t.model().min_confidence == 0.5f);
+    CHECK_FALSE(t.model().length_penalty.has_value());  // each setting of attend.decoding stands alone
+    CHECK(t.default_options().min_confidence == 0.5f);
+    CHECK(t.info()["decoding"]["min_confidence"].get<float>() == 0.5f);
+    for (const auto& [value, expected] : std::vector<std::pair<std::string, std::string>>{
+             {R"({"min_confidence": "low"})", "min_confidence must be a number"},
+             {R"({"min_confidence": 1.5})", "min_confidence must be a number in [0, 1]"},
+             {R"({"min_confidence": -0.1})", "min_confidence must be a number in [0, 1]"},
+             {R"({"min_confidence": 0.5, "max_confidence": 1})", "unknown key 'max_confidence'"}}) {
+        CAPTURE(value);
+        const std::string error = load_error(with_metadata(small_model(), "attend.decoding", value));
+        CHECK(error.find("attend.decoding") != std::string::npos);
+        CHECK(error.find(expected) != std::string::npos);
+    }
+    TranslatorModel bad = copy_of(small_model());
+    bad.min_confidence = 2.0f;
+    CHECK_THROWS_WITH_AS(save_translator_model(bad, DType::F32), doctest::Contains("min_confidence"), Error);
+}
+
 TEST_CASE("translate rejects empty and invalid text with the reason, and translates the start of over-long text") {
     Translator t(copy_of(small_model()));
     CHECK_THROWS_WITH(t.translate(""), doctest::Contains("empty"));

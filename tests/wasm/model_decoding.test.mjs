@@ -1,6 +1,6 @@
-// A model file's own length penalty (attend.decoding) is the default of the WebAssembly translator: info() reports
-// the value models.json records for the shipped model's check, and translate() without lengthPenalty is the same
-// translation as translate() given that value. A caller's other value still wins. A model without attend.decoding
+// A model file's own length penalty and confidence threshold (attend.decoding) are the defaults of the WebAssembly
+// translator: info() reports the values models.json records for the shipped model's check, and translate() without
+// lengthPenalty is the same translation as translate() given that value. A caller's other value still wins. A model without attend.decoding
 // (every shipped one has it, so the small test model, exported without --length-penalty) falls back to the general
 // default (0.6).
 import { test } from 'node:test';
@@ -30,8 +30,8 @@ test('models.json lists the four cased directions, each with source, target and 
 });
 
 // info().decoding: camelCase, and the same under the deprecated snake_case names.
-const decoding = (lengthPenalty, fromModel) => ({ lengthPenalty, lengthPenaltyFromModel: fromModel,
-  length_penalty: lengthPenalty, length_penalty_from_model: fromModel });
+const decoding = (lengthPenalty, fromModel, minConfidence) => ({ lengthPenalty, lengthPenaltyFromModel: fromModel,
+  length_penalty: lengthPenalty, length_penalty_from_model: fromModel, minConfidence, min_confidence: minConfidence });
 
 for (const entry of cased) {
   for (const simd of [true, false]) {
@@ -41,7 +41,9 @@ for (const entry of cased) {
       const info = t.info();
       assert.equal(info.source_language, entry.source);
       assert.equal(info.target_language, entry.target);
-      assert.deepEqual(info.decoding, decoding(asStored(entry.check.length_penalty), true));
+      assert.deepEqual(info.decoding,
+        decoding(asStored(entry.check.length_penalty), true, asStored(entry.check.min_confidence)));
+      assert.equal(t.defaultOptions().minConfidence, info.decoding.minConfidence);
       const alpha = info.decoding.length_penalty;
       // Another alpha than the model's: 0 (no normalization) where the model's is not 0, else 1.
       const other = alpha === 0 ? 1 : 0;
@@ -59,6 +61,14 @@ for (const entry of cased) {
         assert.ok(close(mine.score, expectedScore(mine, other)),
           `${text}: with lengthPenalty ${other} the score ${mine.score} is not logProb / L^${other} (${expectedScore(mine, other)})`);
         if (mine.targetIds.length > 1) assert.notEqual(mine.score, byDefault.score, `${text}: lengthPenalty ${other} was ignored`);
+        // Its own confidence threshold flags what falls below it, with a warning; 1 flags everything, 0 nothing.
+        assert.equal(byDefault.lowConfidence, byDefault.confidence < info.decoding.minConfidence, text);
+        assert.equal(byDefault.warnings.some((w) => w.startsWith('low confidence (')), byDefault.lowConfidence, text);
+        assert.ok(close(Math.log(byDefault.confidence), byDefault.logProb / byDefault.targetIds.length), text);
+        const all = await t.translate(text, { beam: 5, minConfidence: 1, attention: false });
+        assert.equal(all.lowConfidence, true, text);
+        assert.equal(all.text, byDefault.text, text);
+        assert.equal((await t.translate(text, { beam: 5, minConfidence: 0, attention: false })).lowConfidence, false, text);
       }
       t.dispose();
     });
@@ -67,7 +77,7 @@ for (const entry of cased) {
 
 test('a model without attend.decoding reports and uses the general default, 0.6', async () => {
   const t = await Attend.load(new Uint8Array(fs.readFileSync(smallModel('f32'))));
-  assert.deepEqual(t.info().decoding, decoding(asStored(0.6), false));
+  assert.deepEqual(t.info().decoding, decoding(asStored(0.6), false, 0));
   const text = sentencesIn(t.info().source_language)[0];
   const byDefault = await t.translate(text, { attention: false });
   const given = await t.translate(text, { lengthPenalty: 0.6, attention: false });

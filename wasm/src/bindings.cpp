@@ -118,6 +118,7 @@ const NumberOption kNumberOptions[] = {
     {"maxTokenRun", &TranslationOptions::max_token_run, nullptr, 0, kMaxRunLength, false},
     {"maxCharRun", &TranslationOptions::max_char_run, nullptr, 0, kMaxRunLength, false},
     {"clauseSplitWords", &TranslationOptions::clause_split_words, nullptr, 0, kMaxClauseSplitWords, false},
+    {"minConfidence", nullptr, &TranslationOptions::min_confidence, 0, 1, false},
 };
 struct BoolOption {
     const char* name;
@@ -165,6 +166,7 @@ nlohmann::json result_json(const TranslationResult& r, bool attention, std::vect
     nlohmann::json j = {{"text", r.text}, {"tokenized", r.tokenized}, {"sourceTokens", r.source_tokens},
                         {"targetTokens", r.target_tokens}, {"targetIds", r.target_ids}, {"score", r.score},
                         {"logProb", r.log_prob}, {"finished", r.finished}, {"untranslated", r.untranslated},
+                        {"confidence", r.confidence}, {"lowConfidence", r.low_confidence},
                         {"warnings", r.warnings},
                         {"timings", {{"preprocessMs", r.preprocess_ms}, {"searchMs", r.search_ms},
                                      {"attentionMs", r.attention_ms}}}};
