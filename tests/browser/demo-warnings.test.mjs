@@ -1,5 +1,6 @@
 // The demo shows what the translator warns about: a source longer than the model reads is cut, and the page must
-// say so rather than show a translation of part of the text as if it were the whole. The expected warnings come
+// say so rather than show a translation of part of the text as if it were the whole; a translation the model itself
+// doubts is marked as one. The expected warnings come
 // from the library in Node with the same model and options, so the page is checked against the translator itself.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -188,6 +189,26 @@ test('markup in the text is put back into the translation as text: shown, never 
   assert.equal(await page.textContent('#output-text'), want.text);
   assert.equal(await page.locator('#output-text b, #output-text img').count(), 0);
   assert.equal(await page.evaluate(() => window.__ran), undefined);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a translation the model doubts (everyday speech, not a caption) is shown with its low-confidence warning', async () => {
+  const text = 'Tea, please. A dog runs on the beach.';
+  const want = await engine.translateDocument(text, { beam: BEAM, attention: false });
+  // The library's own verdicts, which the page must show: these are the warnings of the sentences it flagged.
+  const flagged = want.sentences.filter((s) => s.lowConfidence);
+  assert.ok(flagged.length >= 1, 'everyday speech is far below the model\'s threshold');
+  for (const s of want.sentences) assert.equal(s.lowConfidence, s.confidence < engine.defaultOptions().minConfidence);
+
+  const { context, page, errors } = await openDemo();
+  await translate(page, text);
+  assert.equal(await page.textContent('#output-text'), want.text);
+  await page.click('#warnings-toggle');
+  const shown = await page.locator('#warnings-list li').allTextContents();
+  assert.deepEqual(shown, want.warnings);
+  assert.ok(shown.some((w) => /low confidence \(0\.\d\d, below 0\.\d+\): the text is likely unlike/.test(w)));
+  assert.equal(await page.locator('#output-text .sentence.warned').count(), flagged.length);
   assert.deepEqual(errors, []);
   await context.close();
 });
