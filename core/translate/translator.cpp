@@ -1,7 +1,5 @@
 #include "translate/translator.h"
 
-#include "translate/clause_join.h"
-
 #include "error.h"
 #include "decode/beam_search.h"
 #include "decode/ensemble_step_model.h"
