@@ -492,7 +492,11 @@ function showSentence(index) {
     span.classList.toggle('chosen', Number(span.dataset.index) === index);
   }
   const search = d.sentences.reduce((sum, x) => sum + (x.timings?.searchMs ?? 0), 0);
-  const counts = r ? `${r.sourceTokens.length} source and ${r.targetTokens.length} target tokens` : 'no tokens';
+  // The model's confidence in what it wrote (the geometric mean of its tokens' probabilities): low on text unlike its
+  // training captions, where the translator also warns.
+  const confidence = r && !r.untranslated && r.targetTokens.length ? `, confidence ${r.confidence.toFixed(2)}` : '';
+  const counts = (r ? `${r.sourceTokens.length} source and ${r.targetTokens.length} target tokens` : 'no tokens')
+    + confidence;
   $('output-timing').textContent = `${d.ms.toFixed(0)} ms in all (search ${search.toFixed(1)} ms) · beam ${d.beam}`
     + (d.sentences.length > 1 ? ` · ${d.sentences.length} sentences; sentence ${index + 1}: ${counts}` : ` · ${counts}`);
 

@@ -209,6 +209,8 @@ test('a translation the model doubts (everyday speech, not a caption) is shown w
   assert.deepEqual(shown, want.warnings);
   assert.ok(shown.some((w) => /low confidence \(0\.\d\d, below 0\.\d+\): the text is likely unlike/.test(w)));
   assert.equal(await page.locator('#output-text .sentence.warned').count(), flagged.length);
+  // The sentence's confidence is shown beside its token counts.
+  assert.match(await page.textContent('#output-timing'), new RegExp(`confidence ${want.sentences[0].confidence.toFixed(2)}$`));
   assert.deepEqual(errors, []);
   await context.close();
 });
