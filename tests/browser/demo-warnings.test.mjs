@@ -194,7 +194,7 @@ test('markup in the text is put back into the translation as text: shown, never 
 });
 
 test('a translation the model doubts (everyday speech, not a caption) is shown with its low-confidence warning', async () => {
-  const text = 'Tea, please. A dog runs on the beach.';
+  const text = 'See you tomorrow! How much does it cost? A dog runs on the beach.';
   const want = await engine.translateDocument(text, { beam: BEAM, attention: false });
   // The library's own verdicts, which the page must show: these are the warnings of the sentences it flagged.
   const flagged = want.sentences.filter((s) => s.lowConfidence);
