@@ -51,13 +51,16 @@ public:
     CLI::Option* add(const std::string& name, T TrainOptions::*field, const std::string& help) {
         return add<T>(name, [field](TrainOptions& o, const T& v) { o.*field = v; }, help);
     }
-    // A switch: given, it sets the field to true.
-    CLI::Option* add_switch(const std::string& name, bool TrainOptions::*field, const std::string& help) {
+    // A switch: given, it sets what `set` sets (a field to true).
+    CLI::Option* add_switch(const std::string& name, std::function<void(TrainOptions&)> set, const std::string& help) {
         CLI::Option* opt = cmd_->add_flag(name, help);
-        flags_.push_back([opt, field](TrainOptions& o) {
-            if (opt->count() > 0) o.*field = true;
+        flags_.push_back([opt, set](TrainOptions& o) {
+            if (opt->count() > 0) set(o);
         });
         return opt;
+    }
+    CLI::Option* add_switch(const std::string& name, bool TrainOptions::*field, const std::string& help) {
+        return add_switch(name, [field](TrainOptions& o) { o.*field = true; }, help);
     }
 
     void apply(TrainOptions& o) const {
@@ -174,6 +177,9 @@ CommandRegistrar registrar([](CLI::App& app) {
     f.add<std::string>("--train-target", [](O& o, const std::string& v) { o.corpus.train_target_file = v; },
                        "Training targets from this file instead of the data set's: raw text, a line for each "
                        "training pair (a teacher's translations: sequence-level knowledge distillation)");
+    f.add_switch("--with-references", [](O& o) { o.corpus.with_references = true; },
+               "With --train-target: train on the data set's own pairs as well, each source twice (with its "
+               "reference and with the file's target)");
     f.add<int>("--max-sentences", [](O& o, int n) { o.corpus.max_train_sentences = n; },
                "Use only the first N training pairs (0: all)")->check(at_least(0));
     f.add("--checkpoint-every", &O::checkpoint_every, "Steps between checkpoints")->check(at_least(1));

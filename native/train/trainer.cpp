@@ -129,7 +129,8 @@ std::string describe_data(const CorpusOptions& c) {
     return c.dataset + " " + c.source_lang + "-" + c.target_lang +
            (c.cased ? " train (raw, cased, Moses-tokenized), BPE " : " train (tok), BPE ") + std::to_string(c.bpe_merges) +
            (c.split_digits ? " (digits split)" : "") +
-           (c.train_target_file.empty() ? "" : ", targets from " + c.train_target_file);
+           (c.train_target_file.empty() ? "" : ", targets from " + c.train_target_file) +
+           (c.with_references ? " and the references" : "");
 }
 
 }  // namespace
@@ -304,7 +305,7 @@ TranslationCorpus load_corpus(const ResolvedRun& run, const RunLog& log) {
           : prepare_corpus(run.o.corpus);
     const std::string& teacher = run.o.corpus.train_target_file;
     log.say("data: " + std::to_string(corpus.train_source.size()) + " training pairs" +
-        (teacher.empty() ? "" : " (targets from " + teacher + ")") + " (" +
+        (teacher.empty() ? "" : " (targets from " + teacher + (run.o.corpus.with_references ? " and the references" : "") + ")") + " (" +
         std::to_string(corpus.dropped_long) + " dropped as too long), " + std::to_string(corpus.val_source.size()) +
         " validation pairs, vocabulary " + std::to_string(corpus.source_vocab.size()) + "/" +
         std::to_string(corpus.target_vocab.size()) + ", prepared in " +

@@ -105,20 +105,42 @@ static ParallelText read_split(const CorpusOptions& o, const std::string& split)
     return text;
 }
 
-// The training split with the targets of o.train_target_file where it names one, tokenized as the data set's are.
+// The training split (its first max_train_sentences pairs where that is set) with the targets of
+// o.train_target_file where it names one, tokenized as the data set's are, after the data set's own pairs when
+// o.with_references.
+static void check_training_targets(const CorpusOptions& o) {
+    if (o.with_references && o.train_target_file.empty())
+        throw Error("training on the references as well as a file's targets needs the file (--train-target)");
+}
+
 static ParallelText read_training_pairs(const CorpusOptions& o) {
+    check_training_targets(o);
     ParallelText train = read_split(o, "train");
+    const size_t n_all = train.source.size();
+    if (o.max_train_sentences > 0 && static_cast<size_t>(o.max_train_sentences) < n_all) {
+        train.source.resize(o.max_train_sentences);
+        train.target.resize(o.max_train_sentences);
+    }
     if (o.train_target_file.empty()) return train;
     std::vector<std::string> targets = read_lines(o.train_target_file);
-    if (targets.size() != train.source.size())
+    if (targets.size() != n_all)
         throw Error(o.train_target_file + " has " + std::to_string(targets.size()) + " lines, expected one for each of the " +
-                    std::to_string(train.source.size()) + " training pairs");
+                    std::to_string(n_all) + " training pairs");
+    targets.resize(train.source.size());
     const std::string dir = o.data_dir.empty() ? default_data_dir() : o.data_dir;
     const TextPipeline tp = moses_pipeline_for(o, dir, o.target_lang);
 #pragma omp parallel for schedule(dynamic, 256)
     for (long i = 0; i < static_cast<long>(targets.size()); i++)
         targets[i] = moses_preprocess_line(targets[i], tp.lang, tp.prefixes, tp.moses);
-    train.target = std::move(targets);
+    if (!o.with_references) {
+        train.target = std::move(targets);
+        return train;
+    }
+    const size_t n = train.source.size();
+    train.source.reserve(2 * n);
+    for (size_t i = 0; i < n; i++) train.source.push_back(train.source[i]);
+    train.target.insert(train.target.end(), std::make_move_iterator(targets.begin()),
+                        std::make_move_iterator(targets.end()));
     return train;
 }
 
@@ -133,6 +155,7 @@ TranslationCorpus prepare_corpus(const CorpusOptions& o) {
         c.target_vocab = Vocab(w.train_target, o.min_freq, kReserved);
         return encode_tatoeba(w, std::move(c));
     }
+    check_training_targets(o);
     ParallelText train = read_split(o, "train");
     if (o.max_train_sentences > 0 && static_cast<size_t>(o.max_train_sentences) < train.source.size()) {
         train.source.resize(o.max_train_sentences);
@@ -178,10 +201,6 @@ TranslationCorpus encode_corpus(const CorpusOptions& o, TextPipeline source_pipe
     c.target_vocab = std::move(target_vocab);
     if (o.dataset == "tatoeba") return encode_tatoeba(read_tatoeba_words(o), std::move(c));
     ParallelText train = read_training_pairs(o);
-    if (o.max_train_sentences > 0 && static_cast<size_t>(o.max_train_sentences) < train.source.size()) {
-        train.source.resize(o.max_train_sentences);
-        train.target.resize(o.max_train_sentences);
-    }
     auto encode_all = [](const std::vector<std::string>& lines, const TextPipeline& p, const Vocab& v) {
         std::vector<std::vector<int>> out;
         out.reserve(lines.size());

@@ -35,11 +35,15 @@ struct CorpusOptions {
     // The BPE and the vocabularies are still learned on the data set's own text, so the model reads and writes
     // as its teacher does; validation scores against the real references.
     std::string train_target_file;
+    // With train_target_file: the data set's own pairs are kept beside the file's, so each training source appears
+    // twice, once with its reference and once with the file's target (distillation on both).
+    bool with_references = false;
 };
 // A key that is missing takes the default; data_dir belongs to each call, not to the run.
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CorpusOptions, dataset, source_lang, target_lang, bpe_merges, min_freq,
                                                 joint_vocab, max_train_sentences, max_tokens_per_sentence,
-                                                val_sentences, cased, split_digits, train_target_file)
+                                                val_sentences, cased, split_digits, train_target_file,
+                                                with_references)
 
 struct TranslationCorpus {
     TextPipeline source_pipeline, target_pipeline;

@@ -382,6 +382,17 @@ TEST_CASE("attend train --train-target: the run trains on the file's targets and
     CHECK(r.output.find("targets from " + targets) != std::string::npos);
     const TrainOptions o = train_options_from_json(load_newest_checkpoint(out + "/run").checkpoint.options);
     CHECK(o.corpus.train_target_file == targets);
+    CHECK_FALSE(o.corpus.with_references);
+    const Run both = run_attend("train --preset transformer-tiny-cased --data '" + default_data_dir() + "' --out '" +
+                                out + "/both' --max-steps 1 --max-sentences 64 --bpe 200 --layers 1 --dim 16 "
+                                "--heads 2 --ffn 16 --threads 1 --with-references --train-target '" + targets + "'");
+    CAPTURE(both.output);
+    REQUIRE(both.status == 0);
+    CHECK(both.output.find("128 training pairs (targets from " + targets + " and the references)") != std::string::npos);
+    CHECK(train_options_from_json(load_newest_checkpoint(out + "/both").checkpoint.options).corpus.with_references);
+    check_refused("train --preset transformer-tiny-cased --data '" + default_data_dir() + "' --out '" + out +
+                      "/none' --max-steps 1 --max-sentences 64 --bpe 200 --threads 1 --with-references",
+                  "training on the references as well as a file's targets needs the file (--train-target)");
     write_lines(targets, {"Ein Hund."});
     check_refused(run + targets + "'", targets + " has 1 lines, expected one for each of the 29000 training pairs");
     std::filesystem::remove_all(out);

@@ -1,6 +1,6 @@
 // Training targets from a file (CorpusOptions::train_target_file, `attend train --train-target`): a teacher's
 // translations replace the data set's targets line for line, tokenized as the data set's are, while the BPE and the
-// vocabularies stay those of the data set itself.
+// vocabularies stay those of the data set itself; with_references keeps the data set's pairs before the file's.
 #include <doctest/doctest.h>
 
 #include "data/data_dir.h"
@@ -45,6 +45,26 @@ TEST_CASE("training targets from a file replace the data set's line for line; BP
     REQUIRE(shifted.train_target.size() == own.train_target.size());
     for (size_t i = 0; i + 1 < own.train_target.size(); i++) CHECK(shifted.train_target[i] == own.train_target[i + 1]);
     CHECK(shifted.val_target == own.val_target);  // validation keeps the real references
+
+    // with the references: the data set's pairs, then each source again with the file's target
+    o.with_references = true;
+    const TranslationCorpus both = prepare_corpus(o);
+    CHECK(nlohmann::json(both.target_pipeline) == nlohmann::json(own.target_pipeline));
+    CHECK(both.target_vocab.id_to_token() == own.target_vocab.id_to_token());
+    const size_t n = own.train_source.size();
+    REQUIRE(both.train_source.size() == 2 * n);
+    REQUIRE(both.train_target.size() == 2 * n);
+    for (size_t i = 0; i < n; i++) {
+        CHECK(both.train_source[i] == own.train_source[i]);
+        CHECK(both.train_target[i] == own.train_target[i]);
+        CHECK(both.train_source[n + i] == own.train_source[i]);
+        CHECK(both.train_target[n + i] == shifted.train_target[i]);
+    }
+    CHECK(both.val_target == own.val_target);
+    o.train_target_file.clear();
+    CHECK_THROWS_WITH_AS(prepare_corpus(o),
+                         "training on the references as well as a file's targets needs the file (--train-target)", Error);
+    o.with_references = false;
 
     targets.resize(10);
     o.train_target_file = dir + "/short.de";
