@@ -177,6 +177,10 @@ CommandRegistrar registrar([](CLI::App& app) {
     f.add<std::string>("--train-target", [](O& o, const std::string& v) { o.corpus.train_target_file = v; },
                        "Training targets from this file instead of the data set's: raw text, a line for each "
                        "training pair (a teacher's translations: sequence-level knowledge distillation)");
+    f.add<std::string>("--train-source", [](O& o, const std::string& v) { o.corpus.train_source_file = v; },
+                       "Training sources from this file, each with the data set's target, added to the training "
+                       "pairs: raw text, a line for each training pair (a reverse model's translations of the "
+                       "targets: back-translation)");
     f.add_switch("--with-references", [](O& o) { o.corpus.with_references = true; },
                "With --train-target: train on the data set's own pairs as well, each source twice (with its "
                "reference and with the file's target)");

@@ -129,8 +129,7 @@ std::string describe_data(const CorpusOptions& c) {
     return c.dataset + " " + c.source_lang + "-" + c.target_lang +
            (c.cased ? " train (raw, cased, Moses-tokenized), BPE " : " train (tok), BPE ") + std::to_string(c.bpe_merges) +
            (c.split_digits ? " (digits split)" : "") +
-           (c.train_target_file.empty() ? "" : ", targets from " + c.train_target_file) +
-           (c.with_references ? " and the references" : "");
+           (describe_training_pairs(c).empty() ? "" : "; training pairs: " + describe_training_pairs(c));
 }
 
 }  // namespace
@@ -303,9 +302,9 @@ TranslationCorpus load_corpus(const ResolvedRun& run, const RunLog& log) {
         c ? encode_corpus(run.o.corpus, c->model.source_pipeline, c->model.target_pipeline, c->model.source_vocab,
                           c->model.target_vocab)
           : prepare_corpus(run.o.corpus);
-    const std::string& teacher = run.o.corpus.train_target_file;
+    const std::string origin = describe_training_pairs(run.o.corpus);
     log.say("data: " + std::to_string(corpus.train_source.size()) + " training pairs" +
-        (teacher.empty() ? "" : " (targets from " + teacher + (run.o.corpus.with_references ? " and the references" : "") + ")") + " (" +
+        (origin.empty() ? "" : " (" + origin + ")") + " (" +
         std::to_string(corpus.dropped_long) + " dropped as too long), " + std::to_string(corpus.val_source.size()) +
         " validation pairs, vocabulary " + std::to_string(corpus.source_vocab.size()) + "/" +
         std::to_string(corpus.target_vocab.size()) + ", prepared in " +

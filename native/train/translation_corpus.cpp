@@ -105,43 +105,62 @@ static ParallelText read_split(const CorpusOptions& o, const std::string& split)
     return text;
 }
 
-// The training split (its first max_train_sentences pairs where that is set) with the targets of
-// o.train_target_file where it names one, tokenized as the data set's are, after the data set's own pairs when
-// o.with_references.
 static void check_training_targets(const CorpusOptions& o) {
     if (o.with_references && o.train_target_file.empty())
         throw Error("training on the references as well as a file's targets needs the file (--train-target)");
 }
 
+// A file with a line for each of the data set's n_all training pairs, its first n lines preprocessed as the
+// data set's `lang` side is.
+static std::vector<std::string> read_aligned_lines(const CorpusOptions& o, const std::string& path, size_t n_all,
+                                                   size_t n, const std::string& lang) {
+    std::vector<std::string> lines = read_lines(path);
+    if (lines.size() != n_all)
+        throw Error(path + " has " + std::to_string(lines.size()) + " lines, expected one for each of the " +
+                    std::to_string(n_all) + " training pairs");
+    lines.resize(n);
+    const std::string dir = o.data_dir.empty() ? default_data_dir() : o.data_dir;
+    const TextPipeline p = moses_pipeline_for(o, dir, lang);
+#pragma omp parallel for schedule(dynamic, 256)
+    for (long i = 0; i < static_cast<long>(lines.size()); i++)
+        lines[i] = moses_preprocess_line(lines[i], p.lang, p.prefixes, p.moses);
+    return lines;
+}
+
+// The training pairs, each part over the data set's training split (its first max_train_sentences pairs where that
+// is set), in this order: the data set's own pairs (unless a target file replaces them, or with_references keeps
+// them beside it), the sources with the target file's lines, the source file's lines with the references.
 static ParallelText read_training_pairs(const CorpusOptions& o) {
     check_training_targets(o);
-    ParallelText train = read_split(o, "train");
-    const size_t n_all = train.source.size();
+    ParallelText own = read_split(o, "train");
+    const size_t n_all = own.source.size();
     if (o.max_train_sentences > 0 && static_cast<size_t>(o.max_train_sentences) < n_all) {
-        train.source.resize(o.max_train_sentences);
-        train.target.resize(o.max_train_sentences);
+        own.source.resize(o.max_train_sentences);
+        own.target.resize(o.max_train_sentences);
     }
-    if (o.train_target_file.empty()) return train;
-    std::vector<std::string> targets = read_lines(o.train_target_file);
-    if (targets.size() != n_all)
-        throw Error(o.train_target_file + " has " + std::to_string(targets.size()) + " lines, expected one for each of the " +
-                    std::to_string(n_all) + " training pairs");
-    targets.resize(train.source.size());
-    const std::string dir = o.data_dir.empty() ? default_data_dir() : o.data_dir;
-    const TextPipeline tp = moses_pipeline_for(o, dir, o.target_lang);
-#pragma omp parallel for schedule(dynamic, 256)
-    for (long i = 0; i < static_cast<long>(targets.size()); i++)
-        targets[i] = moses_preprocess_line(targets[i], tp.lang, tp.prefixes, tp.moses);
-    if (!o.with_references) {
-        train.target = std::move(targets);
-        return train;
-    }
-    const size_t n = train.source.size();
-    train.source.reserve(2 * n);
-    for (size_t i = 0; i < n; i++) train.source.push_back(train.source[i]);
-    train.target.insert(train.target.end(), std::make_move_iterator(targets.begin()),
-                        std::make_move_iterator(targets.end()));
+    const size_t n = own.source.size();
+    if (o.train_target_file.empty() && o.train_source_file.empty()) return own;
+    ParallelText train;
+    auto add = [&train](const std::vector<std::string>& source, const std::vector<std::string>& target) {
+        train.source.insert(train.source.end(), source.begin(), source.end());
+        train.target.insert(train.target.end(), target.begin(), target.end());
+    };
+    if (o.train_target_file.empty() || o.with_references) add(own.source, own.target);
+    if (!o.train_target_file.empty())
+        add(own.source, read_aligned_lines(o, o.train_target_file, n_all, n, o.target_lang));
+    if (!o.train_source_file.empty())
+        add(read_aligned_lines(o, o.train_source_file, n_all, n, o.source_lang), own.target);
     return train;
+}
+
+std::string describe_training_pairs(const CorpusOptions& o) {
+    if (o.train_target_file.empty() && o.train_source_file.empty()) return "";
+    std::string out;
+    auto add = [&out](const std::string& part) { out += (out.empty() ? "" : " + ") + part; };
+    if (o.train_target_file.empty() || o.with_references) add("the references");
+    if (!o.train_target_file.empty()) add("targets from " + o.train_target_file);
+    if (!o.train_source_file.empty()) add("sources from " + o.train_source_file);
+    return out;
 }
 
 TranslationCorpus prepare_corpus(const CorpusOptions& o) {

@@ -38,12 +38,16 @@ struct CorpusOptions {
     // With train_target_file: the data set's own pairs are kept beside the file's, so each training source appears
     // twice, once with its reference and once with the file's target (distillation on both).
     bool with_references = false;
+    // multi30k: training sources read from this file (raw text, a line for each training pair, e.g. a reverse
+    // model's translations of the training targets: back-translation), each paired with the data set's target and
+    // added to the training pairs above.
+    std::string train_source_file;
 };
 // A key that is missing takes the default; data_dir belongs to each call, not to the run.
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CorpusOptions, dataset, source_lang, target_lang, bpe_merges, min_freq,
                                                 joint_vocab, max_train_sentences, max_tokens_per_sentence,
                                                 val_sentences, cased, split_digits, train_target_file,
-                                                with_references)
+                                                with_references, train_source_file)
 
 struct TranslationCorpus {
     TextPipeline source_pipeline, target_pipeline;
@@ -60,6 +64,10 @@ TranslationCorpus prepare_corpus(const CorpusOptions& options);
 // Same, but with pipelines and vocabularies given (resuming from a checkpoint: nothing is relearned).
 TranslationCorpus encode_corpus(const CorpusOptions& options, TextPipeline source_pipeline, TextPipeline target_pipeline,
                                 Vocab source_vocab, Vocab target_vocab);
+
+// Where the training pairs come from when files give some of them ("the references + targets from teacher.de +
+// sources from bt.en"); empty when they are the data set's own.
+std::string describe_training_pairs(const CorpusOptions& options);
 
 // Space-separated BPE tokens of a tokenized line -> ids.
 std::vector<int> encode_line(const std::string& tokenized_line, const TextPipeline& pipeline, const Vocab& vocab);

@@ -367,12 +367,13 @@ TEST_CASE("attend translate and eval: -m given twice is an ensemble; models that
                   "model 2 of the ensemble differs from model 1 in its source pipeline");
 }
 
-TEST_CASE("attend train --train-target: the run trains on the file's targets and resumes with them") {
+TEST_CASE("attend train --train-target, --with-references, --train-source: the run trains on those pairs and records them") {
     using namespace attend;
     const std::string out = attend_test::fresh_run_dir("train-target-cli");
     std::filesystem::create_directories(out);
     const std::string targets = out + "/teacher.de";
     write_lines(targets, load_multi30k(default_data_dir(), "train", Lang::en, Lang::de, TextForm::raw).target);
+    write_lines(out + "/back.en", load_multi30k(default_data_dir(), "train", Lang::en, Lang::de, TextForm::raw).source);
     const std::string run = "train --preset transformer-tiny-cased --data '" + default_data_dir() + "' --out '" + out +
                             "/run' --max-steps 1 --max-sentences 64 --bpe 200 --layers 1 --dim 16 --heads 2 "
                             "--ffn 16 --threads 1 --train-target '";
@@ -385,11 +386,15 @@ TEST_CASE("attend train --train-target: the run trains on the file's targets and
     CHECK_FALSE(o.corpus.with_references);
     const Run both = run_attend("train --preset transformer-tiny-cased --data '" + default_data_dir() + "' --out '" +
                                 out + "/both' --max-steps 1 --max-sentences 64 --bpe 200 --layers 1 --dim 16 "
-                                "--heads 2 --ffn 16 --threads 1 --with-references --train-target '" + targets + "'");
+                                "--heads 2 --ffn 16 --threads 1 --with-references --train-target '" + targets +
+                                "' --train-source '" + out + "/back.en'");
     CAPTURE(both.output);
     REQUIRE(both.status == 0);
-    CHECK(both.output.find("128 training pairs (targets from " + targets + " and the references)") != std::string::npos);
-    CHECK(train_options_from_json(load_newest_checkpoint(out + "/both").checkpoint.options).corpus.with_references);
+    CHECK(both.output.find("192 training pairs (the references + targets from " + targets + " + sources from " + out +
+                           "/back.en)") != std::string::npos);
+    const CorpusOptions saved = train_options_from_json(load_newest_checkpoint(out + "/both").checkpoint.options).corpus;
+    CHECK(saved.with_references);
+    CHECK(saved.train_source_file == out + "/back.en");
     check_refused("train --preset transformer-tiny-cased --data '" + default_data_dir() + "' --out '" + out +
                       "/none' --max-steps 1 --max-sentences 64 --bpe 200 --threads 1 --with-references",
                   "training on the references as well as a file's targets needs the file (--train-target)");

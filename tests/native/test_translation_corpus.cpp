@@ -1,6 +1,7 @@
-// Training targets from a file (CorpusOptions::train_target_file, `attend train --train-target`): a teacher's
+// Training pairs from files (`attend train --train-target`, `--with-references`, `--train-source`): a teacher's
 // translations replace the data set's targets line for line, tokenized as the data set's are, while the BPE and the
-// vocabularies stay those of the data set itself; with_references keeps the data set's pairs before the file's.
+// vocabularies stay those of the data set itself; with_references keeps the data set's pairs before the file's; a
+// source file (back-translations) adds its lines paired with the references.
 #include <doctest/doctest.h>
 
 #include "data/data_dir.h"
@@ -61,6 +62,56 @@ TEST_CASE("training targets from a file replace the data set's line for line; BP
         CHECK(both.train_target[n + i] == shifted.train_target[i]);
     }
     CHECK(both.val_target == own.val_target);
+    CHECK(describe_training_pairs(o) == "the references + targets from " + o.train_target_file);
+
+    // sources from a file: added after the others, each with its reference
+    std::vector<std::string> sources =
+        load_multi30k(default_data_dir(), "train", Lang::en, Lang::de, TextForm::raw).source;
+    std::rotate(sources.begin(), sources.begin() + 2, sources.end());
+    o.train_source_file = dir + "/shifted.en";
+    write_lines(o.train_source_file, sources);
+    const TranslationCorpus three = prepare_corpus(o);
+    CHECK(three.source_vocab.id_to_token() == own.source_vocab.id_to_token());
+    REQUIRE(three.train_source.size() == 3 * n);
+    REQUIRE(three.train_target.size() == 3 * n);
+    for (size_t i = 0; i < 2 * n; i++) {
+        CHECK(three.train_source[i] == both.train_source[i]);
+        CHECK(three.train_target[i] == both.train_target[i]);
+    }
+    for (size_t i = 0; i + 2 < n; i++) {
+        CHECK(three.train_source[2 * n + i] == own.train_source[i + 2]);
+        CHECK(three.train_target[2 * n + i] == own.train_target[i]);
+    }
+    CHECK(describe_training_pairs(o) == "the references + targets from " + o.train_target_file + " + sources from " +
+                                            o.train_source_file);
+    o.with_references = false;  // the file's targets and the back-translations
+    const TranslationCorpus two = prepare_corpus(o);
+    REQUIRE(two.train_source.size() == 2 * n);
+    for (size_t i = 0; i < n; i++) {
+        CHECK(two.train_target[i] == shifted.train_target[i]);
+        CHECK(two.train_source[n + i] == three.train_source[2 * n + i]);
+    }
+    CHECK(describe_training_pairs(o) == "targets from " + o.train_target_file + " + sources from " + o.train_source_file);
+    const std::string target_file = o.train_target_file;
+    o.train_target_file.clear();  // the references and the back-translations
+    const TranslationCorpus back = prepare_corpus(o);
+    REQUIRE(back.train_source.size() == 2 * n);
+    for (size_t i = 0; i < n; i++) {
+        CHECK(back.train_source[i] == own.train_source[i]);
+        CHECK(back.train_target[i] == own.train_target[i]);
+        CHECK(back.train_source[n + i] == three.train_source[2 * n + i]);
+        CHECK(back.train_target[n + i] == own.train_target[i]);
+    }
+    CHECK(describe_training_pairs(o) == "the references + sources from " + o.train_source_file);
+    sources.resize(7);
+    write_lines(o.train_source_file, sources);
+    CHECK_THROWS_WITH_AS(prepare_corpus(o),
+                         (o.train_source_file + " has 7 lines, expected one for each of the 29000 training pairs").c_str(),
+                         Error);
+    o.train_source_file.clear();
+    o.train_target_file = target_file;
+    o.with_references = true;
+    CHECK(describe_training_pairs(CorpusOptions{}).empty());
     o.train_target_file.clear();
     CHECK_THROWS_WITH_AS(prepare_corpus(o),
                          "training on the references as well as a file's targets needs the file (--train-target)", Error);
