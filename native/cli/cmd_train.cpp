@@ -182,8 +182,8 @@ CommandRegistrar registrar([](CLI::App& app) {
                        "pairs: raw text, a line for each training pair (a reverse model's translations of the "
                        "targets: back-translation)");
     f.add_switch("--with-references", [](O& o) { o.corpus.with_references = true; },
-               "With --train-target: train on the data set's own pairs as well, each source twice (with its "
-               "reference and with the file's target)");
+                 "With --train-target: train on the data set's own pairs as well, each source twice (with its "
+                 "reference and with the file's target)");
     f.add<int>("--max-sentences", [](O& o, int n) { o.corpus.max_train_sentences = n; },
                "Use only the first N training pairs (0: all)")->check(at_least(0));
     f.add("--checkpoint-every", &O::checkpoint_every, "Steps between checkpoints")->check(at_least(1));
