@@ -126,10 +126,10 @@ std::string describe_data(const CorpusOptions& c) {
     if (c.dataset == "tatoeba")
         return "tatoeba eng-fra, first " + std::to_string(c.max_train_sentences) + " pairs, word vocabulary (min_freq " +
                std::to_string(c.min_freq) + ")";
+    const std::string pairs = describe_training_pairs(c);
     return c.dataset + " " + c.source_lang + "-" + c.target_lang +
            (c.cased ? " train (raw, cased, Moses-tokenized), BPE " : " train (tok), BPE ") + std::to_string(c.bpe_merges) +
-           (c.split_digits ? " (digits split)" : "") +
-           (describe_training_pairs(c).empty() ? "" : "; training pairs: " + describe_training_pairs(c));
+           (c.split_digits ? " (digits split)" : "") + (pairs.empty() ? "" : "; training pairs: " + pairs);
 }
 
 }  // namespace

@@ -110,6 +110,17 @@ static void check_training_targets(const CorpusOptions& o) {
         throw Error("training on the references as well as a file's targets needs the file (--train-target)");
 }
 
+// Whether the data set's own pairs are among the training pairs: unless a target file replaces them.
+static bool keeps_own_pairs(const CorpusOptions& o) { return o.train_target_file.empty() || o.with_references; }
+
+// The first max_sentences pairs of text (all where max_sentences is 0).
+static void keep_first(ParallelText& text, int max_sentences) {
+    if (max_sentences > 0 && static_cast<size_t>(max_sentences) < text.source.size()) {
+        text.source.resize(max_sentences);
+        text.target.resize(max_sentences);
+    }
+}
+
 // A file with a line for each of the data set's n_all training pairs, its first n lines preprocessed as the
 // data set's `lang` side is.
 static std::vector<std::string> read_aligned_lines(const CorpusOptions& o, const std::string& path, size_t n_all,
@@ -133,11 +144,8 @@ static std::vector<std::string> read_aligned_lines(const CorpusOptions& o, const
 static ParallelText read_training_pairs(const CorpusOptions& o) {
     check_training_targets(o);
     ParallelText own = read_split(o, "train");
-    const size_t n_all = own.source.size();
-    if (o.max_train_sentences > 0 && static_cast<size_t>(o.max_train_sentences) < n_all) {
-        own.source.resize(o.max_train_sentences);
-        own.target.resize(o.max_train_sentences);
-    }
+    const size_t n_all = own.source.size();  // a file has a line for each pair, whatever the limit
+    keep_first(own, o.max_train_sentences);
     const size_t n = own.source.size();
     if (o.train_target_file.empty() && o.train_source_file.empty()) return own;
     ParallelText train;
@@ -145,7 +153,7 @@ static ParallelText read_training_pairs(const CorpusOptions& o) {
         train.source.insert(train.source.end(), source.begin(), source.end());
         train.target.insert(train.target.end(), target.begin(), target.end());
     };
-    if (o.train_target_file.empty() || o.with_references) add(own.source, own.target);
+    if (keeps_own_pairs(o)) add(own.source, own.target);
     if (!o.train_target_file.empty())
         add(own.source, read_aligned_lines(o, o.train_target_file, n_all, n, o.target_lang));
     if (!o.train_source_file.empty())
@@ -157,7 +165,7 @@ std::string describe_training_pairs(const CorpusOptions& o) {
     if (o.train_target_file.empty() && o.train_source_file.empty()) return "";
     std::string out;
     auto add = [&out](const std::string& part) { out += (out.empty() ? "" : " + ") + part; };
-    if (o.train_target_file.empty() || o.with_references) add("the references");
+    if (keeps_own_pairs(o)) add("the references");
     if (!o.train_target_file.empty()) add("targets from " + o.train_target_file);
     if (!o.train_source_file.empty()) add("sources from " + o.train_source_file);
     return out;
@@ -174,12 +182,9 @@ TranslationCorpus prepare_corpus(const CorpusOptions& o) {
         c.target_vocab = Vocab(w.train_target, o.min_freq, kReserved);
         return encode_tatoeba(w, std::move(c));
     }
-    check_training_targets(o);
+    check_training_targets(o);  // before the BPE is learned, not after
     ParallelText train = read_split(o, "train");
-    if (o.max_train_sentences > 0 && static_cast<size_t>(o.max_train_sentences) < train.source.size()) {
-        train.source.resize(o.max_train_sentences);
-        train.target.resize(o.max_train_sentences);
-    }
+    keep_first(train, o.max_train_sentences);
     const std::string dir = o.data_dir.empty() ? default_data_dir() : o.data_dir;
     TextPipeline src = moses_pipeline_for(o, dir, o.source_lang), tgt = moses_pipeline_for(o, dir, o.target_lang);
     if (o.bpe_merges > 0) {
