@@ -305,7 +305,9 @@ TranslationCorpus load_corpus(const ResolvedRun& run, const RunLog& log) {
     const std::string origin = describe_training_pairs(run.o.corpus);
     log.say("data: " + std::to_string(corpus.train_source.size()) + " training pairs" +
         (origin.empty() ? "" : " (" + origin + ")") + " (" +
-        std::to_string(corpus.dropped_long) + " dropped as too long), " + std::to_string(corpus.val_source.size()) +
+        std::to_string(corpus.dropped_long) + " dropped as too long" +
+        (corpus.dropped_empty ? ", " + std::to_string(corpus.dropped_empty) + " with an empty side" : "") + "), " +
+        std::to_string(corpus.val_source.size()) +
         " validation pairs, vocabulary " + std::to_string(corpus.source_vocab.size()) + "/" +
         std::to_string(corpus.target_vocab.size()) + ", prepared in " +
         std::to_string(static_cast<int>(seconds_since(t0) * 1000)) + " ms");

@@ -235,7 +235,11 @@ TranslationCorpus encode_corpus(const CorpusOptions& o, TextPipeline source_pipe
     std::vector<std::vector<int>> src = encode_all(train.source, c.source_pipeline, c.source_vocab);
     std::vector<std::vector<int>> tgt = encode_all(train.target, c.target_pipeline, c.target_vocab);
     for (size_t i = 0; i < src.size(); i++) {
-        if (src[i].empty() || tgt[i].empty() || static_cast<int>(src[i].size()) > o.max_tokens_per_sentence ||
+        if (src[i].empty() || tgt[i].empty()) {
+            c.dropped_empty++;
+            continue;
+        }
+        if (static_cast<int>(src[i].size()) > o.max_tokens_per_sentence ||
             static_cast<int>(tgt[i].size()) > o.max_tokens_per_sentence) {
             c.dropped_long++;
             continue;

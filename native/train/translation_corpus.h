@@ -55,7 +55,8 @@ struct TranslationCorpus {
     // Token ids without specials; the trainer adds <eos> to sources and <bos>/<eos> to targets.
     std::vector<std::vector<int>> train_source, train_target, val_source, val_target;
     std::vector<std::string> val_references;  // tokenized target lines (for BLEU), lowercased unless cased
-    int dropped_long = 0;
+    int dropped_long = 0;   // pairs with a side over max_tokens_per_sentence
+    int dropped_empty = 0;  // pairs with an empty side (an empty line in the data or a --train-target/--train-source file)
 };
 
 // Reads the training and validation text, learns the BPE (multi30k), builds the vocabularies and encodes.

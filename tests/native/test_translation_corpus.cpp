@@ -127,3 +127,36 @@ TEST_CASE("training targets from a file replace the data set's line for line; BP
     CHECK_THROWS_AS(prepare_corpus(o), Error);
     std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("a pair with an empty side is dropped and counted apart from the pairs that are too long") {
+    CorpusOptions o;
+    o.cased = o.split_digits = true;
+    o.bpe_merges = 300;
+    o.max_train_sentences = 50;
+    const TranslationCorpus own = prepare_corpus(o);
+    CHECK(own.dropped_empty == 0);
+
+    const std::string dir = attend_test::fresh_run_dir("empty-side");
+    std::filesystem::create_directories(dir);
+    std::vector<std::string> targets =
+        load_multi30k(default_data_dir(), "train", Lang::en, Lang::de, TextForm::raw).target;
+    targets[3] = "";
+    targets[7] = "   ";
+    o.train_target_file = dir + "/gaps.de";
+    write_lines(o.train_target_file, targets);
+    const TranslationCorpus gaps = prepare_corpus(o);
+    CHECK(gaps.dropped_empty == 2);
+    CHECK(gaps.dropped_long == own.dropped_long);
+    REQUIRE(gaps.train_target.size() + 2 == own.train_target.size());
+    CHECK(gaps.train_source[3] == own.train_source[4]);  // the good pairs around the gaps are kept, in order
+
+    // a limit that the longest pairs exceed: those count as too long, the empty ones still as empty
+    size_t longest = 0;
+    for (const auto& t : gaps.train_target) longest = std::max(longest, t.size());
+    o.max_tokens_per_sentence = static_cast<int>(longest) - 1;
+    const TranslationCorpus both = prepare_corpus(o);
+    CHECK(both.dropped_empty == 2);
+    CHECK(both.dropped_long >= 1);
+    CHECK(both.train_target.size() + 2 + both.dropped_long == own.train_target.size() + own.dropped_long);
+    std::filesystem::remove_all(dir);
+}
