@@ -5,8 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Build and test dependencies (clang-14 + libfuzzer-14-dev: the fuzz harnesses, scripts/fuzz.sh; OpenMPI: data-parallel
-# training, `mpirun -np N attend train`). python3-torch is not here: it only generates fixtures and is a benchmark peer
-# (scripts/setup-torch.sh installs it); the test suite never needs it.
+# training, `mpirun -np N attend train`; OpenBLAS's OpenMP build: the training GEMMs). python3-torch is not here: it
+# only generates fixtures and is a benchmark peer (scripts/setup-torch.sh installs it); the test suite never needs it.
 packages=(
   cmake ninja-build g++ make pkg-config
   libeigen3-dev libxsimd-dev doctest-dev nlohmann-json3-dev libcli11-dev zlib1g-dev
@@ -14,6 +14,7 @@ packages=(
   chromium
   clang-14 libfuzzer-14-dev
   openmpi-bin libopenmpi-dev
+  libopenblas-openmp-dev
 )
 
 missing=()

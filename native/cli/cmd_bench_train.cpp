@@ -11,6 +11,7 @@
 #include "cli/torch_peer.h"
 #include "error.h"
 #include "model/transformer.h"
+#include "train/gemm.h"
 #include "train/gemm_precision.h"
 #include "train/loss.h"
 #include "train/optimizer.h"
@@ -141,10 +142,11 @@ void run_bench_train(const BenchTrainOptions& o) {
     if (comm.rank() == 0)
         std::printf(
         "# transformer C %d, %d+%d layers, %d heads, ffn %d, vocab %d, batch %d x length %d, dropout %.2f, "
-        "%zu parameters, device %s%s, %d OpenMP threads%s; tokens = target tokens\n",
+        "%zu parameters, device %s%s, %d OpenMP threads%s%s; tokens = target tokens\n",
         c.model_dim, o.layers, o.layers, c.heads, c.ffn_dim, V, B, L, c.dropout, model.params.size(),
         o.device.c_str(), o.precision == "fp32" ? "" : (" (" + o.precision + " GEMMs)").c_str(), omp_get_max_threads(),
-        comm.size() > 1 ? (" per rank, " + comm.describe()).c_str() : "");
+        comm.size() > 1 ? (" per rank, " + comm.describe()).c_str() : "",
+        device == TrainDevice::Cpu ? (", backward GEMMs " + std::string(gemm_backend())).c_str() : "");
     step();  // warm-up
     const double first_loss = loss;
     double best = 1e30, best_allreduce = 0;

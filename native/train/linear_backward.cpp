@@ -1,5 +1,6 @@
 #include "train/linear_backward.h"
 #include "kernels/row_major.h"
+#include "train/gemm.h"
 
 #include <vector>
 
@@ -16,24 +17,22 @@ void linear_backward(float* dx, float* dweight, float* dbias, const float* dout,
     }
     const bool parallel = double(N) * IC * OC > 1 << 20;
     // Each thread owns a slice of rows of dx (split over N) and of dweight/dbias (split over OC), so no two
-    // threads write the same float and the result does not depend on the thread count.
+    // threads write the same float and a run repeats bit for bit on the same thread count.
 #pragma omp parallel if (parallel)
     {
         if (dx) {
             const auto [begin, end] = thread_rows(N);
             if (end > begin) {
-                ConstMatrixMap dY(dout + long(begin) * OC, end - begin, OC);
-                MatrixMap dX(dx + long(begin) * IC, end - begin, IC);
-                dX.noalias() += dY * ConstMatrixMap(weight, OC, IC);
+                // dX[rows, IC] += dY[rows, OC] W[OC, IC]
+                gemm_accumulate(dx + long(begin) * IC, IC, dout + long(begin) * OC, OC, false, weight, IC, false,
+                                end - begin, IC, OC);
             }
         }
         const auto [begin, end] = thread_rows(OC);
         if (end > begin) {
             const int cols = end - begin;
-            // dout restricted to columns [begin, end): a strided block of the row-major [N, OC] matrix.
-            Eigen::Map<const RowMatrix, 0, Eigen::OuterStride<>> dY(dout + begin, N, cols, Eigen::OuterStride<>(OC));
-            MatrixMap dW(dweight + long(begin) * IC, cols, IC);
-            dW.noalias() += dY.transpose() * ConstMatrixMap(x, N, IC);
+            // dW[cols, IC] += dY[N, cols]^T X[N, IC], dY being the columns [begin, end) of the row-major [N, OC] dout
+            gemm_accumulate(dweight + long(begin) * IC, IC, dout + begin, OC, true, x, IC, false, cols, IC, N);
             if (dbias) {
                 // Rows added one after another, not Eigen's colwise().sum(): that one's summation order depends on
                 // the buffers' alignment, which would make a resumed training run differ in the last bits.

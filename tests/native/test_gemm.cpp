@@ -1,0 +1,101 @@
+// gemm_accumulate (OpenBLAS or Eigen, whichever this build links) against a double-precision reference, and the
+// repeatability the trainer relies on.
+#include "train/gemm.h"
+#include "train/linear_backward.h"
+#include "transformer_test_util.h"
+
+#include <doctest/doctest.h>
+#include <omp.h>
+
+#include <algorithm>
+
+using namespace attend;
+using namespace attend_test;
+
+namespace {
+
+// op(A) [M, K], op(B) [K, N], each stored row-major with its leading dimension.
+std::vector<double> reference(const std::vector<float>& A, int lda, bool ta, const std::vector<float>& B, int ldb,
+                              bool tb, int M, int N, int K) {
+    std::vector<double> C(size_t(M) * N);
+    for (int i = 0; i < M; ++i)
+        for (int j = 0; j < N; ++j) {
+            double s = 0;
+            for (int k = 0; k < K; ++k)
+                s += double(ta ? A[size_t(k) * lda + i] : A[size_t(i) * lda + k]) *
+                     double(tb ? B[size_t(j) * ldb + k] : B[size_t(k) * ldb + j]);
+            C[size_t(i) * N + j] = s;
+        }
+    return C;
+}
+
+}  // namespace
+
+TEST_CASE("gemm_accumulate: C += op(A) op(B) for each transpose, with leading dimensions wider than the rows") {
+    INFO("backend: " << gemm_backend());
+    const int M = 37, N = 29, K = 53, pad = 5;
+    Rng rng(7);
+    for (bool ta : {false, true})
+        for (bool tb : {false, true}) {
+            CAPTURE(ta);
+            CAPTURE(tb);
+            const int lda = (ta ? M : K) + pad, ldb = (tb ? K : N) + pad, ldc = N + pad;
+            const auto A = random_floats(size_t(ta ? K : M) * lda, rng), B = random_floats(size_t(tb ? N : K) * ldb, rng);
+            std::vector<float> C(size_t(M) * ldc, 0.75f);
+            gemm_accumulate(C.data(), ldc, A.data(), lda, ta, B.data(), ldb, tb, M, N, K);
+            const std::vector<double> ref = reference(A, lda, ta, B, ldb, tb, M, N, K);
+            std::vector<float> got(size_t(M) * N);
+            std::vector<double> want(size_t(M) * N);
+            for (int i = 0; i < M; ++i)
+                for (int j = 0; j < N; ++j) {
+                    got[size_t(i) * N + j] = C[size_t(i) * ldc + j];
+                    want[size_t(i) * N + j] = ref[size_t(i) * N + j] + 0.75;
+                }
+            CHECK(relative_error(got, want) < 1e-5);
+            for (int i = 0; i < M; ++i)  // the padding between rows is not written
+                for (int j = N; j < ldc; ++j) CHECK(C[size_t(i) * ldc + j] == 0.75f);
+        }
+    std::vector<float> C(4, 1.0f);
+    gemm_accumulate(C.data(), 2, nullptr, 1, false, nullptr, 2, false, 0, 2, 1);  // M = 0: nothing to do
+    gemm_accumulate(C.data(), 2, nullptr, 1, false, nullptr, 2, false, 2, 0, 1);  // N = 0
+    for (float v : C) CHECK(v == 1.0f);
+}
+
+TEST_CASE("gemm_accumulate and linear_backward repeat bit for bit, wherever the buffers lie") {
+    // What a resumed training run relies on to equal an uninterrupted one: the same product gives the same bits,
+    // also from copies of its inputs at other addresses (another process's buffers). Splitting a product into
+    // other blocks (another thread count) may round differently, in Eigen as in OpenBLAS: not promised.
+    const int N = 203, IC = 128, OC = 300;
+    Rng rng(11);
+    const auto dY = random_floats(size_t(N) * OC, rng), W = random_floats(size_t(OC) * IC, rng),
+               X = random_floats(size_t(N) * IC, rng);
+    auto product = [&](int shift) {  // the inputs copied `shift` floats into fresh buffers
+        std::vector<float> a(dY.size() + shift), b(W.size() + shift), x(X.size() + shift),
+            dx(size_t(N) * IC + shift, 0.5f), dw(size_t(OC) * IC + shift, -0.25f);
+        std::copy(dY.begin(), dY.end(), a.begin() + shift);
+        std::copy(W.begin(), W.end(), b.begin() + shift);
+        std::copy(X.begin(), X.end(), x.begin() + shift);
+        gemm_accumulate(dx.data() + shift, IC, a.data() + shift, OC, false, b.data() + shift, IC, false, N, IC, OC);
+        gemm_accumulate(dw.data() + shift, IC, a.data() + shift, OC, true, x.data() + shift, IC, false, OC, IC, N);
+        std::vector<float> out(dx.begin() + shift, dx.end());
+        out.insert(out.end(), dw.begin() + shift, dw.end());
+        return out;
+    };
+    const std::vector<float> first = product(0);
+    CHECK(product(0) == first);
+    CHECK(product(1) == first);
+    CHECK(product(3) == first);
+
+    auto backward = [&] {  // on two threads, as a training run
+        std::vector<float> dx(X.size(), 0.5f), dw(W.size(), -0.25f), db(OC, 1.0f);
+        linear_backward(dx.data(), dw.data(), db.data(), dY.data(), X.data(), W.data(), N, IC, OC);
+        dx.insert(dx.end(), dw.begin(), dw.end());
+        dx.insert(dx.end(), db.begin(), db.end());
+        return dx;
+    };
+    const int threads_before = omp_get_max_threads();
+    omp_set_num_threads(2);
+    const std::vector<float> once = backward();
+    CHECK(backward() == once);
+    omp_set_num_threads(threads_before);
+}
