@@ -81,7 +81,6 @@ void run_bench_train(const BenchTrainOptions& o) {
     }
     TransformerActivations acts;
     plan_transformer(acts, c, B, L, L);
-    std::vector<float> probs(size_t(B) * L * V), dlogits(size_t(B) * L * V);
     AdamConfig adam_config;
     adam_config.lr = 1e-3f;
     Adam adam(model.params.size(), adam_config);
@@ -123,10 +122,9 @@ void run_bench_train(const BenchTrainOptions& o) {
         drop.set_rows(row0, rows, B);
         const size_t first = size_t(row0) * L;
         transformer_forward(acts, model, src.data() + first, nullptr, tgt.data() + first, nullptr, &drop);
-        loss = cross_entropy_forward(nullptr, probs.data(), acts.logits, labels.data() + first, -100, 0.0f, n, V);
-        std::fill(dlogits.begin(), dlogits.begin() + size_t(n) * V, 0.0f);
-        cross_entropy_backward(dlogits.data(), nullptr, 1.0f / N, probs.data(), labels.data() + first, -100, 0.0f, n, V);
-        transformer_backward(model, acts, dlogits.data(), src.data() + first, tgt.data() + first);
+        // as the trainer's step: the loss's gradient replaces the logits
+        loss = cross_entropy_fused(acts.logits, labels.data() + first, -100, 0.0f, 1.0f / N, n, V);
+        transformer_backward(model, acts, acts.logits, src.data() + first, tgt.data() + first);
         const auto reduce_start = std::chrono::steady_clock::now();
         comm.allreduce_sum(model.params.grads(), model.params.size());
         comm.allreduce_sum(&loss, 1);

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <vector>
+#include <algorithm>
 
 #include "error.h"
 #include "kernels/softmax.h"
@@ -54,6 +56,22 @@ double cross_entropy_forward(float* losses, float* probs, const float* logits, c
             loss = row_loss(p, z, targets[n], label_smoothing, V);
         }
         if (losses) losses[n] = float(loss);
+        return loss;
+    });
+}
+
+double cross_entropy_fused(float* logits, const int* targets, int ignore_index, float label_smoothing, float dloss,
+                           int N, int V) {
+    for (int n = 0; n < N; ++n) check_target(targets[n], ignore_index, V, n);
+    return ordered_sum(N, 16, size_t(N) * V > 32768, [&](int64_t n) {
+        // One row's probabilities (V floats, cache-resident) per thread; the same row functions as the two calls.
+        thread_local std::vector<float> p;
+        p.resize(size_t(V));
+        float* z = logits + size_t(n) * V;
+        double loss = 0;
+        if (targets[n] != ignore_index) loss = row_loss(p.data(), z, targets[n], label_smoothing, V);
+        std::fill_n(z, V, 0.0f);
+        if (targets[n] != ignore_index) row_backward(z, dloss, p.data(), targets[n], label_smoothing, V);
         return loss;
     });
 }

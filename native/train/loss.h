@@ -20,6 +20,12 @@ int cross_entropy_count(const int* targets, int ignore_index, int N);
 void cross_entropy_backward(float* dlogits, const float* dlosses, float dloss, const float* probs, const int* targets,
                             int ignore_index, float label_smoothing, int N, int V);
 
+// cross_entropy_forward and then cross_entropy_backward into zeroed dlogits with dlosses null, in place: logits
+// [N, V] in, their gradient dloss * d(sum of the row losses) / dlogits out (ignored rows: zeros), with the bits of
+// the two calls, and no [N, V] buffer of probabilities or gradients besides. Returns the sum of the row losses.
+double cross_entropy_fused(float* logits, const int* targets, int ignore_index, float label_smoothing, float dloss,
+                           int N, int V);
+
 // The seeds' MaskedSoftmaxCELoss: per sequence, the CE of steps t < valid_len[b] (the rest weighted 0) averaged
 // over ALL T steps: loss_b = (1/T) sum_{t < valid_len[b]} CE(logits[b, t], labels[b, t]).
 // losses [B], probs [B, T, V] saved for the backward, logits [B, T, V], labels [B, T], valid_len [B].

@@ -93,27 +93,33 @@ private:
         // Whole-batch denominators, so that the ranks' summed gradients are the whole batch's gradient.
         loss.tokens = masked_loss_ ? (share ? b.global_target_tokens : b.target_tokens)
                                    : (share ? b.global_labels : cross_entropy_count(b.tgt_out.data(), pad, N));
-        const float* logits = b.B > 0 ? trainable_.forward(b, &dropout) : nullptr;
-        probs_.resize(size_t(N) * V);
-        if (b.B > 0)
-            loss.sum = masked_loss_ ? masked_softmax_ce_forward(nullptr, probs_.data(), logits, b.tgt_out.data(),
-                                                                b.tgt_valid.data(), b.B, b.T, V)
-                                    : cross_entropy_forward(nullptr, probs_.data(), logits, b.tgt_out.data(), pad,
-                                                            label_smoothing, N, V);
+        float* logits = b.B > 0 ? trainable_.forward(b, &dropout) : nullptr;
+        if (b.B > 0) {
+            // The cross entropy's gradient takes the logits' place at once (the weights do not change before the
+            // backward, and a non-finite loss stops before it); the seeds' masked loss keeps its probabilities.
+            if (masked_loss_) {
+                probs_.resize(size_t(N) * V);
+                loss.sum = masked_softmax_ce_forward(nullptr, probs_.data(), logits, b.tgt_out.data(),
+                                                     b.tgt_valid.data(), b.B, b.T, V);
+            } else {
+                loss.sum = cross_entropy_fused(logits, b.tgt_out.data(), pad, label_smoothing,
+                                               1.0f / std::max<int64_t>(1, loss.tokens), N, V);
+            }
+        }
         comm_.allreduce_sum(&loss.sum, 1);  // every rank then stops (or goes on) on the same loss
         // masked_softmax_ce sums per-row means over T
         loss.mean = (masked_loss_ ? loss.sum * b.T : loss.sum) / std::max<int64_t>(1, loss.tokens);
         if (!std::isfinite(loss.mean)) return loss;  // the trainer stops; no update from a broken loss
         params_.zero_grad();
         if (b.B > 0) {
-            dlogits_.assign(size_t(N) * V, 0.0f);
-            if (masked_loss_)
+            const float* dlogits = logits;
+            if (masked_loss_) {
+                dlogits_.assign(size_t(N) * V, 0.0f);
                 masked_softmax_ce_backward(dlogits_.data(), nullptr, probs_.data(), b.tgt_out.data(),
                                            b.tgt_valid.data(), b.B, b.T, V);
-            else
-                cross_entropy_backward(dlogits_.data(), nullptr, 1.0f / std::max<int64_t>(1, loss.tokens),
-                                       probs_.data(), b.tgt_out.data(), pad, label_smoothing, N, V);
-            trainable_.backward(b, dlogits_.data());
+                dlogits = dlogits_.data();
+            }
+            trainable_.backward(b, dlogits);
         }
         comm_.allreduce_sum(params_.grads(), params_.size());
         if (clip_norm > 0) clip_grad_norm(params_.grads(), params_.size(), clip_norm);
@@ -128,7 +134,7 @@ private:
     Communicator& comm_;
     const bool masked_loss_;
     const float dropout_p_;
-    std::vector<float> probs_, dlogits_;
+    std::vector<float> probs_, dlogits_;  // the masked loss only
     StepLoss last_;
     bool taken_ = true;
 };

@@ -19,7 +19,7 @@ class TrainableTransformer : public TrainableModel {
 public:
     explicit TrainableTransformer(Transformer& model) : model_(model) {}
 
-    const float* forward(const TrainBatch& b, DropoutStream* dropout) override {
+    float* forward(const TrainBatch& b, DropoutStream* dropout) override {
         plan_transformer(acts_, model_.config, b.B, b.S, b.T);  // reuses the arena's memory from the last step
         transformer_forward(acts_, model_, b.src.data(), b.src_valid.data(), b.tgt_in.data(), b.tgt_valid.data(), dropout);
         return acts_.logits;
@@ -40,7 +40,7 @@ class TrainableBahdanau : public TrainableModel {
 public:
     explicit TrainableBahdanau(BahdanauSeq2Seq& model) : model_(model) {}
 
-    const float* forward(const TrainBatch& b, DropoutStream* dropout) override {
+    float* forward(const TrainBatch& b, DropoutStream* dropout) override {
         const BahdanauConfig& c = model_.config;
         const bool training = dropout != nullptr;
         enc_out_.resize(size_t(b.S) * b.B * c.num_hiddens);

@@ -18,9 +18,10 @@ namespace attend {
 class TrainableModel {
 public:
     virtual ~TrainableModel() = default;
-    // Logits [B, T, V] of batch b (valid until the next forward). dropout: a training stream, or null for an
-    // evaluation pass (no dropout, nothing kept for a backward).
-    virtual const float* forward(const TrainBatch& b, DropoutStream* dropout) = 0;
+    // Logits [B, T, V] of batch b (valid until the next forward; the caller may overwrite them, e.g. with their
+    // gradient for the backward). dropout: a training stream, or null for an evaluation pass (no dropout, nothing
+    // kept for a backward).
+    virtual float* forward(const TrainBatch& b, DropoutStream* dropout) = 0;
     // Backward of the last training forward (same batch): parameter gradients accumulate (+=).
     // dlogits [B, T, V].
     virtual void backward(const TrainBatch& b, const float* dlogits) = 0;

@@ -161,3 +161,32 @@ TEST_CASE("the loss sums and the gradient norm are the same bits for any OpenMP 
     }
     omp_set_num_threads(saved);
 }
+
+TEST_CASE("cross_entropy_fused: the loss and the gradient of the two calls, in place, bit for bit") {
+    const int N = 96, V = 1000;  // above the parallel threshold
+    std::vector<float> logits(size_t(N) * V);
+    for (size_t i = 0; i < logits.size(); ++i) logits[i] = 8.0f * (uniform_at(6, i) - 0.5f);
+    std::vector<int> targets(N);
+    for (int n = 0; n < N; ++n) targets[n] = n % 7 == 3 ? -100 : int(uniform_at(7, n) * V) % V;  // some ignored
+    const int saved = omp_get_max_threads();
+    for (float smoothing : {0.0f, 0.1f})
+        for (int threads : {1, 3}) {
+            CAPTURE(smoothing);
+            CAPTURE(threads);
+            omp_set_num_threads(threads);
+            std::vector<float> probs(logits.size()), dlogits(logits.size(), 0.0f);
+            const float dloss = 1.0f / float(cross_entropy_count(targets.data(), -100, N));
+            const double sum =
+                cross_entropy_forward(nullptr, probs.data(), logits.data(), targets.data(), -100, smoothing, N, V);
+            cross_entropy_backward(dlogits.data(), nullptr, dloss, probs.data(), targets.data(), -100, smoothing, N, V);
+            std::vector<float> fused = logits;
+            CHECK(cross_entropy_fused(fused.data(), targets.data(), -100, smoothing, dloss, N, V) == sum);
+            CHECK(fused == dlogits);
+            for (int c = 0; c < V; ++c) CHECK(fused[size_t(3) * V + c] == 0.0f);  // an ignored row: no gradient
+        }
+    omp_set_num_threads(saved);
+    std::vector<float> row{1.0f, 2.0f, 3.0f};
+    int bad = 3;
+    CHECK_THROWS_WITH_AS(cross_entropy_fused(row.data(), &bad, -100, 0.0f, 1.0f, 1, 3),
+                         "cross entropy: target 3 of row 0 is outside [0, 3) and is not the ignore index -100", Error);
+}
