@@ -17,11 +17,21 @@
 
 using namespace attend;
 
-TEST_CASE("training targets from a file replace the data set's line for line; BPE and vocabularies stay the data set's") {
+namespace {
+
+// Multi30K en-de's first 50 training pairs, cased, with a small BPE: quick to prepare.
+CorpusOptions first_50_cased() {
     CorpusOptions o;
     o.cased = o.split_digits = true;
     o.bpe_merges = 300;
     o.max_train_sentences = 50;
+    return o;
+}
+
+}  // namespace
+
+TEST_CASE("training targets from a file replace the data set's line for line; BPE and vocabularies stay the data set's") {
+    CorpusOptions o = first_50_cased();
     const TranslationCorpus own = prepare_corpus(o);
 
     const std::string dir = attend_test::fresh_run_dir("train-target");
@@ -129,10 +139,7 @@ TEST_CASE("training targets from a file replace the data set's line for line; BP
 }
 
 TEST_CASE("a pair with an empty side is dropped and counted apart from the pairs that are too long") {
-    CorpusOptions o;
-    o.cased = o.split_digits = true;
-    o.bpe_merges = 300;
-    o.max_train_sentences = 50;
+    CorpusOptions o = first_50_cased();
     const TranslationCorpus own = prepare_corpus(o);
     CHECK(own.dropped_empty == 0);
 
