@@ -114,11 +114,15 @@ void plan_transformer(TransformerActivations& a, const TransformerConfig& c, int
     plan_transformer_tensors(a, a.arena, c, keep_weights);
 }
 
-void transformer_forward(TransformerActivations& a, const Transformer& m, const int* src, const int* src_valid_lens,
-                         const int* tgt, const int* tgt_valid_lens, DropoutStream* dropout) {
+void transformer_begin_forward(TransformerActivations& a, const int* src_valid_lens, const int* tgt_valid_lens) {
     if (!a.logits) throw Error("transformer_forward: activations not planned (call plan_transformer first)");
     a.src_valid_lens = copy_valid_lens(src_valid_lens, a.B, a.S, "source");
     a.tgt_valid_lens = copy_valid_lens(tgt_valid_lens, a.B, a.T, "target");
+}
+
+void transformer_forward(TransformerActivations& a, const Transformer& m, const int* src, const int* src_valid_lens,
+                         const int* tgt, const int* tgt_valid_lens, DropoutStream* dropout) {
+    transformer_begin_forward(a, src_valid_lens, tgt_valid_lens);
     CpuOps ops{a.scratch};
     transformer_forward(ops, a, m, m.params.values(), src, tgt, a.source_mask(), a.target_mask(), dropout);
 }

@@ -85,6 +85,11 @@ void transformer_forward(TransformerActivations& acts, const Transformer& model,
                          const int* src_valid_lens, const int* tgt, const int* tgt_valid_lens,
                          DropoutStream* dropout = nullptr);
 
+// transformer_forward's checks, and the valid lengths kept in acts, for a forward over other ops (the trainer's,
+// native/train/transformer_backward.h): transformer_forward(ops, acts, model, ...) of model/transformer_forward.h
+// follows it.
+void transformer_begin_forward(TransformerActivations& acts, const int* src_valid_lens, const int* tgt_valid_lens);
+
 // Incremental decoding: encode once, then one target token per sequence per step, with key/value caches. The
 // buffers are sized when decoding starts (and when select() adds rows): a step allocates nothing.
 struct TransformerDecodingState {

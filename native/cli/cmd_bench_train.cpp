@@ -121,7 +121,7 @@ void run_bench_train(const BenchTrainOptions& o) {
         DropoutStream drop(c.dropout, 42);
         drop.set_rows(row0, rows, B);
         const size_t first = size_t(row0) * L;
-        transformer_forward(acts, model, src.data() + first, nullptr, tgt.data() + first, nullptr, &drop);
+        transformer_train_forward(acts, model, src.data() + first, nullptr, tgt.data() + first, nullptr, &drop);
         // as the trainer's step: the loss's gradient replaces the logits
         loss = cross_entropy_fused(acts.logits, labels.data() + first, -100, 0.0f, 1.0f / N, n, V);
         transformer_backward(model, acts, acts.logits, src.data() + first, tgt.data() + first);

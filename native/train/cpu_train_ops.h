@@ -12,6 +12,10 @@
 namespace attend {
 
 struct CpuTrainOps : CpuOps {
+    // The training forward's products through train/gemm.h (OpenBLAS where linked), as the backward's.
+    void linear_forward(float* out, const float* x, const float* weight, const float* bias, int N, int IC, int OC) {
+        attend::linear_forward_gemm(out, x, weight, bias, N, IC, OC);
+    }
     void linear_backward(float* dx, float* dweight, float* dbias, const float* dout, const float* x,
                          const float* weight, int N, int IC, int OC) {
         attend::linear_backward(dx, dweight, dbias, dout, x, weight, N, IC, OC);

@@ -1,10 +1,33 @@
 #include "train/linear_backward.h"
 #include "kernels/row_major.h"
+#include "model/linear.h"
 #include "train/gemm.h"
+
+#include <algorithm>
 
 #include <vector>
 
 namespace attend {
+
+void linear_forward_gemm(float* out, const float* x, const float* weight, const float* bias, int N, int IC, int OC) {
+    if (!x) {
+        linear_forward(out, nullptr, weight, bias, N, IC, OC);
+        return;
+    }
+    const bool parallel = double(N) * IC * OC > 1 << 20;
+#pragma omp parallel if (parallel)
+    {
+        const auto [begin, end] = thread_rows(N);
+        for (int n = begin; n < end; ++n) {
+            float* row = out + long(n) * OC;
+            if (bias) std::copy_n(bias, OC, row);
+            else std::fill_n(row, OC, 0.0f);
+        }
+        // out[rows, OC] += x[rows, IC] W[OC, IC]^T
+        gemm_accumulate(out + long(begin) * OC, OC, x + long(begin) * IC, IC, false, weight, IC, true, end - begin, OC,
+                        IC);
+    }
+}
 
 void linear_backward(float* dx, float* dweight, float* dbias, const float* dout, const float* x, const float* weight,
                      int N, int IC, int OC) {

@@ -21,7 +21,8 @@ public:
 
     float* forward(const TrainBatch& b, DropoutStream* dropout) override {
         plan_transformer(acts_, model_.config, b.B, b.S, b.T);  // reuses the arena's memory from the last step
-        transformer_forward(acts_, model_, b.src.data(), b.src_valid.data(), b.tgt_in.data(), b.tgt_valid.data(), dropout);
+        transformer_train_forward(acts_, model_, b.src.data(), b.src_valid.data(), b.tgt_in.data(), b.tgt_valid.data(),
+                                  dropout);
         return acts_.logits;
     }
 

@@ -88,8 +88,14 @@ void transformer_backward(Ops& ops, const TransformerLayout& m, const float* val
     ops.release(mark);
 }
 
+// transformer_forward (model/transformer.h) as the trainer runs it: over CpuTrainOps, whose products go through
+// train/gemm.h. Decoding keeps core's. Same arguments and result.
+void transformer_train_forward(TransformerActivations& acts, const Transformer& model, const int* src,
+                               const int* src_valid_lens, const int* tgt, const int* tgt_valid_lens,
+                               DropoutStream* dropout);
+
 // The same on the CPU over a TransformerActivations: dlogits [B,T,V]; acts, src [B,S] and tgt [B,T] exactly as
-// passed to transformer_forward; the gradients go to model.params.
+// passed to transformer_forward or transformer_train_forward; the gradients go to model.params.
 void transformer_backward(Transformer& model, const TransformerActivations& acts, const float* dlogits, const int* src,
                           const int* tgt);
 

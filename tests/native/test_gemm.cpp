@@ -1,6 +1,7 @@
 // gemm_accumulate (OpenBLAS or Eigen, whichever this build links) against a double-precision reference, and the
 // repeatability the trainer relies on.
 #include "train/gemm.h"
+#include "model/linear.h"
 #include "train/linear_backward.h"
 #include "transformer_test_util.h"
 
@@ -8,6 +9,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
 
 using namespace attend;
 using namespace attend_test;
@@ -98,4 +100,28 @@ TEST_CASE("gemm_accumulate and linear_backward repeat bit for bit, wherever the 
     const std::vector<float> once = backward();
     CHECK(backward() == once);
     omp_set_num_threads(threads_before);
+}
+
+TEST_CASE("linear_forward_gemm: linear_forward's results, with and without bias and input, on 1 and 2 threads") {
+    Rng rng(13);
+    const int saved = omp_get_max_threads();
+    for (auto [N, IC, OC] : {std::array<int, 3>{5, 7, 3}, std::array<int, 3>{300, 128, 257}})
+        for (bool with_bias : {false, true})
+            for (int threads : {1, 2}) {
+                CAPTURE(N);
+                CAPTURE(with_bias);
+                CAPTURE(threads);
+                omp_set_num_threads(threads);
+                const auto x = random_floats(size_t(N) * IC, rng), w = random_floats(size_t(OC) * IC, rng),
+                           b = random_floats(OC, rng);
+                const float* bias = with_bias ? b.data() : nullptr;
+                std::vector<float> want(size_t(N) * OC), got(want.size(), 9.0f);
+                linear_forward(want.data(), x.data(), w.data(), bias, N, IC, OC);
+                linear_forward_gemm(got.data(), x.data(), w.data(), bias, N, IC, OC);
+                CHECK(relative_error(got, to_double(want)) < 1e-5);
+                linear_forward(want.data(), nullptr, w.data(), bias, N, IC, OC);
+                linear_forward_gemm(got.data(), nullptr, w.data(), bias, N, IC, OC);
+                CHECK(got == want);  // no input: the bias rows (zeros without bias)
+            }
+    omp_set_num_threads(saved);
 }
