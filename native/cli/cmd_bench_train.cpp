@@ -144,7 +144,7 @@ void run_bench_train(const BenchTrainOptions& o) {
         c.model_dim, o.layers, o.layers, c.heads, c.ffn_dim, V, B, L, c.dropout, model.params.size(),
         o.device.c_str(), o.precision == "fp32" ? "" : (" (" + o.precision + " GEMMs)").c_str(), omp_get_max_threads(),
         comm.size() > 1 ? (" per rank, " + comm.describe()).c_str() : "",
-        device == TrainDevice::Cpu ? (", backward GEMMs " + std::string(gemm_backend())).c_str() : "");
+        device == TrainDevice::Cpu ? (", GEMMs " + std::string(gemm_backend())).c_str() : "");
     step();  // warm-up
     const double first_loss = loss;
     double best = 1e30, best_allreduce = 0;
