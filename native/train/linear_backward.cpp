@@ -4,7 +4,6 @@
 #include "train/gemm.h"
 
 #include <algorithm>
-
 #include <vector>
 
 namespace attend {

@@ -2,11 +2,11 @@
 
 #include "train/ordered_sum.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
 #include <vector>
-#include <algorithm>
 
 #include "error.h"
 #include "kernels/softmax.h"

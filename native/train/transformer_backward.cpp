@@ -1,8 +1,7 @@
 #include "train/transformer_backward.h"
 
-#include "train/cpu_train_ops.h"
-
 #include "model/transformer_forward.h"
+#include "train/cpu_train_ops.h"
 
 namespace attend {
 
