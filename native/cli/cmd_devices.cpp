@@ -1,6 +1,7 @@
 // `attend devices`: which compute devices this build can use.
 #include "cli/command.h"
 #include "train/devices.h"
+#include "train/gemm.h"
 
 #include <cstdio>
 #include <thread>
@@ -9,7 +10,8 @@ namespace attend::cli {
 namespace {
 
 void run_devices() {
-    std::printf("cpu: %u hardware threads\n", std::thread::hardware_concurrency());
+    std::printf("cpu: %u hardware threads; training products through %s\n", std::thread::hardware_concurrency(),
+                gemm_backend());
     CudaAvailability cuda = cuda_availability();
     if (cuda.gpus > 0)
         std::printf("%s", cuda.description.c_str());

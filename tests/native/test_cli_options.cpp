@@ -9,6 +9,7 @@
 #include "io/safetensors.h"
 #include "text/utf8.h"
 #include "train/checkpoint.h"
+#include "train/gemm.h"
 #include "train/presets.h"
 #include "train/trainer.h"
 #include "translate/asides.h"
@@ -401,4 +402,12 @@ TEST_CASE("attend train --train-target, --with-references, --train-source: the r
     write_lines(targets, {"Ein Hund."});
     check_refused(run + targets + "'", targets + " has 1 lines, expected one for each of the 29000 training pairs");
     std::filesystem::remove_all(out);
+}
+
+TEST_CASE("attend devices: the CPU's threads and the library the training products go through") {
+    const Run r = run_attend("devices");
+    CHECK(r.status == 0);
+    CHECK(r.output.find("cpu: ") == 0);
+    CHECK(r.output.find("training products through " + std::string(attend::gemm_backend())) != std::string::npos);
+    CHECK(r.output.find("cuda: ") != std::string::npos);
 }
