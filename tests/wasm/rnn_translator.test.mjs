@@ -3,8 +3,10 @@
 // tokens and text, greedy and beam 3, SIMD and plain builds; `go .` -> one of its training references; one
 // cross-attention map (1 layer x 1 head, target x source, rows summing to 1) within 1e-5 of native, and no
 // self-attention maps. Which of the references of `go .` (`va !`, `marche .`, `bouge !`) the model settles on
-// depends on the float arithmetic of the machine that trained it (AVX-512, AVX2 and SSE runs differ), so any of
-// them is right.
+// depends on the float arithmetic of the machine and library that trained it (AVX-512, AVX2 and SSE runs, Eigen
+// and OpenBLAS products differ), so any of them is right, each as the model's vocabulary writes it: `marche` occurs
+// once in the 600 pairs, below the vocabulary's minimum count, so that reference is `<unk> .` (as in
+// tests/native/test_trainer_d2l.cpp).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -21,7 +23,7 @@ const searches = {
   greedy: { beam: 1, lengthPenalty: 0.6, maxLength: 0 },
   'beam 3': { beam: 3, lengthPenalty: 0.6, maxLength: 0 },
 };
-const goReferences = ['va !', 'marche .', 'bouge !'];  // "Go." in the first 600 training pairs
+const goReferences = ['va !', '<unk> .', 'bouge !'];  // "Go." in the first 600 training pairs
 const native = Object.fromEntries(Object.entries(searches).map(([name, options]) =>
   [name, nativeTranslations(modelFile, sentences, { ...options, threads: 1 })]));
 
