@@ -68,10 +68,13 @@ double cross_entropy_fused(float* logits, const int* targets, int ignore_index, 
         thread_local std::vector<float> p;
         p.resize(size_t(V));
         float* z = logits + size_t(n) * V;
-        double loss = 0;
-        if (targets[n] != ignore_index) loss = row_loss(p.data(), z, targets[n], label_smoothing, V);
+        if (targets[n] == ignore_index) {
+            std::fill_n(z, V, 0.0f);
+            return 0.0;
+        }
+        const double loss = row_loss(p.data(), z, targets[n], label_smoothing, V);
         std::fill_n(z, V, 0.0f);
-        if (targets[n] != ignore_index) row_backward(z, dloss, p.data(), targets[n], label_smoothing, V);
+        row_backward(z, dloss, p.data(), targets[n], label_smoothing, V);
         return loss;
     });
 }
