@@ -18,8 +18,12 @@ void dropout_forward(float* out, const float* x, const Dropout& d, int64_t n) {
         return;
     }
     const float scale = d.scale();
-#pragma omp parallel for if (n > 65536)
-    for (int64_t i = 0; i < n; ++i) out[i] = d.keep(uint64_t(i)) ? x[i] * scale : 0.0f;
+    const int32_t threshold = d.threshold();
+    for_each_dropout_block(d, n, [&](int64_t begin, int64_t m, const int32_t* draws) {
+        float* o = out + begin;
+        const float* xs = x + begin;
+        for (int64_t j = 0; j < m; ++j) o[j] = draws[j] >= threshold ? xs[j] * scale : 0.0f;
+    });
 }
 
 }  // namespace attend

@@ -6,6 +6,8 @@
 // thread count or the order in which layers run. It lives in core/ (header-only, portable) because forward
 // passes take a Dropout descriptor; training code includes it as "train/dropout.h".
 #pragma once
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 namespace attend {
@@ -18,9 +20,12 @@ inline uint64_t mix64(uint64_t x) {
     return x ^ (x >> 31);
 }
 
-// Uniform in [0, 1) with 24 random bits, a pure function of (seed, counter).
+// The 24 random bits of (seed, counter), given key = mix64(seed).
+inline int32_t draw24(uint64_t key, uint64_t counter) { return int32_t(mix64(key ^ counter) >> 40); }
+
+// Uniform in [0, 1) with 24 random bits, a pure function of (seed, counter): exactly draw24 * 2^-24.
 inline float uniform_at(uint64_t seed, uint64_t counter) {
-    return float(mix64(mix64(seed) ^ counter) >> 40) * (1.0f / 16777216.0f);
+    return float(draw24(mix64(seed), counter)) * (1.0f / 16777216.0f);
 }
 
 // Standard normal (Box-Muller) from the counters 2*counter and 2*counter+1.
@@ -35,7 +40,31 @@ struct Dropout {
     bool active() const { return p > 0.0f; }
     bool keep(uint64_t i) const { return uniform_at(seed, offset + i) >= p; }
     float scale() const { return p < 1.0f ? 1.0f / (1.0f - p) : 0.0f; }
+    // keep(i) as a test on the 24 bits: draw * 2^-24 >= p holds exactly when draw >= p * 2^24 rounded up (the
+    // draw converts to float without rounding and the scaling is by a power of two).
+    int32_t threshold() const {
+        return p >= 1.0f ? int32_t(1) << 24 : int32_t(std::max(0.0, std::ceil(double(p) * 16777216.0)));
+    }
 };
+
+// Runs body(begin, m, draws) over the site's n elements in blocks, draws[j] = the 24-bit draw of element begin + j
+// (keep(begin + j) == (draws[j] >= threshold())). The 64-bit mix runs in a loop of its own so that compilers
+// vectorize it (AVX2 has no 64-bit multiply, but GCC and clang build it from 32-bit ones); mixed into the
+// element loop it stays scalar and costs more than the rest of the dropout. Blocks on several threads give the
+// same result as one: every element's draw depends on its counter alone.
+constexpr int64_t kDropoutBlock = 512;
+template <class Body>
+void for_each_dropout_block(const Dropout& d, int64_t n, Body body) {
+    const uint64_t key = mix64(d.seed);
+#pragma omp parallel for if (n > 65536)
+    for (int64_t begin = 0; begin < n; begin += kDropoutBlock) {
+        int32_t draws[kDropoutBlock];
+        const int64_t m = std::min(kDropoutBlock, n - begin);
+        const uint64_t first = d.offset + uint64_t(begin);
+        for (int64_t j = 0; j < m; ++j) draws[j] = draw24(key, first + uint64_t(j));
+        body(begin, m, draws);
+    }
+}
 
 // Hands out non-overlapping counter ranges to the dropout sites of a model, one range per call. Layers that
 // have their own configured rate (Rnn, the seq2seq models) take the seed and counters from the stream and

@@ -29,10 +29,8 @@ void attention_weighted_sum_backward(float* dscores, float* dvalues, const float
                 ConstMatrixMap(weights + size_t(b) * Tq * Tk, Tq, Tk).transpose() * go;
         MatrixMap(dweights.data() + size_t(b) * Tq * Tk, Tq, Tk).noalias() = go * v.transpose();
     }
-    if (dropout.active()) {  // through the mask: d(probs) = mask * scale * d(dropped)
-        const float scale = dropout.scale();
-        for (size_t i = 0; i < n; ++i) dweights[i] = dropout.keep(i) ? dweights[i] * scale : 0.0f;
-    }
+    // Through the mask: d(probs) = mask * scale * d(dropped), which is the forward's own product.
+    if (dropout.active()) dropout_forward(dweights.data(), dweights.data(), dropout, int64_t(n));
     softmax_backward(dscores, dweights.data(), probs, B * Tq, Tk);
 }
 

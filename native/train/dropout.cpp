@@ -8,9 +8,12 @@ void dropout_backward(float* dx, const float* dout, const Dropout& d, int64_t n)
         return;
     }
     const float scale = d.scale();
-#pragma omp parallel for if (n > 65536)
-    for (int64_t i = 0; i < n; ++i)
-        if (d.keep(uint64_t(i))) dx[i] += dout[i] * scale;
+    const int32_t threshold = d.threshold();
+    for_each_dropout_block(d, n, [&](int64_t begin, int64_t m, const int32_t* draws) {
+        float* g = dx + begin;
+        const float* go = dout + begin;
+        for (int64_t j = 0; j < m; ++j) g[j] = draws[j] >= threshold ? g[j] + go[j] * scale : g[j];
+    });
 }
 
 }  // namespace attend

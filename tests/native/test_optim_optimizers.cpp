@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <omp.h>
+
 #include <cmath>
 #include <string>
 #include <vector>
@@ -135,6 +137,57 @@ TEST_CASE("Xavier-uniform init: bound sqrt(6 / (fan_in + fan_out)), reproducible
     CHECK(std::vector<float>(w, w + 30000) == first);
     xavier_init_weights(store, 43);
     CHECK(std::vector<float>(w, w + 30000) != first);
+}
+
+TEST_CASE("dropout: the blocked forward and backward keep exactly the elements keep(i) names, at every rate and on 1 or 2 threads") {
+    // The blocked loops compare 24-bit draws with threshold() instead of uniform_at with p; the rates include
+    // one element's own draw times 2^-24, where that element sits exactly on the edge, and the floats either side.
+    const int64_t n = 3 * kDropoutBlock + 77;  // crosses block edges and ends in a partial block
+    const uint64_t seed = 4242, offset = 1000003;
+    const int64_t edge = 1234;
+    const float on_edge = uniform_at(seed, offset + uint64_t(edge));
+    const std::vector<float> rates = {0.1f, 0.3f, 1.0f / 3.0f, 0.5f, 0.999f, 1.0f, 1e-8f, on_edge,
+                                      std::nextafter(on_edge, 0.0f), std::nextafter(on_edge, 1.0f)};
+    const std::vector<float> dout = gradcheck::random_vector(size_t(n), 8), dx0 = gradcheck::random_vector(size_t(n), 9);
+    const std::vector<float> x(size_t(n), 1.0f);
+    const int saved = omp_get_max_threads();
+    for (int threads : {1, 2})
+        for (float p : rates) {
+            omp_set_num_threads(threads);
+            const Dropout d{p, seed, offset};
+            std::vector<float> y(static_cast<size_t>(n)), dx = dx0;
+            dropout_forward(y.data(), x.data(), d, n);
+            dropout_backward(dx.data(), dout.data(), d, n);
+            int64_t wrong = 0;
+            for (int64_t i = 0; i < n; ++i) {
+                const bool keep = d.keep(uint64_t(i));
+                wrong += y[size_t(i)] != (keep ? d.scale() : 0.0f);
+                // A kept gradient may be rounded once (fused multiply-add) or twice: the mask is what is tested.
+                if (keep)
+                    wrong += dx[size_t(i)] != doctest::Approx(dx0[size_t(i)] + dout[size_t(i)] * d.scale());
+                else
+                    wrong += dx[size_t(i)] != dx0[size_t(i)];
+            }
+            INFO("p = " << p << ", " << threads << " threads");
+            CHECK(wrong == 0);
+        }
+    omp_set_num_threads(saved);
+    // The edge element is kept at its own rate and dropped just above it.
+    CHECK(Dropout{on_edge, seed, offset}.keep(uint64_t(edge)));
+    CHECK_FALSE(Dropout{std::nextafter(on_edge, 1.0f), seed, offset}.keep(uint64_t(edge)));
+    // A site over more than one thread's worth of elements (the blocks run in parallel there).
+    const int64_t big = 70000 + 5;
+    std::vector<float> ones(static_cast<size_t>(big), 1.0f), y1(ones.size()), y2(ones.size());
+    const Dropout d{0.3f, 7, 11};
+    omp_set_num_threads(1);
+    dropout_forward(y1.data(), ones.data(), d, big);
+    omp_set_num_threads(2);
+    dropout_forward(y2.data(), ones.data(), d, big);
+    omp_set_num_threads(saved);
+    CHECK(y1 == y2);
+    int64_t wrong = 0;
+    for (int64_t i = 0; i < big; ++i) wrong += (y1[size_t(i)] != 0.0f) != d.keep(uint64_t(i));
+    CHECK(wrong == 0);
 }
 
 TEST_CASE("dropout: reproducible from (seed, offset), keeps about 1 - p scaled by 1 / (1 - p), backward uses the same mask") {
