@@ -290,10 +290,18 @@ void run_translate(TranslateFlags& f) {
                                {"sentences", out}}.dump()
              << '\n';
     }
+    // The count of flagged lines goes beside the others, so that a long run's last line says how many of its
+    // warnings were only that.
+    const size_t flagged =
+        size_t(std::count_if(low_confidence.begin(), low_confidence.end(), [](size_t k) { return k > 0; }));
+    const std::string flagged_part = flagged > 0 ? ", " + std::to_string(flagged) + " flagged low confidence" : "";
     if (warned > 0) {
-        std::fprintf(stderr, "attend: %zu of %zu lines skipped, %zu with warnings (exit status %d)\n", skipped, n,
-                     warned, kExitSkipped);
+        std::fprintf(stderr, "attend: %zu of %zu lines skipped, %zu with warnings%s (exit status %d)\n", skipped, n,
+                     warned, flagged_part.c_str(), kExitSkipped);
         exit_status() = kExitSkipped;
+    } else if (flagged > 0) {
+        std::fprintf(stderr, "attend: %zu of %zu lines translated, %zu flagged low confidence (exit status 0)\n", n, n,
+                     flagged);
     }
 }
 

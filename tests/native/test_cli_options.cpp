@@ -195,7 +195,9 @@ TEST_CASE("attend translate, export, eval: a low confidence is a warning on its 
     CAPTURE(all.output);
     CHECK(all.status == 0);
     CHECK(all.output.find("attend: warning: line 1: low confidence (") != std::string::npos);
-    const nlohmann::json flagged = nlohmann::json::parse(all.output.substr(all.output.find('{')));
+    CHECK(all.output.find("attend: 1 of 1 lines translated, 1 flagged low confidence (exit status 0)") != std::string::npos);
+    const size_t brace = all.output.find('{');
+    const nlohmann::json flagged = nlohmann::json::parse(all.output.substr(brace, all.output.find('\n', brace) - brace));
     CHECK(flagged["low_confidence"] == true);
     const float confidence = flagged["confidence"].get<float>();
     CHECK(confidence > 0.0f);

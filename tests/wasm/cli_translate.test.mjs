@@ -57,6 +57,16 @@ for (const beam of ['5', '1']) {
   });
 }
 
+test('the last line counts the lines flagged low confidence apart from the skipped and warned ones', () => {
+  // --min-confidence 1 flags every translated line; the line the core refuses is skipped, not flagged.
+  const r = attend(['--min-confidence', '1'], 'A dog runs.\n\x01\x02\nA cat sleeps.\n');
+  assert.equal(r.status, 3, r.err);
+  assert.match(r.err, /1 of 3 lines skipped, 1 with warnings, 2 flagged low confidence \(exit status 3\)/);
+  const flaggedOnly = attend(['--min-confidence', '1'], 'A dog runs.\nA cat sleeps.\n');
+  assert.equal(flaggedOnly.status, 0, flaggedOnly.err);
+  assert.match(flaggedOnly.err, /2 of 2 lines translated, 2 flagged low confidence \(exit status 0\)/);
+});
+
 test('a line longer than the model accepts is translated from its start, with a warning; the others as alone', () => {
   const long = Array.from({ length: 300 }, (_, i) => ['a', 'dog', 'runs', 'on', 'the', 'beach'][i % 6]).join(' ');
   const r = attend(['-b', '2'], `A dog runs.\n${long}\nA cat sleeps.\n`);
