@@ -22,7 +22,7 @@ void dropout_forward(float* out, const float* x, const Dropout& d, int64_t n) {
     for_each_dropout_block(d, n, [&](int64_t begin, int64_t m, const int32_t* draws) {
         float* o = out + begin;
         const float* xs = x + begin;
-        for (int64_t j = 0; j < m; ++j) o[j] = draws[j] >= threshold ? xs[j] * scale : 0.0f;
+        for (int64_t j = 0; j < m; ++j) o[j] = select_kept(draws[j] >= threshold, xs[j] * scale, 0.0f);
     });
 }
 

@@ -12,7 +12,7 @@ void dropout_backward(float* dx, const float* dout, const Dropout& d, int64_t n)
     for_each_dropout_block(d, n, [&](int64_t begin, int64_t m, const int32_t* draws) {
         float* g = dx + begin;
         const float* go = dout + begin;
-        for (int64_t j = 0; j < m; ++j) g[j] = draws[j] >= threshold ? g[j] + go[j] * scale : g[j];
+        for (int64_t j = 0; j < m; ++j) g[j] = select_kept(draws[j] >= threshold, g[j] + go[j] * scale, g[j]);
     });
 }
 
