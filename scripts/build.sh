@@ -16,6 +16,9 @@ generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+# Paths under the checkout reach ccache relative to it, so that another clone of the project (a CI run's) finds
+# what this one compiled.
+export CCACHE_BASEDIR="$PWD"
 
 for tree in "${trees[@]}"; do
   case "$tree" in

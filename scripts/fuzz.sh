@@ -18,6 +18,9 @@ generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+# Paths under the checkout reach ccache relative to it, so that another clone of the project (a CI run's) finds
+# what this one compiled.
+export CCACHE_BASEDIR="$PWD"
 
 [ -f build-fuzz/CMakeCache.txt ] || CXX="$clangxx" cmake -S . -B build-fuzz "${generator[@]}" "${launcher[@]}" \
   -DCMAKE_BUILD_TYPE=Release -DATTEND_FUZZ=ON -DATTEND_PORTABLE=ON -DATTEND_CUDA=OFF > /dev/null

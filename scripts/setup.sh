@@ -4,11 +4,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Build and test dependencies (clang-14 + libfuzzer-14-dev: the fuzz harnesses, scripts/fuzz.sh; OpenMPI: data-parallel
+# Build and test dependencies (ccache: the five trees of scripts/build.sh and scripts/fuzz.sh recompile only what
+# changed, in a fresh clone too; clang-14 + libfuzzer-14-dev: the fuzz harnesses, scripts/fuzz.sh; OpenMPI: data-parallel
 # training, `mpirun -np N attend train`; OpenBLAS's OpenMP build: the training GEMMs). python3-torch is not here: it
 # only generates fixtures and is a benchmark peer (scripts/setup-torch.sh installs it); the test suite never needs it.
 packages=(
-  cmake ninja-build g++ make pkg-config
+  cmake ninja-build g++ make pkg-config ccache
   libeigen3-dev libxsimd-dev doctest-dev nlohmann-json3-dev libcli11-dev zlib1g-dev
   emscripten binaryen
   chromium
