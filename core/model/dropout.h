@@ -48,13 +48,6 @@ struct Dropout {
     }
 };
 
-// Runs body(begin, m, draws) over the site's n elements in blocks, draws[j] = the 24-bit draw of element begin + j
-// (keep(begin + j) == (draws[j] >= threshold())). The 64-bit mix runs in a loop of its own so that compilers
-// vectorize it (AVX2 has no 64-bit multiply, but GCC and clang build it from 32-bit ones); mixed into the
-// element loop it stays scalar and costs more than the rest of the dropout. Blocks on several threads give the
-// same result as one: every element's draw depends on its counter alone.
-constexpr int64_t kDropoutBlock = 512;
-
 // keep ? a : b as a bit mask, which compilers vectorize, where a branch would mispredict on a random share of the
 // elements (30% at p = 0.3) and cost more than drawing them.
 inline float select_kept(bool keep, float a, float b) {
@@ -67,6 +60,13 @@ inline float select_kept(bool keep, float a, float b) {
     std::memcpy(&out, &r, sizeof out);
     return out;
 }
+
+// Runs body(begin, m, draws) over the site's n elements in blocks, draws[j] = the 24-bit draw of element begin + j
+// (keep(begin + j) == (draws[j] >= threshold())). The 64-bit mix runs in a loop of its own so that compilers
+// vectorize it (AVX2 has no 64-bit multiply; GCC builds one from 32-bit multiplies); mixed into the
+// element loop it stays scalar and costs more than the rest of the dropout. Blocks on several threads give the
+// same result as one: every element's draw depends on its counter alone.
+constexpr int64_t kDropoutBlock = 512;
 
 template <class Body>
 void for_each_dropout_block(const Dropout& d, int64_t n, Body body) {
