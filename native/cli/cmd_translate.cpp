@@ -235,7 +235,7 @@ void run_translate(TranslateFlags& f) {
     for (size_t k = 0; k < sentence_results.size(); k++)
         low_confidence[sentence_line[k]] += sentence_errors[k].empty() && sentence_results[k].low_confidence;
     std::vector<std::vector<std::string>> warnings(n);
-    size_t skipped = 0, warned = 0;
+    size_t skipped = 0, warned = 0, flagged = 0;
     for (size_t i = 0; i < n; i++) {
         if (!errors[i].empty()) {
             warnings[i].push_back(errors[i] + ": skipped (an empty line out)");
@@ -244,6 +244,7 @@ void run_translate(TranslateFlags& f) {
         }
         warnings[i].insert(warnings[i].end(), results[i].warnings.begin(), results[i].warnings.end());
         if (warnings[i].size() > low_confidence[i]) warned++;
+        if (low_confidence[i] > 0) flagged++;
         for (const std::string& w : warnings[i])
             std::fprintf(stderr, "attend: warning: line %zu: %s\n", i + 1, w.c_str());
     }
@@ -292,8 +293,6 @@ void run_translate(TranslateFlags& f) {
     }
     // The count of flagged lines goes beside the others, so that a long run's last line says how many of its
     // warnings were only that.
-    const size_t flagged =
-        size_t(std::count_if(low_confidence.begin(), low_confidence.end(), [](size_t k) { return k > 0; }));
     const std::string flagged_part = flagged > 0 ? ", " + std::to_string(flagged) + " flagged low confidence" : "";
     if (warned > 0) {
         std::fprintf(stderr, "attend: %zu of %zu lines skipped, %zu with warnings%s (exit status %d)\n", skipped, n,
