@@ -1,9 +1,6 @@
 #!/usr/bin/env bash
-# The main job. Until the web demo lands, a tour of the kernels: their speed beside an unfused Eigen baseline.
+# The main job: the web demo (web/index.html and the attention lab), served from the repository root so that the
+# page can import the wasm modules from ../wasm/dist.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ -f web/index.html ] && [ -f scripts/serve.mjs ]; then
-  exec node scripts/serve.mjs
-fi
-echo "Attend kernels (attend bench kernels):"
-exec build/bin/attend bench kernels
+exec node scripts/serve.mjs
