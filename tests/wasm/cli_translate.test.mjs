@@ -94,7 +94,12 @@ test('--json gives one object a line: text, score, tokens, finished, warnings; a
   assert.match(r.err, /warning: line 1: the translation was cut at 3 tokens/);
   assert.deepEqual(out[1], { line: 2, text: '', warnings: [], skipped: false });
   assert.equal(typeof out[2].text, 'string');
-  assert.equal(out[2].warnings.length, out[2].finished ? 0 : 1);
+  // Its warnings are exactly the ones its fields call for: a cut output, and a confidence below the model's own.
+  const cut = out[2].warnings.filter((w) => /cut at 3 tokens/.test(w));
+  const doubted = out[2].warnings.filter((w) => /^low confidence/.test(w));
+  assert.equal(cut.length, out[2].finished ? 0 : 1);
+  assert.equal(doubted.length, out[2].low_confidence ? 1 : 0);
+  assert.equal(out[2].warnings.length, cut.length + doubted.length);
   const plain = attend(['--max-length', '3', '-b', '1'], 'A man in a blue shirt is standing on a ladder.\n');
   assert.equal(lines(plain.out)[0], out[0].text);
 });
