@@ -147,6 +147,9 @@ CommandRegistrar registrar([](CLI::App& app) {
     f.add<std::string>("--data", [](O& o, const std::string& v) { o.corpus.data_dir = v; },
                        "Data folder (default ../shared/data or $ATTEND_DATA)");
     cmd->add_flag("--resume", call->resume, "Continue the newest checkpoint in the run folder");
+    f.add("--start-from", &O::start_from,
+          "Start a new run from this model file's parameters, tokenizers and vocabularies (fine-tuning; the options "
+          "must give its layers, dimension, heads and ffn size); Adam starts afresh");
     f.add("--epochs", &O::epochs, "Epochs (with --resume: default the run's own)")->check(at_least(1));
     f.add("--max-steps", &O::max_steps, "Stop after this many steps (0: no limit)")->check(at_least(0));
     f.add("--max-tokens", &O::max_tokens, "Tokens per batch, padding included")->check(at_least(1));

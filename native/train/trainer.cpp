@@ -243,13 +243,17 @@ struct ResolvedRun {
     TrainOptions o;
     TrainDevice device = TrainDevice::Cpu;
     std::optional<Checkpoint> resumed;
+    std::optional<TranslatorModel> start;  // a new run's starting model (TrainOptions::start_from)
 };
 
 // Refuses a device or configuration this run cannot train before any work; loads the newest checkpoint that loads
 // when resuming.
 ResolvedRun resolve_run(const TrainOptions& requested, bool resume, const RunLog& log) {
-    ResolvedRun run{requested, parse_train_device(requested.device), std::nullopt};
+    ResolvedRun run{requested, parse_train_device(requested.device), std::nullopt, std::nullopt};
     TrainOptions& o = run.o;
+    if (resume && !requested.start_from.empty())
+        throw Error("--start-from begins a new run from a model; --resume continues a run's own checkpoint: "
+                    "give one of them");
     if (!resume) require_device_supports(run.device, o);  // a resume checks the run's own options below
     require_train_device(run.device);                     // a GPU (and a CUDA build) for cuda
     fs::create_directories(o.out_dir);
@@ -280,6 +284,17 @@ ResolvedRun resolve_run(const TrainOptions& requested, bool resume, const RunLog
                         " model, the run's options say " + o.architecture);
         require_device_supports(run.device, o);
         run.resumed = std::move(point.checkpoint);
+    } else if (!o.start_from.empty()) {
+        try {
+            // A model file or a checkpoint (its optimizer state is not wanted).
+            run.start = load_translator_model(SafeTensors::from_file(o.start_from), "optimizer.");
+        } catch (const Error& e) {
+            throw Error("--start-from " + o.start_from + ": " + e.what());
+        }
+        log.say("starting from " + o.start_from);
+        if (run.start->architecture() != o.architecture)
+            throw Error("--start-from " + o.start_from + " holds a " + run.start->architecture() +
+                        " model, the options say " + o.architecture);
     }
     const GemmPrecision precision = parse_gemm_precision(o.precision);
     if (precision != GemmPrecision::FP32 && run.device == TrainDevice::Cpu)
@@ -294,13 +309,12 @@ ResolvedRun resolve_run(const TrainOptions& requested, bool resume, const RunLog
     return run;
 }
 
-// A resumed run encodes with the checkpoint's own tokenizers and vocabularies.
+// A resumed run, or one started from a model, encodes with that model's own tokenizers and vocabularies.
 TranslationCorpus load_corpus(const ResolvedRun& run, const RunLog& log) {
     const auto t0 = std::chrono::steady_clock::now();
-    const Checkpoint* c = run.resumed ? &*run.resumed : nullptr;
+    const TranslatorModel* m = run.resumed ? &run.resumed->model : run.start ? &*run.start : nullptr;
     TranslationCorpus corpus =
-        c ? encode_corpus(run.o.corpus, c->model.source_pipeline, c->model.target_pipeline, c->model.source_vocab,
-                          c->model.target_vocab)
+        m ? encode_corpus(run.o.corpus, m->source_pipeline, m->target_pipeline, m->source_vocab, m->target_vocab)
           : prepare_corpus(run.o.corpus);
     const std::string origin = describe_training_pairs(run.o.corpus);
     log.say("data: " + std::to_string(corpus.train_source.size()) + " training pairs" +
@@ -333,11 +347,33 @@ TranslatorModel build_model(TrainOptions& o, const TranslationCorpus& corpus) {
     return tm;
 }
 
-// The parameters and Adam moments a resumed run continues from, or a fresh initialisation; the position to start at.
+// Copies a starting model's parameters into the run's model, which the options built: every tensor must be there
+// with the same shape, or the options describe another model.
+void copy_start_parameters(ParameterStore& to, const ParameterStore& from, const std::string& path) {
+    const std::vector<TensorSpec>& want = to.specs();
+    const std::vector<TensorSpec>& have = from.specs();
+    for (size_t i = 0; i < std::max(want.size(), have.size()); i++) {
+        const TensorSpec* w = i < want.size() ? &want[i] : nullptr;
+        const TensorSpec* h = i < have.size() ? &have[i] : nullptr;
+        if (!w || !h || w->name != h->name || w->shape != h->shape)
+            throw Error("--start-from " + path + ": the model has " +
+                        (h ? h->name + " " + shape_to_string(h->shape) : "no tensor") + " where the options' model has " +
+                        (w ? w->name + " " + shape_to_string(w->shape) : "none") +
+                        " (give the layers, dimension, heads and ffn size the model was trained with)");
+    }
+    std::copy_n(from.values(), from.size(), to.values());
+}
+
+// The parameters and Adam moments a resumed run continues from, a starting model's parameters, or a fresh
+// initialisation; the position to start at.
 TrainingState start_parameters(TranslatorModel& tm, Adam& adam, const TrainOptions& o,
-                               const std::optional<Checkpoint>& resumed) {
+                               const std::optional<Checkpoint>& resumed, const std::optional<TranslatorModel>& start) {
     ParameterStore& params = tm.parameters();
     const size_t n = params.size();
+    if (start) {
+        copy_start_parameters(params, start->parameters(), o.start_from);
+        return {};
+    }
     if (!resumed) {
         initialise_parameters(tm, o.init, o.seed);
         return {};
@@ -422,7 +458,7 @@ public:
           trainable_(make_trainable(tm_)), layout_(batch_layout(tm_, o_)),
           adam_(tm_.parameters().size(), adam_config(o_)), device_(run.device),
           from_checkpoint_(run.resumed.has_value()) {
-        state = start_parameters(tm_, adam_, o_, run.resumed);
+        state = start_parameters(tm_, adam_, o_, run.resumed, run.start);
         step_ = make_step_device(tm_, *trainable_, adam_, o_, device_, hooks, comm_);
         step_.backend->upload(tm_.parameters(), adam_.m(), adam_.v(), adam_.steps());
         options_json_ = train_options_to_json(o_);

@@ -65,6 +65,10 @@ struct TrainOptions {
     int batch_size = 64;           // sentences per batch when num_steps > 0
     std::string loss = "cross_entropy";  // or "masked_softmax_ce": the seeds' MaskedSoftmaxCELoss, l.sum() per batch
     std::string init = "scaled";         // or "seeds" (train/trainable_model.h)
+    // A new run may start from a model file's parameters, tokenizers and vocabularies instead of an initialisation
+    // (fine-tuning: e.g. on the references alone after training on synthetic data); the options must describe the
+    // same model shape. Adam starts afresh. Saved with the run's options as a record; a resume ignores it.
+    std::string start_from;
     int validate_every = 1;        // epochs between validations (the last epoch always validates)
     // A resuming call may set it (a run can be made longer or shorter); 0 keeps the run's own.
     int epochs = 125;
@@ -94,7 +98,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BahdanauConfig, embed_size, num_
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TrainOptions, preset, corpus, architecture, model, rnn, lr,
                                                 warmup_steps, cooldown_epochs, beta1, beta2, adam_eps, weight_decay,
                                                 label_smoothing, clip_norm, max_tokens, num_steps, batch_size, loss,
-                                                init, validate_every, epochs, max_steps, seed, checkpoint_every,
+                                                init, start_from, validate_every, epochs, max_steps, seed, checkpoint_every,
                                                 keep_checkpoints, log_every, val_bleu_sentences, average_last, device,
                                                 precision)
 

@@ -6,6 +6,7 @@
 #include "error.h"
 #include "train/trainer.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -157,4 +158,56 @@ TEST_CASE("a cooldown takes the learning rate linearly down to 0 over the last e
     const std::vector<std::vector<double>> resumed = logged_rates(split);
     CHECK(resumed[1] == first_epoch);
     CHECK(resumed[2] == second_epoch);
+}
+
+TEST_CASE("a run started from a model takes its parameters, tokenizers and vocabularies; Adam starts afresh") {
+    TrainOptions a = tiny_options(fresh_dir("start-base"));
+    a.max_steps = 3;
+    train_translator(a, false);
+    const std::string base_path = list_checkpoints(a.out_dir).back();
+    const Checkpoint base = load_checkpoint(base_path);
+
+    // Other BPE merges: prepared afresh, the vocabularies would differ; started from the model, they are its own.
+    TrainOptions b = tiny_options(fresh_dir("start-tuned"));
+    b.corpus.bpe_merges = 150;
+    b.start_from = base_path;
+    b.max_steps = 1;
+    TrainResult rb = train_translator(b, false);
+    CHECK(rb.state.step == 1);  // a new run: its own step count
+    const Checkpoint tuned = load_checkpoint(list_checkpoints(b.out_dir).back());
+    REQUIRE(tuned.model.source_vocab.size() == base.model.source_vocab.size());
+    REQUIRE(tuned.model.target_vocab.size() == base.model.target_vocab.size());
+    for (size_t i = 0; i < base.model.target_vocab.size(); i++)
+        CHECK(tuned.model.target_vocab.token(int(i)) == base.model.target_vocab.token(int(i)));
+    CHECK(nlohmann::json(tuned.model.source_pipeline) == nlohmann::json(base.model.source_pipeline));
+
+    // Adam's first step moves each parameter by at most the learning rate (m/sqrt(v) = g/|g|), so every parameter
+    // is within lr of the model's; a fresh initialisation (another seed: the same seed initialises the model's own
+    // starting point, three steps of at most lr away) is not.
+    auto largest_distance = [&](const ParameterStore& p) {
+        const ParameterStore& q = base.model.parameters();
+        REQUIRE(p.size() == q.size());
+        double worst = 0;
+        for (size_t i = 0; i < p.size(); i++)
+            worst = std::max(worst, std::abs(double(p.values()[i]) - q.values()[i]) - 1e-6 * std::abs(q.values()[i]));
+        return worst;
+    };
+    CHECK(largest_distance(tuned.model.parameters()) <= b.lr);
+    TrainOptions fresh = tiny_options(fresh_dir("start-fresh"));
+    fresh.max_steps = 1;
+    fresh.seed = a.seed + 1;
+    train_translator(fresh, false);
+    CHECK(largest_distance(load_checkpoint(list_checkpoints(fresh.out_dir).back()).model.parameters()) > 10 * b.lr);
+    CHECK(tuned.adam_m != base.adam_m);
+
+    // A model of another shape, a file that is not a model, or a resume that also names a model: refused.
+    TrainOptions wider = b;
+    wider.out_dir = fresh_dir("start-wider");
+    wider.model.model_dim = 64;
+    CHECK_THROWS_WITH(train_translator(wider, false), doctest::Contains(("--start-from " + base_path + ": the model has").c_str()));
+    TrainOptions missing = b;
+    missing.out_dir = fresh_dir("start-missing");
+    missing.start_from = missing.out_dir + "/none.safetensors";
+    CHECK_THROWS_WITH(train_translator(missing, false), doctest::Contains(("--start-from " + missing.start_from).c_str()));
+    CHECK_THROWS_WITH(train_translator(b, true), doctest::Contains("give one of them"));
 }
