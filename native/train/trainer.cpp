@@ -4,6 +4,7 @@
 #include "train/communicator.h"
 #include "error.h"
 #include "text/bleu.h"
+#include "text/lang.h"
 #include "train/loss.h"
 #include "train/optimizer.h"
 #include "train/train_batch.h"
@@ -295,6 +296,12 @@ ResolvedRun resolve_run(const TrainOptions& requested, bool resume, const RunLog
         if (run.start->architecture() != o.architecture)
             throw Error("--start-from " + o.start_from + " holds a " + run.start->architecture() +
                         " model, the options say " + o.architecture);
+        const std::string model_pair =
+            lang_code(run.start->source_pipeline.lang) + "-" + lang_code(run.start->target_pipeline.lang);
+        const std::string options_pair = o.corpus.source_lang + "-" + o.corpus.target_lang;
+        if (model_pair != options_pair)
+            throw Error("--start-from " + o.start_from + " translates " + model_pair + ", the run is for " +
+                        options_pair + " (--source, --target)");
     }
     const GemmPrecision precision = parse_gemm_precision(o.precision);
     if (precision != GemmPrecision::FP32 && run.device == TrainDevice::Cpu)

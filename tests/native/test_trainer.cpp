@@ -200,11 +200,17 @@ TEST_CASE("a run started from a model takes its parameters, tokenizers and vocab
     CHECK(largest_distance(load_checkpoint(list_checkpoints(fresh.out_dir).back()).model.parameters()) > 10 * b.lr);
     CHECK(tuned.adam_m != base.adam_m);
 
-    // A model of another shape, a file that is not a model, or a resume that also names a model: refused.
+    // A model of another shape or language pair, a file that is not a model, or a resume that also names a model:
+    // refused.
     TrainOptions wider = b;
     wider.out_dir = fresh_dir("start-wider");
     wider.model.model_dim = 64;
     CHECK_THROWS_WITH(train_translator(wider, false), doctest::Contains(("--start-from " + base_path + ": the model has").c_str()));
+    TrainOptions other_pair = b;
+    other_pair.out_dir = fresh_dir("start-pair");
+    other_pair.corpus.source_lang = "de";
+    other_pair.corpus.target_lang = "en";
+    CHECK_THROWS_WITH(train_translator(other_pair, false), doctest::Contains("translates en-de, the run is for de-en"));
     TrainOptions missing = b;
     missing.out_dir = fresh_dir("start-missing");
     missing.start_from = missing.out_dir + "/none.safetensors";
