@@ -290,7 +290,7 @@ ResolvedRun resolve_run(const TrainOptions& requested, bool resume, const RunLog
             // A model file or a checkpoint (its optimizer state is not wanted).
             run.start = load_translator_model(SafeTensors::from_file(o.start_from), "optimizer.");
         } catch (const Error& e) {
-            throw Error("--start-from " + o.start_from + ": " + e.what());
+            throw Error(std::string("--start-from: ") + e.what());  // the error names the file
         }
         log.say("starting from " + o.start_from);
         if (run.start->architecture() != o.architecture)

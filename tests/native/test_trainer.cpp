@@ -214,6 +214,6 @@ TEST_CASE("a run started from a model takes its parameters, tokenizers and vocab
     TrainOptions missing = b;
     missing.out_dir = fresh_dir("start-missing");
     missing.start_from = missing.out_dir + "/none.safetensors";
-    CHECK_THROWS_WITH(train_translator(missing, false), doctest::Contains(("--start-from " + missing.start_from).c_str()));
+    CHECK_THROWS_WITH(train_translator(missing, false), doctest::Contains(("--start-from: " + missing.start_from).c_str()));
     CHECK_THROWS_WITH(train_translator(b, true), doctest::Contains("give one of them"));
 }
