@@ -357,17 +357,16 @@ TranslatorModel build_model(TrainOptions& o, const TranslationCorpus& corpus) {
 // Copies a starting model's parameters into the run's model, which the options built: every tensor must be there
 // with the same shape, or the options describe another model.
 void copy_start_parameters(ParameterStore& to, const ParameterStore& from, const std::string& path) {
+    auto tensor = [](const std::vector<TensorSpec>& specs, size_t i) {  // "name [shape]", or "nothing" past the end
+        return i < specs.size() ? specs[i].name + " " + shape_to_string(specs[i].shape) : std::string("nothing");
+    };
     const std::vector<TensorSpec>& want = to.specs();
     const std::vector<TensorSpec>& have = from.specs();
-    for (size_t i = 0; i < std::max(want.size(), have.size()); i++) {
-        const TensorSpec* w = i < want.size() ? &want[i] : nullptr;
-        const TensorSpec* h = i < have.size() ? &have[i] : nullptr;
-        if (!w || !h || w->name != h->name || w->shape != h->shape)
-            throw Error("--start-from " + path + ": the model has " +
-                        (h ? h->name + " " + shape_to_string(h->shape) : "no tensor") + " where the options' model has " +
-                        (w ? w->name + " " + shape_to_string(w->shape) : "none") +
+    for (size_t i = 0; i < std::max(want.size(), have.size()); i++)
+        if (tensor(have, i) != tensor(want, i))
+            throw Error("--start-from " + path + ": the model has " + tensor(have, i) +
+                        " where the options' model has " + tensor(want, i) +
                         " (give the layers, dimension, heads and ffn size the model was trained with)");
-    }
     std::copy_n(from.values(), from.size(), to.values());
 }
 

@@ -98,9 +98,9 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BahdanauConfig, embed_size, num_
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TrainOptions, preset, corpus, architecture, model, rnn, lr,
                                                 warmup_steps, cooldown_epochs, beta1, beta2, adam_eps, weight_decay,
                                                 label_smoothing, clip_norm, max_tokens, num_steps, batch_size, loss,
-                                                init, start_from, validate_every, epochs, max_steps, seed, checkpoint_every,
-                                                keep_checkpoints, log_every, val_bleu_sentences, average_last, device,
-                                                precision)
+                                                init, start_from, validate_every, epochs, max_steps, seed,
+                                                checkpoint_every, keep_checkpoints, log_every, val_bleu_sentences,
+                                                average_last, device, precision)
 
 inline nlohmann::json train_options_to_json(const TrainOptions& o) { return o; }
 inline TrainOptions train_options_from_json(const nlohmann::json& j) { return j.get<TrainOptions>(); }

@@ -205,7 +205,8 @@ TEST_CASE("a run started from a model takes its parameters, tokenizers and vocab
     TrainOptions wider = b;
     wider.out_dir = fresh_dir("start-wider");
     wider.model.model_dim = 64;
-    CHECK_THROWS_WITH(train_translator(wider, false), doctest::Contains(("--start-from " + base_path + ": the model has").c_str()));
+    const std::string shape_error = "--start-from " + base_path + ": the model has";
+    CHECK_THROWS_WITH(train_translator(wider, false), doctest::Contains(shape_error.c_str()));
     TrainOptions other_pair = b;
     other_pair.out_dir = fresh_dir("start-pair");
     other_pair.corpus.source_lang = "de";
@@ -214,6 +215,7 @@ TEST_CASE("a run started from a model takes its parameters, tokenizers and vocab
     TrainOptions missing = b;
     missing.out_dir = fresh_dir("start-missing");
     missing.start_from = missing.out_dir + "/none.safetensors";
-    CHECK_THROWS_WITH(train_translator(missing, false), doctest::Contains(("--start-from: " + missing.start_from).c_str()));
+    const std::string load_error = "--start-from: " + missing.start_from;
+    CHECK_THROWS_WITH(train_translator(missing, false), doctest::Contains(load_error.c_str()));
     CHECK_THROWS_WITH(train_translator(b, true), doctest::Contains("give one of them"));
 }
