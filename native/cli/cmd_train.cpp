@@ -177,16 +177,18 @@ CommandRegistrar registrar([](CLI::App& app) {
     f.add<int>("--heads", [](O& o, int n) { o.model.heads = n; }, "Attention heads")->check(at_least(1, kMaxHeads));
     f.add<int>("--ffn", [](O& o, int n) { o.model.ffn_dim = n; }, "Feed-forward dimension")
         ->check(at_least(1, kMaxFfnDim));
-    f.add<std::string>("--train-target", [](O& o, const std::string& v) { o.corpus.train_target_file = v; },
-                       "Training targets from this file instead of the data set's: raw text, a line for each "
-                       "training pair (a teacher's translations: sequence-level knowledge distillation)");
-    f.add<std::string>("--train-source", [](O& o, const std::string& v) { o.corpus.train_source_file = v; },
-                       "Training sources from this file, each with the data set's target, added to the training "
-                       "pairs: raw text, a line for each training pair (a reverse model's translations of the "
-                       "targets: back-translation)");
+    using Files = std::vector<std::string>;
+    f.add<Files>("--train-target", [](O& o, const Files& v) { o.corpus.train_target_files = v; },
+                 "Training targets from this file instead of the data set's: raw text, a line for each training "
+                 "pair (a teacher's translations: sequence-level knowledge distillation); given again, each file's "
+                 "pairs are added (several teachers)");
+    f.add<Files>("--train-source", [](O& o, const Files& v) { o.corpus.train_source_files = v; },
+                 "Training sources from this file, each with the data set's target, added to the training pairs: "
+                 "raw text, a line for each training pair (a reverse model's translations of the targets: "
+                 "back-translation); may be given again");
     f.add_switch("--with-references", [](O& o) { o.corpus.with_references = true; },
-                 "With --train-target: train on the data set's own pairs as well, each source twice (with its "
-                 "reference and with the file's target)");
+                 "With --train-target: train on the data set's own pairs as well, each source with its reference "
+                 "besides each file's target");
     f.add<int>("--max-sentences", [](O& o, int n) { o.corpus.max_train_sentences = n; },
                "Use only the first N training pairs (0: all)")->check(at_least(0));
     f.add("--checkpoint-every", &O::checkpoint_every, "Steps between checkpoints")->check(at_least(1));

@@ -25,6 +25,48 @@ const std::vector<std::string> kReserved{"<pad>", "<bos>", "<eos>"};
 
 }  // namespace
 
+namespace {
+
+// Each saved field of the options with its key, for to_json and from_json to share one list.
+template <typename Options, typename Visit>
+void each_saved_field(Options& o, Visit&& visit) {
+    visit("dataset", o.dataset);
+    visit("source_lang", o.source_lang);
+    visit("target_lang", o.target_lang);
+    visit("bpe_merges", o.bpe_merges);
+    visit("min_freq", o.min_freq);
+    visit("joint_vocab", o.joint_vocab);
+    visit("max_train_sentences", o.max_train_sentences);
+    visit("max_tokens_per_sentence", o.max_tokens_per_sentence);
+    visit("val_sentences", o.val_sentences);
+    visit("cased", o.cased);
+    visit("split_digits", o.split_digits);
+    visit("train_target_files", o.train_target_files);
+    visit("with_references", o.with_references);
+    visit("train_source_files", o.train_source_files);
+}
+
+}  // namespace
+
+void to_json(nlohmann::json& j, const CorpusOptions& o) {
+    j = nlohmann::json::object();
+    each_saved_field(o, [&j](const char* key, const auto& value) { j[key] = value; });
+}
+
+void from_json(const nlohmann::json& j, CorpusOptions& o) {
+    o = CorpusOptions{};
+    each_saved_field(o, [&j](const char* key, auto& value) {
+        if (auto it = j.find(key); it != j.end()) it->get_to(value);
+    });
+    // Runs saved when each side took one file.
+    for (auto [old_key, files] : {std::pair{"train_target_file", &o.train_target_files},
+                                  std::pair{"train_source_file", &o.train_source_files}}) {
+        auto it = j.find(old_key);
+        if (it != j.end() && !j.contains(std::string(old_key) + "s") && !it->get<std::string>().empty())
+            *files = {it->get<std::string>()};
+    }
+}
+
 std::vector<int> encode_line(const std::string& tokenized_line, const TextPipeline& pipeline, const Vocab& vocab) {
     std::vector<std::string> tokens = split_spaces(tokenized_line);
     if (pipeline.bpe) tokens = pipeline.bpe->apply(tokens);
@@ -106,12 +148,12 @@ static ParallelText read_split(const CorpusOptions& o, const std::string& split)
 }
 
 static void check_training_targets(const CorpusOptions& o) {
-    if (o.with_references && o.train_target_file.empty())
+    if (o.with_references && o.train_target_files.empty())
         throw Error("training on the references as well as a file's targets needs the file (--train-target)");
 }
 
-// Whether the data set's own pairs are among the training pairs: unless a target file replaces them.
-static bool keeps_own_pairs(const CorpusOptions& o) { return o.train_target_file.empty() || o.with_references; }
+// Whether the data set's own pairs are among the training pairs: unless target files replace them.
+static bool keeps_own_pairs(const CorpusOptions& o) { return o.train_target_files.empty() || o.with_references; }
 
 // The first max_sentences pairs of text (all where max_sentences is 0).
 static void keep_first(ParallelText& text, int max_sentences) {
@@ -139,35 +181,40 @@ static std::vector<std::string> read_aligned_lines(const CorpusOptions& o, const
 }
 
 // The training pairs, each part over the data set's training split (its first max_train_sentences pairs where that
-// is set), in this order: the data set's own pairs (unless a target file replaces them, or with_references keeps
-// them beside it), the sources with the target file's lines, the source file's lines with the references.
+// is set), in this order: the data set's own pairs (unless target files replace them, or with_references keeps
+// them beside them), the sources with each target file's lines, each source file's lines with the references.
 static ParallelText read_training_pairs(const CorpusOptions& o) {
     check_training_targets(o);
     ParallelText own = read_split(o, "train");
     const size_t n_all = own.source.size();  // a file has a line for each pair, whatever the limit
     keep_first(own, o.max_train_sentences);
     const size_t n = own.source.size();
-    if (o.train_target_file.empty() && o.train_source_file.empty()) return own;
+    if (o.train_target_files.empty() && o.train_source_files.empty()) return own;
     ParallelText train;
     auto add = [&train](const std::vector<std::string>& source, const std::vector<std::string>& target) {
         train.source.insert(train.source.end(), source.begin(), source.end());
         train.target.insert(train.target.end(), target.begin(), target.end());
     };
     if (keeps_own_pairs(o)) add(own.source, own.target);
-    if (!o.train_target_file.empty())
-        add(own.source, read_aligned_lines(o, o.train_target_file, n_all, n, o.target_lang));
-    if (!o.train_source_file.empty())
-        add(read_aligned_lines(o, o.train_source_file, n_all, n, o.source_lang), own.target);
+    for (const std::string& file : o.train_target_files)
+        add(own.source, read_aligned_lines(o, file, n_all, n, o.target_lang));
+    for (const std::string& file : o.train_source_files)
+        add(read_aligned_lines(o, file, n_all, n, o.source_lang), own.target);
     return train;
 }
 
 std::string describe_training_pairs(const CorpusOptions& o) {
-    if (o.train_target_file.empty() && o.train_source_file.empty()) return "";
+    if (o.train_target_files.empty() && o.train_source_files.empty()) return "";
     std::string out;
     auto add = [&out](const std::string& part) { out += (out.empty() ? "" : " + ") + part; };
+    auto joined = [](const std::vector<std::string>& files) {
+        std::string s;
+        for (const std::string& f : files) s += (s.empty() ? "" : " and ") + f;
+        return s;
+    };
     if (keeps_own_pairs(o)) add("the references");
-    if (!o.train_target_file.empty()) add("targets from " + o.train_target_file);
-    if (!o.train_source_file.empty()) add("sources from " + o.train_source_file);
+    if (!o.train_target_files.empty()) add("targets from " + joined(o.train_target_files));
+    if (!o.train_source_files.empty()) add("sources from " + joined(o.train_source_files));
     return out;
 }
 

@@ -30,24 +30,23 @@ struct CorpusOptions {
     // same Moses normalization and tokenization without lowercasing (the model then writes capitals itself).
     bool cased = false;
     bool split_digits = false;     // BPE never merges a digit (numbers are copied digit by digit)
-    // multi30k: training targets read from this file (raw text, a line for each training pair, e.g. a teacher's
-    // translations of the training sources: sequence-level knowledge distillation) instead of the data set's.
-    // The BPE and the vocabularies are still learned on the data set's own text, so the model reads and writes
-    // as its teacher does; validation scores against the real references.
-    std::string train_target_file;
-    // With train_target_file: the data set's own pairs are kept beside the file's, so each training source appears
-    // twice, once with its reference and once with the file's target (distillation on both).
+    // multi30k: training targets read from these files (raw text, a line for each training pair, e.g. teachers'
+    // translations of the training sources: sequence-level knowledge distillation), each file's pairs in place of
+    // the data set's. The BPE and the vocabularies are still learned on the data set's own text, so the model reads
+    // and writes as its teachers do; validation scores against the real references.
+    std::vector<std::string> train_target_files;
+    // With train_target_files: the data set's own pairs are kept beside the files', so each training source appears
+    // once with its reference and once with each file's target (distillation on both).
     bool with_references = false;
-    // multi30k: training sources read from this file (raw text, a line for each training pair, e.g. a reverse
-    // model's translations of the training targets: back-translation), each paired with the data set's target and
+    // multi30k: training sources read from these files (raw text, a line for each training pair, e.g. reverse
+    // models' translations of the training targets: back-translation), each paired with the data set's target and
     // added to the training pairs above.
-    std::string train_source_file;
+    std::vector<std::string> train_source_files;
 };
-// A key that is missing takes the default; data_dir belongs to each call, not to the run.
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CorpusOptions, dataset, source_lang, target_lang, bpe_merges, min_freq,
-                                                joint_vocab, max_train_sentences, max_tokens_per_sentence,
-                                                val_sentences, cased, split_digits, train_target_file,
-                                                with_references, train_source_file)
+// A key that is missing takes the default; data_dir belongs to each call, not to the run. A run saved with one
+// file a side ("train_target_file": "a.de") reads as a list of that one.
+void to_json(nlohmann::json& j, const CorpusOptions& o);
+void from_json(const nlohmann::json& j, CorpusOptions& o);
 
 struct TranslationCorpus {
     TextPipeline source_pipeline, target_pipeline;
@@ -67,7 +66,7 @@ TranslationCorpus encode_corpus(const CorpusOptions& options, TextPipeline sourc
                                 Vocab source_vocab, Vocab target_vocab);
 
 // Where the training pairs come from when files give some of them ("the references + targets from teacher.de +
-// sources from bt.en"); empty when they are the data set's own.
+// sources from bt.en"; files of one side joined by " and "); empty when they are the data set's own.
 std::string describe_training_pairs(const CorpusOptions& options);
 
 // Space-separated BPE tokens of a tokenized line -> ids.

@@ -385,19 +385,19 @@ TEST_CASE("attend train --train-target, --with-references, --train-source: the r
     REQUIRE(r.status == 0);
     CHECK(r.output.find("targets from " + targets) != std::string::npos);
     const TrainOptions o = train_options_from_json(load_newest_checkpoint(out + "/run").checkpoint.options);
-    CHECK(o.corpus.train_target_file == targets);
+    CHECK(o.corpus.train_target_files == std::vector<std::string>{targets});
     CHECK_FALSE(o.corpus.with_references);
     const Run both = run_attend("train --preset transformer-tiny-cased --data '" + default_data_dir() + "' --out '" +
                                 out + "/both' --max-steps 1 --max-sentences 64 --bpe 200 --layers 1 --dim 16 "
                                 "--heads 2 --ffn 16 --threads 1 --with-references --train-target '" + targets +
-                                "' --train-source '" + out + "/back.en'");
+                                "' --train-source '" + out + "/back.en' --train-source '" + out + "/back.en'");
     CAPTURE(both.output);
     REQUIRE(both.status == 0);
-    CHECK(both.output.find("192 training pairs (the references + targets from " + targets + " + sources from " + out +
-                           "/back.en)") != std::string::npos);
+    CHECK(both.output.find("256 training pairs (the references + targets from " + targets + " + sources from " + out +
+                           "/back.en and " + out + "/back.en)") != std::string::npos);
     const CorpusOptions saved = train_options_from_json(load_newest_checkpoint(out + "/both").checkpoint.options).corpus;
     CHECK(saved.with_references);
-    CHECK(saved.train_source_file == out + "/back.en");
+    CHECK(saved.train_source_files == std::vector<std::string>{out + "/back.en", out + "/back.en"});
     check_refused("train --preset transformer-tiny-cased --data '" + default_data_dir() + "' --out '" + out +
                       "/none' --max-steps 1 --max-sentences 64 --bpe 200 --threads 1 --with-references",
                   "training on the references as well as a file's targets needs the file (--train-target)");
