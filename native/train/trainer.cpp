@@ -284,6 +284,9 @@ ResolvedRun resolve_run(const TrainOptions& requested, bool resume, const RunLog
             throw Error("--resume: " + point.path + " holds a " + point.checkpoint.model.architecture() +
                         " model, the run's options say " + o.architecture);
         require_device_supports(run.device, o);
+        if (o.max_steps > 0 && o.max_steps <= point.checkpoint.state.step)
+            throw Error("--max-steps " + std::to_string(o.max_steps) + ": " + point.path + " is already at step " +
+                        std::to_string(point.checkpoint.state.step) + "; give a larger limit, or none");
         run.resumed = std::move(point.checkpoint);
     } else if (!o.start_from.empty()) {
         try {

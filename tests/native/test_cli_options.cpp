@@ -131,7 +131,7 @@ TEST_CASE("attend train: each flag given sets its fields over the preset's; the 
     std::filesystem::remove_all(out);
 }
 
-TEST_CASE("attend train --resume: the run's own length and cooldown unless the call names new ones") {
+TEST_CASE("attend train --resume: the run's own length and cooldown unless named anew; a --max-steps reached is refused") {
     using namespace attend;
     const std::string out = attend_test::fresh_run_dir("resume_length");
     const std::string run = "train --preset transformer-tiny --data '" + default_data_dir() + "' --out '" + out + "' ";
@@ -152,6 +152,14 @@ TEST_CASE("attend train --resume: the run's own length and cooldown unless the c
     REQUIRE(r.status == 0);
     CHECK(saved().epochs == 9);
     CHECK(saved().cooldown_epochs == 0);
+
+    // A limit the run has reached takes no step: it is refused, and the run stays where it was.
+    for (const char* limit : {"3", "2"}) {
+        CAPTURE(limit);
+        check_refused(run + "--resume --threads 1 --max-steps " + limit,
+                      "--max-steps " + std::string(limit) + ": " + checkpoint_path(out, 3) + " is already at step 3");
+        CHECK(load_newest_checkpoint(out).checkpoint.state.step == 3);
+    }
     std::filesystem::remove_all(out);
 }
 
