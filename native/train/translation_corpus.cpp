@@ -23,10 +23,6 @@ std::vector<std::string> split_spaces(const std::string& line) {
 
 const std::vector<std::string> kReserved{"<pad>", "<bos>", "<eos>"};
 
-}  // namespace
-
-namespace {
-
 // Each saved field of the options with its key, for to_json and from_json to share one list.
 template <typename Options, typename Visit>
 void each_saved_field(Options& o, Visit&& visit) {
