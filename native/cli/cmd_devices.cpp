@@ -12,6 +12,7 @@ namespace {
 void run_devices() {
     std::printf("cpu: %u hardware threads; training products through %s\n", std::thread::hardware_concurrency(),
                 gemm_backend());
+    if (const std::string note = gemm_kernel_note(); !note.empty()) std::printf("cpu: note: %s\n", note.c_str());
     CudaAvailability cuda = cuda_availability();
     if (cuda.gpus > 0)
         std::printf("%s", cuda.description.c_str());

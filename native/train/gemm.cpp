@@ -5,6 +5,9 @@
 #include <cblas.h>
 #endif
 
+#include <cstdlib>
+#include <cstring>
+
 namespace attend {
 
 #ifdef ATTEND_HAVE_OPENBLAS
@@ -17,6 +20,33 @@ void gemm_accumulate(float* C, int ldc, const float* A, int lda, bool transpose_
 }
 
 const char* gemm_backend() { return openblas_get_config(); }
+
+namespace {
+
+// What OpenBLAS's AVX-512 kernels (SkylakeX's, which Cooperlake's and SapphireRapids' extend) need of the CPU and the
+// OS; libgcc's answers include the OS's part (AVX-512 state enabled).
+bool cpu_runs_avx512_kernels() {
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&
+           __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
+           __builtin_cpu_supports("avx512vl");
+#else
+    return false;
+#endif
+}
+
+}  // namespace
+
+std::string gemm_kernel_note() {
+    const char* forced = std::getenv("OPENBLAS_CORETYPE");
+    if (!forced || !*forced || !cpu_runs_avx512_kernels()) return "";
+    const std::string core = openblas_get_corename();
+    for (const char* avx512 : {"SkylakeX", "Cooperlake", "SapphireRapids"})
+        if (core == avx512) return "";
+    return "OPENBLAS_CORETYPE=" + std::string(forced) + " holds OpenBLAS to its " + core +
+           " kernels; this CPU runs its AVX-512 ones, which it chooses itself without the variable (faster training)";
+}
 
 #else
 
@@ -38,6 +68,8 @@ void gemm_accumulate(float* C, int ldc, const float* A, int lda, bool transpose_
 }
 
 const char* gemm_backend() { return "Eigen"; }
+
+std::string gemm_kernel_note() { return ""; }
 
 #endif
 

@@ -5,6 +5,7 @@
 // The same call gives the same bits (no order-dependent reductions), which resuming a run relies on; the same
 // product split into other blocks may round differently.
 #pragma once
+#include <string>
 
 namespace attend {
 
@@ -13,7 +14,12 @@ namespace attend {
 void gemm_accumulate(float* C, int ldc, const float* A, int lda, bool transpose_a, const float* B, int ldb,
                      bool transpose_b, int M, int N, int K);
 
-// "OpenBLAS 0.3.21 ..." (its own configuration string) or "Eigen".
+// "OpenBLAS 0.3.21 ..." (its own configuration string, which names the kernels in use) or "Eigen".
 const char* gemm_backend();
+
+// Where the environment's OPENBLAS_CORETYPE holds OpenBLAS to kernels narrower than the CPU runs (AVX2 "Haswell" on
+// a CPU with AVX-512, which OpenBLAS would choose itself without the variable: 1.5x the training step on an AMD Zen
+// 5), a sentence that says so; "" otherwise. The variable is the user's to keep: this only tells.
+std::string gemm_kernel_note();
 
 }  // namespace attend

@@ -10,6 +10,7 @@
 #include "train/train_batch.h"
 #include "train/trainable_model.h"
 #include "train/devices.h"
+#include "train/gemm.h"
 #include "train/gemm_precision.h"
 #include "train/train_device.h"
 #include "translate/transformer_network.h"
@@ -482,6 +483,8 @@ public:
                  (step_.cpu ? std::to_string(omp_get_max_threads()) + " threads"
                             : "training on " + std::string(train_device_name(device_)) + " (" + step_.hardware + ")") +
                  (comm_.size() > 1 ? " per rank, data-parallel over " + comm_.describe() : ""));
+        if (step_.cpu)
+            if (const std::string note = gemm_kernel_note(); !note.empty()) log_.say("note: " + note);
         if (writer()) log_.open(o_.out_dir, state, from_checkpoint_);
         for (size_t i = 0; i < corpus_.train_source.size(); i++) {
             src_lens_.push_back(static_cast<int>(corpus_.train_source[i].size()) + 1);

@@ -35,8 +35,9 @@ struct Run {
     std::string output;  // standard output and standard error
 };
 
-Run run_attend(const std::string& args) {
-    const std::string command = std::string("'") + ATTEND_CLI_PATH + "' " + args + " 2>&1 < /dev/null";
+// `env`: variables set for the run, "NAME=value ...", or env(1)'s options ("-u NAME").
+Run run_attend(const std::string& args, const std::string& env = "") {
+    const std::string command = "env " + env + " '" + ATTEND_CLI_PATH + "' " + args + " 2>&1 < /dev/null";
     Run r;
     std::FILE* pipe = popen(command.c_str(), "r");
     REQUIRE(pipe);
@@ -420,4 +421,26 @@ TEST_CASE("attend devices: the CPU's threads and the library the training produc
     CHECK(r.output.find("cpu: ") == 0);
     CHECK(r.output.find("training products through " + std::string(attend::gemm_backend())) != std::string::npos);
     CHECK(r.output.find("cuda: ") != std::string::npos);
+}
+
+TEST_CASE("attend devices: says when OPENBLAS_CORETYPE holds OpenBLAS to kernels narrower than the CPU runs") {
+    const bool openblas = std::string(attend::gemm_backend()).rfind("OpenBLAS", 0) == 0;
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&
+                        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
+                        __builtin_cpu_supports("avx512vl");
+#else
+    const bool avx512 = false;
+#endif
+    const std::string note = "OPENBLAS_CORETYPE=Haswell holds OpenBLAS to its Haswell kernels";
+    const Run forced = run_attend("devices", "OPENBLAS_CORETYPE=Haswell");  // AVX2: any CPU of the native tree
+    CAPTURE(forced.output);
+    CHECK(forced.status == 0);
+    CHECK((forced.output.find(note) != std::string::npos) == (openblas && avx512));
+    if (openblas) CHECK(forced.output.find(" Haswell ") != std::string::npos);
+    const Run own = run_attend("devices", "-u OPENBLAS_CORETYPE");  // OpenBLAS's own choice: nothing to say
+    CAPTURE(own.output);
+    CHECK(own.status == 0);
+    CHECK(own.output.find("OPENBLAS_CORETYPE") == std::string::npos);
 }
