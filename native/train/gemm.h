@@ -18,7 +18,7 @@ void gemm_accumulate(float* C, int ldc, const float* A, int lda, bool transpose_
 const char* gemm_backend();
 
 // Where the environment's OPENBLAS_CORETYPE holds OpenBLAS to kernels narrower than the CPU runs (AVX2 "Haswell" on
-// a CPU with AVX-512, which OpenBLAS would choose itself without the variable: 1.5x the training step on an AMD Zen
+// a CPU with AVX-512, which OpenBLAS would choose itself without the variable: 1.4x the training step on an AMD Zen
 // 5), a sentence that says so; "" otherwise. The variable is the user's to keep: this only tells.
 std::string gemm_kernel_note();
 
