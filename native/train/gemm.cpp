@@ -6,7 +6,6 @@
 #endif
 
 #include <cstdlib>
-#include <cstring>
 
 namespace attend {
 
