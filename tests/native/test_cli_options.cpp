@@ -434,7 +434,7 @@ TEST_CASE("attend devices: says when OPENBLAS_CORETYPE holds OpenBLAS to kernels
     const bool avx512 = false;
 #endif
     const std::string note = "OPENBLAS_CORETYPE=Haswell holds OpenBLAS to its Haswell kernels";
-    const Run forced = run_attend("devices", "OPENBLAS_CORETYPE=Haswell");  // AVX2: any CPU of the native tree
+    const Run forced = run_attend("devices", "OPENBLAS_CORETYPE=Haswell");  // devices runs no product: any CPU
     CAPTURE(forced.output);
     CHECK(forced.status == 0);
     CHECK((forced.output.find(note) != std::string::npos) == (openblas && avx512));
