@@ -16,9 +16,12 @@
 #                      attention_dropout 0, which their command leaves), 8,192-token batches, 125 epochs, the last
 #                      10 checkpoints averaged
 #   wu-ende-lc         the same on lowercase text, as in the paper
+#   dd2-ende           the same en→de recipe on the 116,000 diversified pairs of the en-de card's second round (the
+#                      references, two forward models' German and the de→en model's back-translations), 120 epochs;
+#                      reads <runs>/dd/{fwd-ende.de,fwd2-ende.de,bt-deen.en}, which scripts/dd-data.sh makes
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ $# -lt 4 ]; then sed -n 2,18p "$0"; exit 2; fi
+if [ $# -lt 4 ]; then sed -n 2,21p "$0"; exit 2; fi
 b=$1 runs=$2 minutes=$3
 shift 3
 attend="$b/bin/attend"
@@ -28,7 +31,15 @@ recipe_args() {
     local wu="--lr 5e-3 --warmup 2000 --max-tokens 8192 --dropout 0.3 --attention-dropout 0 --epochs 125 \
 --cooldown-epochs 0 --validate-every 5 --average-last 10 --keep 10"
     local pair variant
-    if [ "$1" = wu-ende-lc ]; then
+    if [ "$1" = dd2-ende ]; then
+        local dd="$runs/dd"
+        for f in fwd-ende.de fwd2-ende.de bt-deen.en; do
+            [ -f "$dd/$f" ] || { echo "gpu-train: dd2-ende needs $dd/$f (scripts/dd-data.sh makes it)" >&2; return 1; }
+        done
+        echo "--preset transformer-tiny-cased-wu --source en --target de --train-target $dd/fwd-ende.de \
+--train-target $dd/fwd2-ende.de --with-references --train-source $dd/bt-deen.en --epochs 120"
+        return
+    elif [ "$1" = wu-ende-lc ]; then
         echo "--preset transformer-tiny --source en --target de $wu"
         return
     elif [[ $1 =~ ^wu-(ende|enfr|deen|fren)$ ]]; then
