@@ -38,6 +38,12 @@ bool is_possessive_s(const std::string& token) {
     return token.size() == 1 || !starts_with_letter(token.substr(1));
 }
 
+// What follows the apostrophe of an English contraction that a model wrote as three tokens ("I ' m", "don ' t"):
+// the tokenizer makes "'m" and "n't" single tokens, but BPE can spell a rare one out of its pieces.
+bool is_contraction_suffix(const std::string& before, const std::string& token) {
+    return is_one_of(token, {"m", "re", "ve", "ll", "d"}) || (token == "t" && !before.empty() && before.back() == 'n');
+}
+
 // Initials around "&": "A & M", "AT & T", "H & R Block", "A & M-Tennisspielerin".
 bool is_initials_before(const std::string& token) {
     if (token.empty() || token.size() > 3) return false;
@@ -121,6 +127,11 @@ std::string detokenize(const std::vector<std::string>& input, Lang lang, const D
             glue_before = true;
         } else if (token == "'" && next && is_possessive_s(*next) && prev && ends_with_letter(*prev)) {
             glue_before = true;  // German/English "joe ' s"
+            glue_next = true;
+        } else if (lang == Lang::en && token == "'" && !inside_single_quote && prev && next &&
+                   ends_with_letter(*prev) && is_contraction_suffix(*prev, *next) &&
+                   (i + 2 == tokens.size() || tokens[i + 2] != "'")) {
+            glue_before = true;  // "I'm", "don't"; not a quoted letter ("a ' d ' sign")
             glue_next = true;
         } else if (token == "'" && inside_single_quote) {
             glue_before = true;  // closes 'Grand Opening'

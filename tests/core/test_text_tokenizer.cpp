@@ -156,6 +156,12 @@ TEST_CASE("detokenizer: cased text as a person writes it") {
     CHECK(detokenize("under a &apos; Grand Opening &apos; sign .", Lang::en) == "Under a 'Grand Opening' sign.");
     CHECK(detokenize("the boys &apos; toys", Lang::en) == "The boys' toys");
     CHECK(detokenize("hors d &apos;oeuvres from O &apos;Neil", Lang::en) == "Hors d'oeuvres from O'Neil");
+    // a contraction a model spelled as three tokens is one word; a quoted letter and a plural possessive are not
+    CHECK(detokenize("I &apos; m sure they &apos; re here , we &apos; ve seen you &apos; ll see he &apos; d say so , "
+                     "don &apos; t worry",
+                     Lang::en) == "I'm sure they're here, we've seen you'll see he'd say so, don't worry");
+    CHECK(detokenize("under a &apos; d &apos; sign", Lang::en) == "Under a 'd' sign");
+    CHECK(detokenize("the boys &apos; t-shirts", Lang::en) == "The boys' t-shirts");
     // initials around &, slashes, times, degrees, repeated periods
     CHECK(detokenize("a Texas A &amp; M player at a Q &amp; A , red &amp; black", Lang::en) ==
           "A Texas A&M player at a Q&A, red & black");
