@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # compute-sanitizer over test_cuda on a machine with an NVIDIA GPU: memcheck (out-of-bounds and misaligned
 # accesses, leaks of device memory) and racecheck (shared-memory hazards) over every case but the throughput one,
-# which only repeats the training step the other cases already cover, and the data-parallel ones, which run
-# `attend train` under mpirun and NCCL (the step they run is the one the Transformer cases check). Any finding exits non-zero. API errors are not
+# which only repeats the training step the other cases already cover, and those that run `attend train` in child
+# processes (under mpirun and NCCL, or with TF32 and BF16 products): the sanitizer would follow every child, for
+# minutes, through the step the Transformer cases check, with the precisions the linear cases check. Any finding
+# exits non-zero. API errors are not
 # reported: some cases provoke them on purpose (a copy with bad arguments must become an attend::Error naming the
 # call), and every runtime call outside those is checked by CUDA_CHECK, which fails its case.
 #   scripts/cuda-sanitize.sh [path/to/test_cuda]   (default build/bin/test_cuda)
@@ -15,6 +17,7 @@ for tool in memcheck racecheck; do
     extra=()
     [ "$tool" = memcheck ] && extra=(--leak-check full)
     echo "== compute-sanitizer --tool $tool"
-    "$sanitizer" --tool "$tool" "${extra[@]}" --report-api-errors no --error-exitcode 1 "$bin" -tce="*throughput*,*rank*,*NCCL*"
+    "$sanitizer" --tool "$tool" "${extra[@]}" --report-api-errors no --error-exitcode 1 "$bin" \
+        -tce="*throughput*,*rank*,*NCCL*,*attend train*"
 done
 echo "cuda-sanitize: memcheck and racecheck clean"
