@@ -4,9 +4,9 @@
 # which only repeats the training step the other cases already cover, and those that run `attend train` in child
 # processes (under mpirun and NCCL, or with TF32 and BF16 products): the sanitizer would follow every child, for
 # minutes, through the step the Transformer cases check, with the precisions the linear cases check. Any finding
-# exits non-zero. API errors are not
-# reported: some cases provoke them on purpose (a copy with bad arguments must become an attend::Error naming the
-# call), and every runtime call outside those is checked by CUDA_CHECK, which fails its case.
+# exits non-zero. API errors are not reported: some cases provoke them on purpose (a copy with bad arguments must
+# become an attend::Error naming the call), and every runtime call outside those is checked by CUDA_CHECK, which
+# fails its case.
 #   scripts/cuda-sanitize.sh [path/to/test_cuda]   (default build/bin/test_cuda)
 set -euo pipefail
 bin=${1:-build/bin/test_cuda}

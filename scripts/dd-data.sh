@@ -3,11 +3,11 @@
 # the models that made it, taken from this repository's history, and checks each file against the sha256 its card
 # records: the distilled en→de model's German of the 29,000 English captions (fwd-ende.de), the first diversified
 # model's German of them (fwd2-ende.de), and the H100 de→en model's English of the German references (bt-deen.en).
-#   scripts/dd-data.sh <attend binary> <out folder>      (about 5 minutes a file on 2 cores; THREADS sets the count)
+#   scripts/dd-data.sh <attend binary> <out folder>      (2 to 3 minutes a file on 2 cores; THREADS sets the count)
 # `scripts/gpu-train.sh <build> <runs> <minutes> dd2-ende` reads them from <runs>/dd.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ $# -ne 2 ]; then sed -n 2,8p "$0"; exit 2; fi
+if [ $# -ne 2 ]; then sed -n 2,7p "$0"; exit 2; fi
 attend=$1 out=$2
 train=${ATTEND_DATA:-../shared/data}/multi30k
 mkdir -p "$out"

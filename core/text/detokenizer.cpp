@@ -39,8 +39,10 @@ bool is_possessive_s(const std::string& token) {
 }
 
 // What follows the apostrophe of an English contraction that a model wrote as three tokens ("I ' m", "don ' t"):
-// the tokenizer makes "'m" and "n't" single tokens, but BPE can spell a rare one out of its pieces.
-bool is_contraction_suffix(const std::string& before, const std::string& token) {
+// the tokenizer makes "'m" and "n't" single tokens, but BPE can spell a rare one out of its pieces. A quoted letter
+// ("a ' d ' sign") is not one: its closing ' comes next (`after`, nullptr at the end).
+bool is_contraction_suffix(const std::string& before, const std::string& token, const std::string* after) {
+    if (after && *after == "'") return false;
     return is_one_of(token, {"m", "re", "ve", "ll", "d"}) || (token == "t" && !before.empty() && before.back() == 'n');
 }
 
@@ -125,13 +127,11 @@ std::string detokenize(const std::vector<std::string>& input, Lang lang, const D
             glue_before = true;  // 's 're 'll 'm 'd, and "o 'neil", "d 'oeuvres": English splits ' before a letter
         } else if (lang == Lang::en && token == "n't") {
             glue_before = true;
-        } else if (token == "'" && next && is_possessive_s(*next) && prev && ends_with_letter(*prev)) {
-            glue_before = true;  // German/English "joe ' s"
-            glue_next = true;
-        } else if (lang == Lang::en && token == "'" && !inside_single_quote && prev && next &&
-                   ends_with_letter(*prev) && is_contraction_suffix(*prev, *next) &&
-                   (i + 2 == tokens.size() || tokens[i + 2] != "'")) {
-            glue_before = true;  // "I'm", "don't"; not a quoted letter ("a ' d ' sign")
+        } else if (token == "'" && prev && next && ends_with_letter(*prev) &&
+                   (is_possessive_s(*next) ||
+                    (lang == Lang::en && !inside_single_quote &&
+                     is_contraction_suffix(*prev, *next, i + 2 < tokens.size() ? &tokens[i + 2] : nullptr)))) {
+            glue_before = true;  // an apostrophe inside a word: German/English "joe ' s", English "I ' m", "don ' t"
             glue_next = true;
         } else if (token == "'" && inside_single_quote) {
             glue_before = true;  // closes 'Grand Opening'
