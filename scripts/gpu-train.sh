@@ -19,15 +19,22 @@
 #   dd2-ende           the same en→de recipe on the 116,000 diversified pairs of the en-de card's second round (the
 #                      references, two forward models' German and the de→en model's back-translations), 120 epochs;
 #                      reads <runs>/dd/{fwd-ende.de,fwd2-ende.de,bt-deen.en}, which scripts/dd-data.sh makes
+# Any recipe name may end in -s<N> (wu-enfr-s2): the same recipe with --seed N, in its own run folder.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ $# -lt 4 ]; then sed -n 2,21p "$0"; exit 2; fi
+if [ $# -lt 4 ]; then sed -n 2,22p "$0"; exit 2; fi
 b=$1 runs=$2 minutes=$3
 shift 3
 attend="$b/bin/attend"
 export OMP_WAIT_POLICY=passive
 
 recipe_args() {
+    if [[ $1 =~ ^(.+)-s([0-9]+)$ ]]; then
+        local seed=${BASH_REMATCH[2]} base
+        base=$(recipe_args "${BASH_REMATCH[1]}") || return 1
+        echo "$base --seed $seed"
+        return
+    fi
     local wu="--lr 5e-3 --warmup 2000 --max-tokens 8192 --dropout 0.3 --attention-dropout 0 --epochs 125 \
 --cooldown-epochs 0 --validate-every 5 --average-last 10 --keep 10"
     local pair variant
@@ -79,6 +86,7 @@ for r in "$@"; do
     for m in averaged best; do
         [ -f "$runs/$r/$m.safetensors" ] || continue
         echo "-- $m"
-        "$attend" eval -m "$runs/$r/$m.safetensors" --split val,test_2016_flickr --threads 16 2>&1 | tail -3
+        "$attend" eval -m "$runs/$r/$m.safetensors" --split val,test_2016_flickr --threads 16 2>&1 |
+            grep -E "BLEU =|translated in"
     done
 done
