@@ -16,11 +16,18 @@ RepetitionControls::RepetitionControls(const SearchOptions& options, int vocab_s
       max_char_run_(options.max_char_run),
       max_token_run_(options.max_token_run),
       shapes_(options.token_shapes),
-      exempt_(options.char_run_exempt) {
+      exempt_(options.char_run_exempt),
+      numbers_(options.numbers_from_source),
+      eos_(options.eos_id),
+      numbers_allowed_(options.source_numbers) {
     if (max_token_run_ < 0) throw Error("max_token_run must not be negative, got " + std::to_string(max_token_run_));
     if (max_char_run_ < 0) throw Error("max_char_run must not be negative, got " + std::to_string(max_char_run_));
-    if (max_char_run_ > 0 && (!shapes_ || static_cast<int>(shapes_->size()) != vocab_size))
-        throw Error("max_char_run needs the shape of every one of the " + std::to_string(vocab_size) + " tokens");
+    if ((max_char_run_ > 0 || numbers_) && (!shapes_ || static_cast<int>(shapes_->size()) != vocab_size))
+        throw Error(std::string(numbers_ ? "numbers_from_source" : "max_char_run") +
+                    " needs the shape of every one of the " + std::to_string(vocab_size) + " tokens");
+    if (numbers_)
+        for (int v = 0; v < vocab_size; v++)
+            if (!(*shapes_)[v].head_digits.empty() || !(*shapes_)[v].tail_digits.empty()) digit_tokens_.push_back(v);
     if (ngram_ < 0) throw Error("no_repeat_ngram_size must not be negative, got " + std::to_string(ngram_));
     if (!std::isfinite(penalty_) || penalty_ <= 0.0f)
         throw Error("repetition_penalty must be a finite number above 0, got " + std::to_string(penalty_));
@@ -79,6 +86,59 @@ void RepetitionControls::apply(float* logits, const int* generated, int length) 
                 if (banned >= 0 && banned < vocab_) logits[banned] = -std::numeric_limits<float>::infinity();
             }
     }
+    if (numbers_) forbid_other_numbers(logits, generated, length);  // last: it looks at what the others left
+}
+
+void RepetitionControls::forbid_other_numbers(float* logits, const int* generated, int length) const {
+    const std::vector<TokenShape>& shapes = *shapes_;
+    auto shape_of = [&](int token) -> const TokenShape& {
+        static const TokenShape none;
+        return token >= 0 && token < vocab_ ? shapes[token] : none;
+    };
+    // The digits at the end of the text so far that the next token glues on to: the last token's trailing digits,
+    // extended back through glued tokens made of digits only.
+    std::string open;
+    for (int i = length - 1; i >= 0; i--) {
+        const TokenShape& s = shape_of(generated[i]);
+        if (!s.joins_next || s.tail_digits.empty()) break;
+        open.insert(0, s.tail_digits);
+        if (!s.digits_only) break;
+    }
+    auto ends_number = [&](const std::string& run) {
+        return std::any_of(numbers_allowed_.begin(), numbers_allowed_.end(),
+                           [&](const NumberRun& n) { return n.digits == run; });
+    };
+    auto glued_on = [&](const std::string& run) {
+        return std::any_of(numbers_allowed_.begin(), numbers_allowed_.end(),
+                           [&](const NumberRun& n) { return n.glued && n.digits == run; });
+    };
+    auto leaves_open = [&](const std::string& run) {
+        return glued_on(run) || std::any_of(numbers_allowed_.begin(), numbers_allowed_.end(), [&](const NumberRun& n) {
+                   return n.digits.size() > run.size() && n.digits.compare(0, run.size(), run) == 0;
+               });
+    };
+    // An open run that is not a whole number the source glues on to goes on with digits ("1@@" of 1950 must not
+    // become "1ème", nor end there): only the digits that may follow are left, and <eos> where none is.
+    const bool must_go_on = !open.empty() && !glued_on(open);
+    if (must_go_on)
+        for (int v = 0; v < vocab_; v++)
+            if (v != eos_ && shapes[v].head_digits.empty()) logits[v] = -std::numeric_limits<float>::infinity();
+    // A run the token ends must be a whole number of the source; one it leaves open for the next token, a part of
+    // one, or a whole one that the source glues on to.
+    for (int v : digit_tokens_) {
+        const TokenShape& s = shapes[v];
+        bool allowed = true;
+        if (!s.head_digits.empty()) {
+            const std::string run = open + s.head_digits;
+            allowed = s.digits_only && s.joins_next ? leaves_open(run) : ends_number(run);
+        }
+        if (allowed && !s.digits_only && !s.tail_digits.empty())
+            allowed = s.joins_next ? leaves_open(s.tail_digits) : ends_number(s.tail_digits);
+        if (!allowed) logits[v] = -std::numeric_limits<float>::infinity();
+    }
+    if (must_go_on && eos_ >= 0 && eos_ < vocab_ &&
+        std::any_of(digit_tokens_.begin(), digit_tokens_.end(), [&](int v) { return std::isfinite(logits[v]); }))
+        logits[eos_] = -std::numeric_limits<float>::infinity();
 }
 
 }  // namespace attend

@@ -1,9 +1,11 @@
-// The repetition controls of SearchOptions (no_repeat_ngram_size, repetition_penalty) applied to one row of
-// next-token logits, shared by greedy, batched greedy and beam search so that the three agree token for token.
+// The repetition controls of SearchOptions (no_repeat_ngram_size, repetition_penalty, the token and character run
+// limits) and its number rule (numbers_from_source) applied to one row of next-token logits, shared by greedy,
+// batched greedy and beam search so that the three agree token for token.
 #pragma once
 #include "decode/search_options.h"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace attend {
@@ -11,11 +13,14 @@ namespace attend {
 class RepetitionControls {
 public:
     RepetitionControls(const SearchOptions& options, int vocab_size);
-    bool active() const { return ngram_ > 0 || penalty_ != 1.0f || max_char_run_ > 0 || max_token_run_ > 0; }
+    bool active() const {
+        return ngram_ > 0 || penalty_ != 1.0f || max_char_run_ > 0 || max_token_run_ > 0 || numbers_;
+    }
     // logits [V] of the token that follows `generated` [length] (tokens after <bos>): repeated tokens get the
-    // penalty, and a token that would repeat an n-gram of `generated`, or run on too long (one token, or one character), gets
-    // -infinity. Never touches eos_id (which cannot occur inside `generated`, and has no text), so every row keeps
-    // a finite logit.
+    // penalty, and a token that would repeat an n-gram of `generated`, run on too long (one token, or one
+    // character), or write a number the source does not hold gets -infinity. Leaves eos_id (which cannot occur
+    // inside `generated`, and has no text) alone except where a number must go on and a digit may, so every row
+    // keeps a finite logit.
     void apply(float* logits, const int* generated, int length);
 
 private:
@@ -26,6 +31,12 @@ private:
     const std::vector<TokenShape>* shapes_;
     std::u32string exempt_;
     std::vector<uint8_t> seen_;  // [V] scratch, all zero between calls
+    bool numbers_;
+    int eos_;
+    std::vector<NumberRun> numbers_allowed_;  // the source's numbers
+    std::vector<int> digit_tokens_;             // the tokens that begin or end with a digit
+
+    void forbid_other_numbers(float* logits, const int* generated, int length) const;
 };
 
 }  // namespace attend

@@ -2,6 +2,7 @@
 
 #include "text/utf8.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace attend {
@@ -26,7 +27,44 @@ TokenShape token_shape(const std::string& token) {
     while (shape.lead < static_cast<int>(cps.size()) && cps[shape.lead] == shape.first) shape.lead++;
     while (shape.trail < static_cast<int>(cps.size()) && cps[cps.size() - 1 - shape.trail] == shape.last) shape.trail++;
     shape.uniform = shape.lead == static_cast<int>(cps.size());
+    const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+    const size_t head = static_cast<size_t>(std::find_if_not(text.begin(), text.end(), digit) - text.begin());
+    const size_t tail = static_cast<size_t>(std::find_if_not(text.rbegin(), text.rend(), digit) - text.rbegin());
+    shape.head_digits = std::string(text.substr(0, head));
+    shape.tail_digits = std::string(text.substr(text.size() - tail));
+    shape.digits_only = head == text.size();
     return shape;
+}
+
+std::vector<NumberRun> digit_runs(const std::vector<std::string>& tokens) {
+    std::string text;  // what the tokens spell, a space after each word
+    for (const std::string& token : tokens) {
+        const bool joins_next = token.size() >= 2 && token.compare(token.size() - 2, 2, "@@") == 0;
+        text.append(token, 0, token.size() - (joins_next ? 2 : 0));
+        if (!joins_next) text += ' ';
+    }
+    const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+    std::vector<NumberRun> runs;
+    for (size_t i = 0; i < text.size();) {
+        if (!digit(text[i])) {
+            i++;
+            continue;
+        }
+        size_t end = i;
+        while (end < text.size() && digit(text[end])) end++;
+        // The code of a character reference ("&#91;", the Moses escape of "[") is no number of the text.
+        if (!(i >= 2 && text.compare(i - 2, 2, "&#") == 0)) {
+            const std::string run = text.substr(i, end - i);
+            const bool glued = end < text.size() && text[end] != ' ';
+            auto same = std::find_if(runs.begin(), runs.end(), [&](const NumberRun& n) { return n.digits == run; });
+            if (same == runs.end())
+                runs.push_back({run, glued});
+            else
+                same->glued = same->glued || glued;
+        }
+        i = end;
+    }
+    return runs;
 }
 
 }  // namespace attend

@@ -33,20 +33,42 @@ struct SearchOptions {
     int max_char_run = 0;
     const std::vector<struct TokenShape>* token_shapes = nullptr;
     std::u32string char_run_exempt;
+    // Numbers written in digits come from the source: a token is forbidden where its ASCII digits would end a run of
+    // digits in the output that is not one of source_numbers, or leave open for the next token one that can become none
+    // of them (a part of one; a whole one only where the source glues on to it too, as in "1950s"), and a run left open
+    // that is no such whole number goes on with digits (<eos> only where the other controls leave no digit; the length
+    // limit may cut it too). So a model cannot invent "5550" for "5 pm"; it may still write a number in words, or leave
+    // it out. Digits inside a token between other characters ("a5b", which a vocabulary that splits digits never has)
+    // are not checked. Requires token_shapes.
+    bool numbers_from_source = false;
+    std::vector<struct NumberRun> source_numbers;  // digit_runs() of the source tokens
 };
 
-// What the character-run limit needs to know of a token's text: its first and last code points and how often each
-// repeats at that end, whether the token is one character throughout, and whether the next token is glued on
-// (a BPE continuation "piece@@": no space in between). Special tokens have no text (first = last = 0) and end
-// a run.
+// A run of ASCII digits in a text, and whether the text glues something other than digits on to its end.
+struct NumberRun {
+    std::string digits;
+    bool glued = false;
+};
+
+// What the character-run limit and the number rule need to know of a token's text: its first and last code points
+// and how often each repeats at that end, whether the token is one character throughout, whether the next token is
+// glued on (a BPE continuation "piece@@": no space in between), and the ASCII digits it begins and ends with.
+// Special tokens have no text (first = last = 0, no digits) and end a run.
 struct TokenShape {
     char32_t first = 0, last = 0;
     int lead = 0, trail = 0;
     bool uniform = false, joins_next = false;
+    std::string head_digits, tail_digits;  // "12" and "3" for "12ab3"; both the whole text for "123"
+    bool digits_only = false;
 };
 
 // The shape of a token's text; "@@" at its end marks a BPE continuation.
 TokenShape token_shape(const std::string& token);
+
+// The runs of ASCII digits in the text that BPE tokens spell ("1@@ 5@@ h@@ 30 m" -> 15 glued, 30), each once (glued
+// where any of its places is), in order; not the code of a character reference ("&#@@ 9@@ 1@@ ;", Moses' "[").
+// (The number rule then keeps a model from writing such a reference, which no vocabulary here can spell anyway.)
+std::vector<NumberRun> digit_runs(const std::vector<std::string>& tokens);
 
 struct Hypothesis {
     std::vector<int> tokens;  // generated tokens without <bos>; ends with <eos> unless max_length cut it

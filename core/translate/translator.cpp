@@ -269,10 +269,7 @@ std::vector<std::string> Translator::source_tokens_truncated(std::string_view te
     return tokens;
 }
 
-SearchOptions Translator::search_options(const TranslationOptions& options, int S, std::string_view text) const {
-    SearchOptions search;
-    search.beam_size = options.beam_size;
-    search.length_penalty = options.length_penalty;
+int Translator::max_length_for(const TranslationOptions& options, int S) const {
     int limit = max_target_tokens();
     if (options.max_length > 0) limit = std::min(limit, options.max_length);
     if (options.max_length_ratio > 0) {
@@ -280,7 +277,15 @@ SearchOptions Translator::search_options(const TranslationOptions& options, int 
         const double relative = std::ceil(static_cast<double>(options.max_length_ratio) * S) + 10.0;
         limit = std::min(limit, static_cast<int>(std::min(relative, 1e9)));
     }
-    search.max_length = std::max(1, limit);
+    return std::max(1, limit);
+}
+
+SearchOptions Translator::search_options(const TranslationOptions& options,
+                                         const std::vector<std::string>& source_tokens, std::string_view text) const {
+    SearchOptions search;
+    search.beam_size = options.beam_size;
+    search.length_penalty = options.length_penalty;
+    search.max_length = max_length_for(options, static_cast<int>(source_tokens.size()));
     search.bos_id = model_->bos_id;
     search.eos_id = model_->eos_id;
     search.no_repeat_ngram_size = options.no_repeat_ngram_size;
@@ -289,6 +294,9 @@ SearchOptions Translator::search_options(const TranslationOptions& options, int 
     search.max_token_run = options.max_token_run;
     search.token_shapes = &target_shapes_;
     search.char_run_exempt = long_runs(text, options.max_char_run);
+    // Numbers are the model's to copy only with copy-through; without it they are text like any other.
+    search.numbers_from_source = options.copy_through;
+    if (options.copy_through) search.source_numbers = digit_runs(source_tokens);
     return search;
 }
 
@@ -395,7 +403,7 @@ TranslationResult Translator::translate_prepared(const PreparedText& prepared, c
 
     if (!leave_untranslated(r, prepared, src)) {
         start = std::chrono::steady_clock::now();
-        fill_translation(r, translate_ids(src, search_options(options, S, text)));
+        fill_translation(r, translate_ids(src, search_options(options, r.source_tokens, text)));
         add_cut_warning(r);
         r.search_ms = ms_since(start);
     }
@@ -491,17 +499,20 @@ std::vector<TranslationResult> Translator::translate_batch_prepared(const std::v
         results[i].preprocess_ms = ms_since(start);
     }
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return sources[a].size() < sources[b].size(); });
-    // A source with a long run of one character exempts it from the run limit: such a sentence (rare) goes alone,
-    // as the rest of the batch must not share its exemption. So does one that is left untranslated.
+    // A source with a long run of one character exempts it from the run limit, and one with numbers lets the
+    // translation write them: such a sentence goes alone, as the rest of the batch must not share what it allows.
+    // So does one that is left untranslated.
     std::vector<size_t> alone;
     order.erase(std::remove_if(order.begin(), order.end(), [&](size_t i) {
                     const bool own = !long_runs(text(i), options.max_char_run).empty() || prepared[i].letterless ||
+                                     (options.copy_through && !digit_runs(results[i].source_tokens).empty()) ||
                                      unknown_share(sources[i], model_->source_vocab.unk()) > 0.5;
                     if (own) alone.push_back(i);
                     return own;
                 }), order.end());
     for (size_t i : alone) results[i] = one(i);
-    const SearchOptions search = search_options(options, 1, {});  // everything but max_length, which is per sentence
+    // Everything but max_length, which is per sentence; no source numbers, as none of these sources holds one.
+    const SearchOptions search = search_options(options, {}, {});
     const long batches = static_cast<long>((order.size() + options.max_batch_size - 1) / options.max_batch_size);
     std::vector<std::string> errors(batches);
     // Batches are independent: with several OpenMP threads they run side by side (the matrix products inside
@@ -518,7 +529,7 @@ std::vector<TranslationResult> Translator::translate_batch_prepared(const std::v
             const int len = static_cast<int>(sources[order[first + k]].size());
             valid[k] = len;
             S = std::max(S, len);
-            max_lengths[k] = search_options(options, len, {}).max_length;
+            max_lengths[k] = max_length_for(options, len);
             capacity = std::max(capacity, max_lengths[k]);
         }
         std::vector<int> src(static_cast<size_t>(B) * S, model_->pad_id);

@@ -52,10 +52,12 @@ public:
     // options say, and max_length is capped at the model's limit. translate() is this with search_options(), after
     // tokenization.
     Hypothesis translate_ids(const std::vector<int>& source, SearchOptions options) const;
-    // The search options translate() uses for a source of S tokens (with <eos>) from the raw text `text`: the
-    // length limits applied, the repetition controls, and exempt from the character-run limit the characters that
-    // the text itself repeats (none for an empty text).
-    SearchOptions search_options(const TranslationOptions& options, int S, std::string_view text) const;
+    // The search options translate() uses for `source_tokens` (model pieces with <eos>, what source_tokens() gives)
+    // of the raw text `text`: the length limits applied, the repetition controls, exempt from the character-run
+    // limit the characters that the text itself repeats (none for an empty text), and with copy_through the
+    // numbers the tokens spell as the only ones the translation may write in digits.
+    SearchOptions search_options(const TranslationOptions& options, const std::vector<std::string>& source_tokens,
+                                 std::string_view text) const;
 
     // Source tokens (model pieces) of a raw sentence, <eos> appended; throws like translate(), and also when the
     // text is longer than the model accepts (naming the limit).
@@ -110,7 +112,9 @@ private:
     std::shared_ptr<const TranslatorModel> model_;  // never null; holds a network
     std::vector<std::shared_ptr<const TranslatorModel>> others_;  // the rest of an ensemble
     int max_target_tokens() const;  // the least of the ensemble's
-    std::vector<TokenShape> target_shapes_;  // [target vocab]: for the character-run limit
+    // The most tokens a search may generate for a source of S tokens (with <eos>) under the options' limits.
+    int max_length_for(const TranslationOptions& options, int S) const;
+    std::vector<TokenShape> target_shapes_;  // [target vocab]: for the character-run limit and the number rule
 };
 
 }  // namespace attend

@@ -124,8 +124,9 @@ TEST_CASE("translator: translate_ids gives translate()'s tokens for the same sen
             for (const char* text : {"Go.", "I lost.", "He's calm!", "go go go go go go go"}) {
                 CAPTURE(text);
                 const TranslationResult r = owned.translate(text, options);
-                const std::vector<int> ids = m.source_vocab.ids(owned.source_tokens(text));
-                const SearchOptions search = owned.search_options(options, static_cast<int>(ids.size()), text);
+                const std::vector<std::string> tokens = owned.source_tokens(text);
+                const std::vector<int> ids = m.source_vocab.ids(tokens);
+                const SearchOptions search = owned.search_options(options, tokens, text);
                 const Hypothesis h = owned.translate_ids(ids, search);
                 CHECK(h.tokens == r.target_ids);
                 CHECK(h.log_prob == r.log_prob);
