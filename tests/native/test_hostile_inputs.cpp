@@ -4,7 +4,8 @@
 // unless the source repeats it as often, no token more than 3 times in a row, and at most 2 x source tokens + 10
 // tokens (the source's tokens with <eos>, the output's too). And copy-through: in at least 90% of the inputs that
 // hold a number, URL or e-mail address (found by a regular expression of this test, not by the translator's own
-// span finder), every one of them appears in the translation unchanged.
+// span finder), every one of them appears in the translation unchanged; and every run of digits in a translation
+// is one of its source's (the model invents no number).
 #include <doctest/doctest.h>
 
 #include "data/text_file.h"
@@ -13,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -63,6 +65,15 @@ std::vector<std::string> copyable(const std::string& text) {
     return out;
 }
 
+// The runs of ASCII digits in `text`.
+std::vector<std::string> numbers(const std::string& text) {
+    static const std::regex digits(R"([0-9]+)");
+    std::vector<std::string> out;
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), digits); it != std::sregex_iterator(); ++it)
+        out.push_back(it->str());
+    return out;
+}
+
 }  // namespace
 
 TEST_CASE("shipped models never run away on hostile inputs") {
@@ -102,6 +113,9 @@ TEST_CASE("shipped models never run away on hostile inputs") {
             const size_t S = r.source_tokens.size();
             CHECK(r.target_ids.size() <= 2 * S + 10);
             worst_ratio = std::max(worst_ratio, static_cast<double>(r.target_ids.size()) / S);
+            const std::vector<std::string> source_numbers = numbers(inputs[i]);
+            for (const std::string& n : numbers(r.text))
+                CHECK(std::find(source_numbers.begin(), source_numbers.end(), n) != source_numbers.end());
             const std::vector<std::string> spans = copyable(inputs[i]);
             if (spans.empty()) continue;
             ++with_copyable;
