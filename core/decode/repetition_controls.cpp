@@ -34,6 +34,11 @@ RepetitionControls::RepetitionControls(const SearchOptions& options, int vocab_s
     if (penalty_ != 1.0f) seen_.assign(static_cast<size_t>(vocab_size), 0);
 }
 
+const TokenShape& RepetitionControls::shape_of(int token) const {
+    static const TokenShape none;  // an id outside the vocabulary has no text
+    return token >= 0 && token < vocab_ ? (*shapes_)[token] : none;
+}
+
 void RepetitionControls::apply(float* logits, const int* generated, int length) {
     if (penalty_ != 1.0f) {
         // Each distinct token once, however often it occurred.
@@ -57,10 +62,6 @@ void RepetitionControls::apply(float* logits, const int* generated, int length) 
         // The run of one character at the end of the text so far: the last token's trailing run, extended back
         // through glued tokens made of that character only.
         const std::vector<TokenShape>& shapes = *shapes_;
-        auto shape_of = [&](int token) -> const TokenShape& {
-            static const TokenShape none;
-            return token >= 0 && token < vocab_ ? shapes[token] : none;
-        };
         const TokenShape& last = shape_of(generated[length - 1]);
         const char32_t c = last.last;
         if (c != 0 && last.joins_next && exempt_.find(c) == std::u32string::npos) {
@@ -91,10 +92,6 @@ void RepetitionControls::apply(float* logits, const int* generated, int length) 
 
 void RepetitionControls::forbid_other_numbers(float* logits, const int* generated, int length) const {
     const std::vector<TokenShape>& shapes = *shapes_;
-    auto shape_of = [&](int token) -> const TokenShape& {
-        static const TokenShape none;
-        return token >= 0 && token < vocab_ ? shapes[token] : none;
-    };
     // The digits at the end of the text so far that the next token glues on to: the last token's trailing digits,
     // extended back through glued tokens made of digits only.
     std::string open;

@@ -36,6 +36,7 @@ private:
     std::vector<NumberRun> numbers_allowed_;  // the source's numbers
     std::vector<int> digit_tokens_;             // the tokens that begin or end with a digit
 
+    const TokenShape& shape_of(int token) const;  // needs shapes_
     void forbid_other_numbers(float* logits, const int* generated, int length) const;
 };
 

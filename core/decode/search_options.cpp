@@ -7,6 +7,12 @@
 
 namespace attend {
 
+namespace {
+
+bool ascii_digit(char c) { return c >= '0' && c <= '9'; }
+
+}  // namespace
+
 float normalized_score(float log_prob, int length, float length_penalty) {
     if (length_penalty == 0.0f || length <= 0) return log_prob;
     return log_prob / std::pow(static_cast<float>(length), length_penalty);
@@ -27,9 +33,8 @@ TokenShape token_shape(const std::string& token) {
     while (shape.lead < static_cast<int>(cps.size()) && cps[shape.lead] == shape.first) shape.lead++;
     while (shape.trail < static_cast<int>(cps.size()) && cps[cps.size() - 1 - shape.trail] == shape.last) shape.trail++;
     shape.uniform = shape.lead == static_cast<int>(cps.size());
-    const auto digit = [](char c) { return c >= '0' && c <= '9'; };
-    const size_t head = static_cast<size_t>(std::find_if_not(text.begin(), text.end(), digit) - text.begin());
-    const size_t tail = static_cast<size_t>(std::find_if_not(text.rbegin(), text.rend(), digit) - text.rbegin());
+    const auto head = static_cast<size_t>(std::find_if_not(text.begin(), text.end(), ascii_digit) - text.begin());
+    const auto tail = static_cast<size_t>(std::find_if_not(text.rbegin(), text.rend(), ascii_digit) - text.rbegin());
     shape.head_digits = std::string(text.substr(0, head));
     shape.tail_digits = std::string(text.substr(text.size() - tail));
     shape.digits_only = head == text.size();
@@ -43,15 +48,14 @@ std::vector<NumberRun> digit_runs(const std::vector<std::string>& tokens) {
         text.append(token, 0, token.size() - (joins_next ? 2 : 0));
         if (!joins_next) text += ' ';
     }
-    const auto digit = [](char c) { return c >= '0' && c <= '9'; };
     std::vector<NumberRun> runs;
     for (size_t i = 0; i < text.size();) {
-        if (!digit(text[i])) {
+        if (!ascii_digit(text[i])) {
             i++;
             continue;
         }
         size_t end = i;
-        while (end < text.size() && digit(text[end])) end++;
+        while (end < text.size() && ascii_digit(text[end])) end++;
         // The code of a character reference ("&#91;", the Moses escape of "[") is no number of the text.
         if (!(i >= 2 && text.compare(i - 2, 2, "&#") == 0)) {
             const std::string run = text.substr(i, end - i);

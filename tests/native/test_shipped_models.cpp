@@ -27,6 +27,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <regex>
 
 using namespace attend;
 
@@ -149,17 +150,11 @@ TEST_CASE("shipped models: batched greedy search gives the tokens of one sentenc
 // takes most numbers out of the model's hands; these are the ones it leaves there (a lone digit before a word, a
 // number with letters glued on), and every test2016 caption with a digit.
 TEST_CASE("shipped models: every number a translation writes in digits is one of the source's") {
-    auto numbers = [](const std::string& text) {
+    auto numbers = [](const std::string& text) {  // the runs of ASCII digits
+        static const std::regex digits(R"([0-9]+)");
         std::vector<std::string> out;
-        std::string run;
-        for (size_t i = 0; i <= text.size(); i++) {
-            if (i < text.size() && text[i] >= '0' && text[i] <= '9') {
-                run += text[i];
-            } else if (!run.empty()) {
-                out.push_back(run);
-                run.clear();
-            }
-        }
+        for (auto it = std::sregex_iterator(text.begin(), text.end(), digits); it != std::sregex_iterator(); ++it)
+            out.push_back(it->str());
         return out;
     };
     const std::map<Lang, std::vector<std::string>> own = {
