@@ -43,7 +43,7 @@ export interface TranslateOptions {
   maxLengthRatio?: number;
   /** alpha in log P / L^alpha. Default: the model's own (info().decoding), else 0.6. */
   lengthPenalty?: number;
-  /** URLs, e-mail addresses and numbers are copied into the translation unchanged, and the model writes in digits only the source's numbers. Default true. */
+  /** URLs, e-mail addresses, numbers and (cased models, English or French source) names inside a sentence are copied into the translation unchanged, and the model writes in digits only the source's numbers. Default true. */
   copyThrough?: boolean;
   /** A sentence in capitals ("TWO DOGS PLAY") is translated in sentence case and its translation put in capitals. Default true. */
   recaseCapitals?: boolean;

@@ -325,8 +325,8 @@ export class AttendTranslator {
   // their ranges): beam (5), maxLength (0), maxInputLength (0), maxLengthRatio (2), lengthPenalty (the model's own,
   // else 0.6), noRepeatNgramSize (4), repetitionPenalty (1), maxTokenRun (3), maxCharRun (4), clauseSplitWords
   // (24; translateDocument only), minConfidence (the model's own, else 0: never), attention (true),
-  // copyThrough (true: URLs, e-mail addresses and numbers are copied unchanged, and the model writes in digits only
-  // the source's numbers), recaseCapitals (true: a sentence in capitals is translated in sentence case and its
+  // copyThrough (true: URLs, e-mail addresses, numbers and names inside an English or French sentence are copied
+  // unchanged, and the model writes in digits only the source's numbers), recaseCapitals (true: a sentence in capitals is translated in sentence case and its
   // translation put in capitals), alignMarkup (true: a tag on a word goes around the words the cross attention
   // aligns with it), signal (an AbortSignal).
   async translate(text, options) {

@@ -2,8 +2,10 @@
 
 #include "text/vocab.h"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstddef>
 
 namespace attend {
 
@@ -13,6 +15,44 @@ bool ascii_alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) !=
 bool digit(char c) { return c >= '0' && c <= '9'; }
 // Letters for word boundaries: ASCII letters and digits, and every byte of a multi-byte UTF-8 character (ä, é).
 bool word_byte(char c) { return ascii_alnum(c) || (static_cast<unsigned char>(c) & 0x80); }
+
+// Marks of more than one byte that end or begin a word as a space does: quotes, dashes, the ellipsis, NBSP.
+bool multibyte_mark(std::string_view ch) {
+    for (std::string_view mark : {"„", "“", "”", "‚", "‘", "’", "«", "»", "‹", "›", "–", "—", "…", "\u00a0"})
+        if (ch == mark) return true;
+    return false;
+}
+
+// The UTF-8 character that starts at `i` (a lone byte where the text is cut).
+std::string_view char_at(std::string_view t, std::size_t i) {
+    std::size_t j = i + 1;
+    while (j < t.size() && (static_cast<unsigned char>(t[j]) & 0xC0) == 0x80) ++j;
+    return t.substr(i, j - i);
+}
+
+// Whether a letter or digit ends right before `i` (a word goes on there).
+bool letter_before(std::string_view t, std::size_t i) {
+    if (i == 0) return false;
+    if (!(static_cast<unsigned char>(t[i - 1]) & 0x80)) return ascii_alnum(t[i - 1]);
+    std::size_t b = i - 1;
+    while (b > 0 && (static_cast<unsigned char>(t[b]) & 0xC0) == 0x80) --b;
+    return !multibyte_mark(t.substr(b, i - b));
+}
+
+// Where the word that goes on at `i` ends: at an ASCII non-letter or a mark ("Hund“" ends before "“").
+std::size_t word_end_at(std::string_view t, std::size_t i) {
+    while (i < t.size()) {
+        if (!(static_cast<unsigned char>(t[i]) & 0x80)) {
+            if (!ascii_alnum(t[i])) break;
+            ++i;
+        } else {
+            const std::string_view ch = char_at(t, i);
+            if (multibyte_mark(ch)) break;
+            i += ch.size();
+        }
+    }
+    return i;
+}
 
 std::string lower(std::string s) {
     for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -81,6 +121,11 @@ constexpr std::array<std::array<const char*, 3>, 8> kPlaceholders = {{
 
 const char* placeholder(std::size_t i, Lang lang) { return kPlaceholders[i][static_cast<int>(lang)]; }
 
+// Name placeholders: names of the training captions that the shipped en→de and en→fr models write back unchanged
+// in most sentences (people's first names fared worse: "John" came out as "John John John's", "Santa" as
+// "Weihnachtsmann").
+constexpr std::array<const char*, 4> kNamePlaceholders = {"Obama", "Seattle", "Miami", "Boston"};
+
 // Articles that go with a placeholder noun and not with a number or a URL.
 bool article(const std::string& word) {
     static const char* const all[] = {"a",   "an",    "the",   "ein",  "eine", "einen", "einem", "einer", "eines",
@@ -92,12 +137,88 @@ bool article(const std::string& word) {
     return false;
 }
 
+// A capitalized word starting at `at` (an ASCII capital, then lowercase letters, "José" too): where it ends, or 0.
+// "NASA", "McDonald", "B12" are not of this shape.
+std::size_t capitalized_word_end(std::string_view t, std::size_t at) {
+    if (at >= t.size() || !std::isupper(static_cast<unsigned char>(t[at]))) return 0;
+    std::size_t i = at + 1;
+    while (i < t.size() && (std::islower(static_cast<unsigned char>(t[i])) || (static_cast<unsigned char>(t[i]) & 0x80)))
+        ++i;
+    if (i - at < 2 || (i < t.size() && word_byte(t[i]))) return 0;
+    return i;
+}
+
+// Whether `at` begins a sentence: nothing before it but spaces, opening quotes and brackets, back to the text's
+// start or a sentence's end (. ! ? : or an ellipsis).
+bool sentence_start(std::string_view t, std::size_t at) {
+    std::size_t i = at;
+    while (i > 0) {
+        const unsigned char c = static_cast<unsigned char>(t[i - 1]);
+        if (std::isspace(c) || c == '"' || c == '\'' || c == '(' || c == '[') {
+            --i;
+        } else if (c & 0x80) {  // a multi-byte character: an opening quote or an ellipsis is a start; a letter is not
+            std::size_t b = i - 1;
+            while (b > 0 && (static_cast<unsigned char>(t[b]) & 0xC0) == 0x80) --b;
+            const std::string_view ch = t.substr(b, i - b);
+            if (ch == "…") return true;
+            if (ch != "«" && ch != "“" && ch != "„" && ch != "‘" && ch != "¿" && ch != "¡" && ch != "\u00a0") return false;
+            i = b;
+        } else {
+            return c == '.' || c == '!' || c == '?' || c == ':';
+        }
+    }
+    return true;
+}
+
+// Whether the word before `at` (spaces back) says a thing or a country follows, not a person: "a", "an", "un",
+// "une"; French "au", "aux", "en" ("au Brésil", "en France").
+bool thing_before(std::string_view t, std::size_t at) {
+    std::size_t end = at;
+    while (end > 0 && t[end - 1] == ' ') --end;
+    if (end == at || end == 0) return false;
+    std::size_t w = end;
+    while (w > 0 && word_byte(t[w - 1])) --w;
+    const std::string before = lower(std::string(t.substr(w, end - w)));
+    for (const char* word : {"a", "an", "un", "une", "au", "aux", "en"})
+        if (before == word) return true;
+    return false;
+}
+
+// The article (or French elided article) right before `at` in a source text: "the Saints", "l'Oregon".
+bool article_before(std::string_view t, std::size_t at) {
+    std::size_t end = at;
+    while (end > 0 && t[end - 1] == ' ') --end;
+    std::size_t w = end;
+    if (w == at && w > 0 && t[w - 1] == '\'') --w;  // glued: "l'", "d'" is no article
+    while (w > 0 && word_byte(t[w - 1])) --w;
+    if (w > 0 && word_byte(t[w - 1])) return false;
+    return article(std::string(t.substr(w, end - w)));
+}
+
+bool ends_with(std::string_view word, std::string_view suffix) {
+    return word.size() > suffix.size() && word.compare(word.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// English adjectives of nations, languages, faiths and days: Mexican, Hawaiian, British, Maltese, Gothic, Southern,
+// Saturday.
+bool adjective_like(std::string_view word) {
+    for (std::string_view suffix : {"an", "ish", "ese", "ic", "ern", "day"})
+        if (ends_with(word, suffix)) return true;
+    return false;
+}
+
+// French elision before a name placeholder: 'l' for "l'" (dropped with it), 'd' for "d'" (kept as "de"), else 0.
+char elided(const std::string& word) {
+    const std::string w = lower(word);
+    return w == "l'" ? 'l' : w == "d'" ? 'd' : 0;
+}
+
 // Whether a word of the text starts with `word` ("dog", "dogs", "doghouse"): its translation would start with the
 // placeholder's ("Hunde"), and restore_copy_spans would take it for the placeholder's.
 bool has_word_starting_with_ci(std::string_view text, const std::string& word) {
     const std::string w = lower(word);
     for (std::size_t i = 0; i + w.size() <= text.size(); ++i)
-        if ((i == 0 || !word_byte(text[i - 1])) && starts_with_ci(text, i, w)) return true;
+        if (!letter_before(text, i) && starts_with_ci(text, i, w)) return true;
     return false;
 }
 
@@ -150,31 +271,112 @@ std::vector<CopySpan> find_copy_spans(std::string_view t) {
     return spans;
 }
 
+std::vector<CopySpan> find_name_spans(std::string_view t, const Vocab& source_vocab) {
+    std::vector<CopySpan> spans;
+    auto known = [&](std::string_view w) {
+        const std::string word(w);
+        return source_vocab.contains(word) || source_vocab.contains(lower(word));
+    };
+    for (std::size_t i = 0; i < t.size();) {
+        std::size_t end = (i == 0 || !word_byte(t[i - 1])) ? capitalized_word_end(t, i) : 0;
+        if (end == 0) {
+            ++i;
+            continue;
+        }
+        // The run of capitalized words from here, spaces apart ("Mike Tyson", "Grand Canyon"; two spaces where an
+        // emoji was taken out between them).
+        std::vector<CopySpan> run{{i, end}};
+        for (;;) {
+            std::size_t word = end;
+            while (word < t.size() && t[word] == ' ') ++word;
+            const std::size_t next = word > end ? capitalized_word_end(t, word) : 0;
+            if (next == 0) break;
+            run.push_back({word, next});
+            end = next;
+        }
+        // A sentence's first word is capitalized anyway: it begins a name only where more capitalized words follow
+        // and it is no word in lowercase ("Mike Tyson is ...", not "Skateboarders ..."). A known word there makes the
+        // run a title's ("Military Families are marching ...", "Two Frisbee players"), except an article ("The Dali
+        // Lama").
+        if (sentence_start(t, i)) {
+            const std::string first(t.substr(i, run[0].end - i));
+            if (run.size() > 1 && article(first))
+                run.erase(run.begin());
+            else if (run.size() == 1 || source_vocab.contains(lower(first)))
+                run.clear();
+        }
+        // What a caption calls "a Hummer", "a Boston Terrier" or "a Renaissance Festival" is a thing, which the model
+        // translates with its article ("einem Hummer"); a person is no "a Maria". Countries the models know by name
+        // ("au Brésil" -> "in Brazil").
+        if (!run.empty() && thing_before(t, run.front().begin)) run.clear();
+        // Adjectives of nations, faiths and days before what they describe ("a Mexican setting", "Hawaiian shirt",
+        // "Australian Shepherd", "Saturday afternoon") are words the model translates, with what they describe; a
+        // name that ends so (Morgan, Brian) before a verb is left to the model too.
+        if (!run.empty() && adjective_like(t.substr(run.front().begin, run.front().end - run.front().begin)) &&
+            (run.size() > 1 || (run.front().end + 1 < t.size() && t[run.front().end] == ' ' &&
+                                std::islower(static_cast<unsigned char>(t[run.front().end + 1])))))
+            run.clear();
+        if (std::any_of(run.begin(), run.end(),
+                        [&](const CopySpan& w) { return !known(t.substr(w.begin, w.end - w.begin)); }))
+            spans.push_back({run.front().begin, run.back().end});
+        i = end;
+    }
+    return spans;
+}
+
 MaskedText mask_copy_spans(std::string_view text, Lang source, Lang target, const Vocab& source_vocab,
-                           const Vocab& target_vocab) {
+                           const Vocab& target_vocab, bool names) {
     MaskedText m;
-    const std::vector<CopySpan> spans = find_copy_spans(text);
-    std::size_t next = 0, copied = 0;
-    for (const CopySpan& s : spans) {
-        while (next < kPlaceholders.size() &&
-               (has_word_starting_with_ci(text, placeholder(next, source)) || !cased(source_vocab, placeholder(next, source)) ||
-                !cased(target_vocab, placeholder(next, target))))
+    std::vector<CopySpan> spans = find_copy_spans(text);
+    const std::size_t copies = spans.size();
+    if (names && source != Lang::de) {
+        // Names inside a URL or an address are the URL's.
+        for (const CopySpan& n : find_name_spans(text, source_vocab))
+            if (std::none_of(spans.begin(), spans.begin() + static_cast<std::ptrdiff_t>(copies),
+                             [&](const CopySpan& c) { return n.begin < c.end && c.begin < n.end; }))
+                spans.push_back(n);
+    }
+    std::vector<bool> is_name(spans.size(), false);
+    std::fill(is_name.begin() + static_cast<std::ptrdiff_t>(copies), is_name.end(), true);
+    std::vector<std::size_t> order(spans.size());
+    for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return spans[a].begin < spans[b].begin; });
+
+    std::size_t next = 0, next_name = 0, copied = 0, masked_begin = 0;
+    for (const std::size_t k : order) {
+        const CopySpan& s = spans[k];
+        std::string source_word, target_word;
+        if (is_name[k]) {
+            while (next_name < kNamePlaceholders.size() && has_word_starting_with_ci(text, kNamePlaceholders[next_name]))
+                ++next_name;
+            if (next_name == kNamePlaceholders.size()) continue;  // the name stays the model's to translate
+            source_word = target_word = kNamePlaceholders[next_name++];
+        } else {
+            while (next < kPlaceholders.size() &&
+                   (has_word_starting_with_ci(text, placeholder(next, source)) ||
+                    !cased(source_vocab, placeholder(next, source)) || !cased(target_vocab, placeholder(next, target))))
+                ++next;
+            if (next == kPlaceholders.size()) continue;
+            source_word = placeholder(next, source);
+            target_word = placeholder(next, target);
             ++next;
-        if (next == kPlaceholders.size()) break;
+        }
         m.text.append(text.substr(copied, s.begin - copied));
-        m.text += placeholder(next, source);
+        m.text += source_word;
         m.originals.emplace_back(text.substr(s.begin, s.end - s.begin));
-        m.source_words.emplace_back(placeholder(next, source));
-        m.target_words.emplace_back(placeholder(next, target));
+        m.source_words.push_back(std::move(source_word));
+        m.target_words.push_back(std::move(target_word));
+        m.names.push_back(is_name[k]);
+        m.source_articles.push_back(is_name[k] && article_before(text, s.begin));
+        masked_begin = s.begin;
         copied = s.end;
-        ++next;
     }
     m.text.append(text.substr(copied));
     if (m.originals.size() == 1) {
         std::size_t a = 0, b = text.size();
         while (a < b && std::isspace(static_cast<unsigned char>(text[a]))) ++a;
         while (b > a && std::isspace(static_cast<unsigned char>(text[b - 1]))) --b;
-        m.whole = spans.front().begin == a && spans.front().end == b;
+        m.whole = !m.names.front() && masked_begin == a && copied == b;
     }
     return m;
 }
@@ -182,6 +384,14 @@ MaskedText mask_copy_spans(std::string_view text, Lang source, Lang target, cons
 std::string restore_copy_spans(const std::string& translation, const MaskedText& masked, bool lowercase) {
     if (masked.originals.empty()) return translation;
     auto span_text = [&](std::size_t k) { return lowercase ? lower(masked.originals[k]) : masked.originals[k]; };
+    auto name = [&](std::size_t k) { return k < masked.names.size() && masked.names[k]; };
+    // A name the source gave an article ("the Saints", "l'Oregon") keeps the one its translation has.
+    auto source_article = [&](std::size_t k) { return k < masked.source_articles.size() && masked.source_articles[k]; };
+    // "de" before a name that starts with a consonant, "d'" before a vowel: "de Peter", "d'Anna".
+    auto de = [](const std::string& span) {
+        const bool vowel = !span.empty() && std::string_view("AEIOUaeiou").find(span[0]) != std::string_view::npos;
+        return (vowel ? "d'" : "de ") + span;
+    };
     if (masked.whole) return span_text(0);
     std::string out = translation;
     std::size_t searched = 0;  // placeholders are found left to right, as the spans came
@@ -189,9 +399,8 @@ std::string restore_copy_spans(const std::string& translation, const MaskedText&
         const std::string stem = lower(masked.target_words[k]);
         std::size_t found = std::string::npos, word_end = 0;
         for (std::size_t i = searched; i < out.size(); ++i) {
-            if ((i > 0 && word_byte(out[i - 1])) || !starts_with_ci(out, i, stem)) continue;
-            std::size_t j = i;
-            while (j < out.size() && word_byte(out[j])) ++j;
+            if (letter_before(out, i) || !starts_with_ci(out, i, stem)) continue;
+            const std::size_t j = word_end_at(out, i);
             if (j - i <= stem.size() + 3) {  // Hund, Hunde, Hundes, Hunden; chien, chiens
                 found = i;
                 word_end = j;
@@ -209,14 +418,51 @@ std::string restore_copy_spans(const std::string& translation, const MaskedText&
         }
         // Drop an article right before it ("ein Hund" -> "25", not "ein 25").
         std::size_t start = found;
+        std::string replacement = span_text(k);
         if (found >= 2 && out[found - 1] == ' ') {
             std::size_t w = found - 1;
+            if (w > 0 && out[w - 1] == '\'') --w;  // "l' chien" (tokenized French)
             while (w > 0 && word_byte(out[w - 1])) --w;
-            if (article(out.substr(w, found - 1 - w))) start = w;
+            const std::string before = out.substr(w, found - 1 - w);
+            // "l'" goes whatever the source had: it is only right before a vowel ("L'Dali Lama").
+            if ((article(before) && !source_article(k)) || (name(k) && elided(before) != 0)) start = w;
+            if (name(k) && elided(before) == 'd') replacement = de(replacement);
+        } else if (name(k) && found >= 2 && out[found - 1] == '\'' && (found == 2 || !word_byte(out[found - 3])) &&
+                   elided(out.substr(found - 2, 2)) != 0) {  // French elision: "l'Obama", "d'Obama"
+            const char e = elided(out.substr(found - 2, 2));
+            if (e == 'd') replacement = de(replacement);
+            start = found - 2;
         }
-        const std::string replacement = span_text(k);
         out.replace(start, word_end - start, replacement);
         searched = start + replacement.size();
+    }
+    // A name placeholder written again has no span left to stand for ("mit Obama Obama"): dropped, with the space
+    // before it.
+    for (std::size_t k = 0; k < masked.originals.size(); ++k) {
+        if (!name(k)) continue;
+        const std::string& word = masked.target_words[k];
+        for (std::size_t i = out.find(word); i != std::string::npos; i = out.find(word, i)) {
+            const std::size_t j = word_end_at(out, i);
+            if (letter_before(out, i) || j - i > word.size() + 3) {
+                i = j;
+                continue;
+            }
+            std::size_t from = i, to = j;
+            // Quotes that held only it go with it ("vor Rome „Obama“").
+            std::size_t open = from;
+            while (open > 0 && (static_cast<unsigned char>(out[open - 1]) & 0xC0) == 0x80) --open;
+            if (open > 0 && to < out.size()) {
+                --open;
+                const std::string_view before = std::string_view(out).substr(open, from - open), after = char_at(out, to);
+                if ((before == "\"" || multibyte_mark(before)) && (after == "\"" || multibyte_mark(after))) {
+                    from = open;
+                    to += after.size();
+                }
+            }
+            if (from > 0 && out[from - 1] == ' ') --from;
+            out.erase(from, to - from);
+            i = from;
+        }
     }
     return out;
 }

@@ -1,8 +1,9 @@
-// Copy-through of what a translation model must not translate: URLs, e-mail addresses and numbers. Models trained
-// on image captions garble them ("It costs 25 dollars." -> "... 20ern ..."), so each such span is replaced, before
-// translation, by a common noun the model translates reliably (a placeholder: "dog" for en, "Hund" for de, ...),
-// and the noun's translation in the output is replaced by the span itself. Where the model dropped the noun, the
-// span is put before the sentence's final punctuation: it is never lost.
+// Copy-through of what a translation model must not translate: URLs, e-mail addresses, numbers and names. Models
+// trained on image captions garble them ("It costs 25 dollars." -> "... 20ern ..."; "Maria is walking her dog." ->
+// "Mutter geht ..."), so each such span is replaced, before translation, by a word the model translates reliably (a
+// placeholder: the common noun "dog" for en, "Hund" for de, ...; for a name, a name the captions hold, written the
+// same in every language), and the placeholder's translation in the output is replaced by the span itself. Where the
+// model dropped the placeholder, the span is put before the sentence's final punctuation: it is never lost.
 #pragma once
 #include "text/lang.h"
 
@@ -23,22 +24,33 @@ struct CopySpan {
 // 1,250,000, 10:45, 2024-03-15), left to right, not overlapping.
 std::vector<CopySpan> find_copy_spans(std::string_view text);
 
+// Names in an English or French text that the vocabulary does not hold as words: runs of capitalized words
+// ("Maria", "Mike Tyson") of which at least one is no token of `source_vocab` in either case ("Frisbee", "New York"
+// are the model's own). Only inside a sentence: a sentence's first word is capitalized whatever it is
+// ("Skateboarders ..."). Not for German, which capitalizes every noun.
+std::vector<CopySpan> find_name_spans(std::string_view text, const Vocab& source_vocab);
+
 // A text with its spans replaced by placeholders, and what restores them.
 struct MaskedText {
     std::string text;                    // what the model translates
     std::vector<std::string> originals;  // span texts, in order
     std::vector<std::string> source_words, target_words;  // the placeholder of each span in both languages
+    std::vector<bool> names;             // which spans are names (a name placeholder)
+    std::vector<bool> source_articles;   // which names have an article before them in the text ("the Saints")
     bool whole = false;                  // the text is one span and nothing else: its translation is itself
 };
 
-// Masks `text`'s spans with placeholders that the model's vocabularies hold as whole tokens and that the text
-// does not contain already. Spans beyond the placeholders available stay as they are. No span: text unchanged.
+// Masks `text`'s spans with placeholders that the model's vocabularies hold as whole tokens (a noun) or that the
+// model writes back (a name), and that the text does not contain already. Spans beyond the placeholders available
+// stay as they are. No span: text unchanged. `names`: mask names too (find_name_spans; English or French sources),
+// for cased models: a lowercasing model reads every word in lowercase and cannot tell a name.
 MaskedText mask_copy_spans(std::string_view text, Lang source, Lang target, const Vocab& source_vocab,
-                           const Vocab& target_vocab);
+                           const Vocab& target_vocab, bool names = false);
 
 // The translation of a masked text with each placeholder's translation (the first word that begins with the
-// target placeholder, an article right before it dropped) replaced by its span; a span whose placeholder is not
-// found goes before the final punctuation. `lowercase`: the spans are lowercased (tokenized BLEU text).
+// target placeholder, an article right before it dropped: "ein Hund", "l'Obama") replaced by its span; a span whose
+// placeholder is not found goes before the final punctuation. A name placeholder the model wrote again is dropped.
+// `lowercase`: the spans are lowercased (tokenized BLEU text).
 std::string restore_copy_spans(const std::string& translation, const MaskedText& masked, bool lowercase);
 
 // Model tokens with the placeholder's token replaced by the span (attention views show what the user typed).

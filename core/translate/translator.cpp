@@ -327,7 +327,8 @@ Translator::PreparedText Translator::prepare(std::string_view text, const Transl
     const std::string read = p.capitals || !p.asides.empty() || p.html ? utf8_encode(read32) : std::string(text);
     if (options.copy_through)
         p.masked = mask_copy_spans(read, model_->source_pipeline.lang, model_->target_pipeline.lang,
-                                   model_->source_vocab, model_->target_vocab);
+                                   model_->source_vocab, model_->target_vocab,
+                                   !model_->source_pipeline.moses.lowercase && !model_->target_pipeline.moses.lowercase);
     else
         p.masked.text = std::string(read);
     return p;

@@ -41,8 +41,9 @@ struct TranslationOptions {
     // No character more than this many times in a row in the output, unless the source has such a run of it
     // (0: off; 0..kMaxRunLength). Stops loops of short BPE pieces ("0@@ 0@@ 0@@") that the rules above let through.
     int max_char_run = 4;
-    // URLs, e-mail addresses and numbers are copied into the translation unchanged (translate/copy_through.h), and
-    // the model may write in digits only the source's numbers (SearchOptions::numbers_from_source).
+    // URLs, e-mail addresses, numbers, and (cased models, English or French source) names inside a sentence are
+    // copied into the translation unchanged (translate/copy_through.h), and the model may write in digits only the
+    // source's numbers (SearchOptions::numbers_from_source).
     // (Emoji are always taken out of the source and put back into the translation at the same place.)
     bool copy_through = true;
     // Markup tags and marks that open or close on a word ("<b>dog</b>", "**dog**") go around the words of the

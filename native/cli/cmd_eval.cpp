@@ -165,7 +165,7 @@ CommandRegistrar registrar([](CLI::App& app) {
                     "alpha in log P / L^alpha (default: the model's own, else " + help_number(o.length_penalty) + ")")
         ->check(finite());
     cmd->add_option("--limit", f->limit, "Only the first N sentences")->check(at_least(0));
-    cmd->add_flag("!--no-copy-through", o.copy_through, "Translate numbers, URLs and e-mail addresses like any text");
+    cmd->add_flag("!--no-copy-through", o.copy_through, "Translate numbers, URLs, e-mail addresses and names like any text");
     cmd->add_option("--output", f->output, "Write the tokenized translations here (several splits: FILE.<split>.ext)");
     cmd->add_option("--output-text", f->output_text, "Write the detokenized translations here (as --output)");
     cmd->add_option("--threads", f->threads, "CPU threads")->check(at_least(1));

@@ -323,7 +323,7 @@ CommandRegistrar registrar([](CLI::App& app) {
     cmd->add_option("--length-penalty", o.length_penalty,
                     "alpha in log P / L^alpha (default: the model's own, else " + help_number(o.length_penalty) + ")");
     cmd->add_flag("!--no-copy-through", o.copy_through,
-                  "Translate URLs, e-mail addresses and numbers like any text (default: copied unchanged)");
+                  "Translate URLs, e-mail addresses, numbers and names like any text (default: copied unchanged)");
     cmd->add_flag("!--no-recase-capitals", o.recase_capitals,
                   "Translate a sentence in capitals as it is (default: read in sentence case, translated into capitals)");
     cmd->add_flag("!--no-align-markup", o.align_markup,

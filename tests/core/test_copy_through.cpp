@@ -98,3 +98,107 @@ TEST_CASE("copy-through puts each span where its placeholder's translation is, o
     restore_copy_tokens(tokens, m.target_words, m.originals);
     CHECK(tokens == std::vector<std::string>{"Ein", "25", "des", "und", "www.x.org", "<eos>"});
 }
+
+namespace {
+
+std::vector<std::string> names_of(const std::string& text, const Vocab& vocab) {
+    std::vector<std::string> out;
+    for (const CopySpan& s : find_name_spans(text, vocab)) out.push_back(text.substr(s.begin, s.end - s.begin));
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("copy-through finds names: capitalized words inside a sentence that the vocabulary lacks") {
+    using V = std::vector<std::string>;
+    const Vocab en = vocab_of({"Two", "two", "Frisbee", "New", "York", "Grand", "A", "a", "mike", "Professor"});
+    CHECK(names_of("Two children are playing with Thomas on the beach.", en) == V{"Thomas"});
+    CHECK(names_of("A trip to New York with a Frisbee.", en) == V{});  // the model's own words
+    CHECK(names_of("A view of the Grand Canyon.", en) == V{"Grand Canyon"});  // one run, one span
+    CHECK(names_of("A view of the Grand  Canyon.", en) == V{"Grand  Canyon"});  // where an emoji was taken out
+    CHECK(names_of("A  Boston  Terrier runs.", en) == V{});
+    CHECK(names_of("They listen to Professor Martin and Anna.", en) == V{"Professor Martin", "Anna"});
+    // A sentence's first word is capitalized whatever it is: a name only as the first of a run of names that is no
+    // word in lowercase.
+    CHECK(names_of("Maria is walking her dog.", en) == V{});
+    CHECK(names_of("Skateboarders are everywhere.", en) == V{});
+    CHECK(names_of("Jonas Berg is boxing.", en) == V{"Jonas Berg"});
+    // A known word first makes the run a title's ("mike" is a word of this vocabulary); an article does not.
+    CHECK(names_of("Mike Tyson is boxing.", en) == V{});
+    CHECK(names_of("Military Families are marching.", vocab_of({"military"})) == V{});
+    CHECK(names_of("The Dali Lama waves.", vocab_of({"The", "the"})) == V{"Dali Lama"});
+    CHECK(names_of("Two Frisbee players.", en) == V{});
+    // Things with "a" before them, and adjectives of nations and days before a word, are the model's to translate;
+    // a name that ends like one is a name where no word follows.
+    CHECK(names_of("A Boston Terrier runs past a Hummer.", en) == V{});
+    CHECK(names_of("Men in a Mexican setting, Hawaiian shirts, Australian Shepherd dogs, on Saturday afternoon.", en) ==
+          V{});
+    CHECK(names_of("She plays with Morgan.", en) == V{"Morgan"});
+    CHECK(names_of("Un homme au Brésil, un autre en France, des amis aux Bahamas, avec Pierre.", en) == V{"Pierre"});
+    CHECK(names_of("He waved. Maria laughed! \"Jonas?\" (Emma) … Lena: Paul", en) == V{});
+    // Letters beyond ASCII belong to the word; other shapes are not names.
+    CHECK(names_of("A dance with José and Zoë.", en) == V{"José", "Zoë"});
+    CHECK(names_of("Two NASA engineers, a McDonald sign, gate B12, an iPhone and Ab3.", en) == V{});
+    CHECK(names_of("", en) == V{});
+}
+
+TEST_CASE("copy-through masks names with name placeholders, for English and French sources") {
+    const Vocab en = vocab_of({"dog", "horse", "a", "A", "man", "Hund", "Pferd"});
+    MaskedText m = mask_copy_spans("A man named Peter waves at Sophie Berg from 25 meters.", Lang::en, Lang::de, en, en,
+                                   true);
+    CHECK(m.text == "A man named Obama waves at Seattle from dog meters.");
+    CHECK(m.originals == std::vector<std::string>{"Peter", "Sophie Berg", "25"});
+    CHECK(m.target_words == std::vector<std::string>{"Obama", "Seattle", "Hund"});
+    CHECK(m.names == std::vector<bool>{true, true, false});
+    CHECK(m.source_articles == std::vector<bool>{false, false, false});
+    CHECK(mask_copy_spans("The players of the Saints.", Lang::en, Lang::de, en, en, true).source_articles ==
+          std::vector<bool>{true});
+    CHECK(mask_copy_spans("Des percussionnistes de l'Oregon.", Lang::fr, Lang::en, en, en, true).source_articles ==
+          std::vector<bool>{true});
+    // Names stay the model's where not asked for (a lowercasing model), for a German source (every noun is
+    // capitalized), and where the text holds the placeholder already (the next one is taken).
+    CHECK(mask_copy_spans("A man named Peter.", Lang::en, Lang::de, en, en, false).text == "A man named Peter.");
+    CHECK(mask_copy_spans("Ein Mann namens Peter.", Lang::de, Lang::en, en, en, true).text == "Ein Mann namens Peter.");
+    CHECK(mask_copy_spans("A man named Peter meets Obama.", Lang::en, Lang::de, en, en, true).text ==
+          "A man named Seattle meets Miami.");
+    CHECK(mask_copy_spans("Un homme nommé Pierre.", Lang::fr, Lang::en, en, en, true).text == "Un homme nommé Obama.");
+    // A name inside a URL is the URL's.
+    m = mask_copy_spans("See https://example.org/Maria now.", Lang::en, Lang::de, en, en, true);
+    CHECK(m.originals == std::vector<std::string>{"https://example.org/Maria"});
+    CHECK(m.names == std::vector<bool>{false});
+    // A text that is one name is not whole: a name is in a sentence.
+    CHECK_FALSE(mask_copy_spans("x Maria", Lang::en, Lang::de, en, en, true).whole);
+}
+
+TEST_CASE("copy-through puts names back with their articles and French elisions dropped, and drops repeats") {
+    MaskedText m;
+    m.originals = {"Lukas"};
+    m.source_words = m.target_words = {"Obama"};
+    m.names = {true};
+    CHECK(restore_copy_spans("Der Junge fährt mit Obama Obama Fahrrad.", m, false) == "Der Junge fährt mit Lukas Fahrrad.");
+    CHECK(restore_copy_spans("Zwei Männer vor Obama „Obama“.", m, false) == "Zwei Männer vor Lukas.");
+    CHECK(restore_copy_spans("Zwei Männer vor Obama \"Obamas\" und Obama.", m, false) ==
+          "Zwei Männer vor Lukas und.");
+    CHECK(restore_copy_spans("Ein Baby schläft in den Armen des Obamas.", m, false) ==
+          "Ein Baby schläft in den Armen Lukas.");
+    CHECK(restore_copy_spans("L'Obama joue de la guitare.", m, false) == "Lukas joue de la guitare.");
+    // Quotes around it are no letters of the word.
+    CHECK(restore_copy_spans("Ein Boot mit der Aufschrift „Obama“.", m, false) == "Ein Boot mit der Aufschrift „Lukas“.");
+    // The article stays where the source gave the name one ("the Saints"), but an elided "l'" never does.
+    m.source_articles = {true};
+    CHECK(restore_copy_spans("Ein Pitcher für die Obama.", m, false) == "Ein Pitcher für die Lukas.");
+    CHECK(restore_copy_spans("L'Obama lors d'une soirée.", m, false) == "Lukas lors d'une soirée.");
+    m.source_articles = {false};
+    CHECK(restore_copy_spans("Les rues d'Obama.", m, false) == "Les rues de Lukas.");
+    CHECK(restore_copy_spans("l' obama joue .", m, true) == "lukas joue .");
+    m.originals = {"Anna"};
+    CHECK(restore_copy_spans("Un bébé dans les bras d'Obama.", m, false) == "Un bébé dans les bras d'Anna.");
+    CHECK(restore_copy_spans("les bras d' obama .", m, true) == "les bras d'anna .");
+    // Only a name's elision goes: a noun placeholder keeps what is before it ("l'" is no article of a number).
+    MaskedText noun;
+    noun.originals = {"25"};
+    noun.source_words = {"dog"};
+    noun.target_words = {"chien"};
+    CHECK(restore_copy_spans("Il voit l'chien.", noun, false) == "Il voit l'25.");
+    CHECK(restore_copy_spans("il voit l' chien .", noun, true) == "il voit 25 .");
+}
