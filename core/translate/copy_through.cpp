@@ -277,6 +277,15 @@ std::vector<CopySpan> find_name_spans(std::string_view t, const Vocab& source_vo
         const std::string word(w);
         return source_vocab.contains(word) || source_vocab.contains(lower(word));
     };
+    // Whether " and " or " et " follows `at`, then a capitalized word that `known` lacks.
+    auto joined_to_unknown = [&](std::string_view text, std::size_t at) {
+        for (std::string_view conjunction : {" and ", " et "}) {
+            if (text.substr(at, conjunction.size()) != conjunction) continue;
+            const std::size_t b = at + conjunction.size(), e = capitalized_word_end(text, b);
+            return e > 0 && !known(text.substr(b, e - b));
+        }
+        return false;
+    };
     for (std::size_t i = 0; i < t.size();) {
         std::size_t end = (i == 0 || !word_byte(t[i - 1])) ? capitalized_word_end(t, i) : 0;
         if (end == 0) {
@@ -298,11 +307,13 @@ std::vector<CopySpan> find_name_spans(std::string_view t, const Vocab& source_vo
         // and it is no word in lowercase ("Mike Tyson is ...", not "Skateboarders ..."). A known word there makes the
         // run a title's ("Military Families are marching ...", "Two Frisbee players"), except an article ("The Dali
         // Lama").
+        // Alone, it is a name where "and" joins it to another unknown capitalized word ("Laura and Tom are ...").
         if (sentence_start(t, i)) {
             const std::string first(t.substr(i, run[0].end - i));
             if (run.size() > 1 && article(first))
                 run.erase(run.begin());
-            else if (run.size() == 1 || source_vocab.contains(lower(first)))
+            else if ((run.size() == 1 && !(!known(first) && joined_to_unknown(t, end))) ||
+                     source_vocab.contains(lower(first)))
                 run.clear();
         }
         // What a caption calls "a Hummer", "a Boston Terrier" or "a Renaissance Festival" is a thing, which the model
@@ -469,16 +480,26 @@ std::string restore_copy_spans(const std::string& translation, const MaskedText&
 
 void restore_copy_tokens(std::vector<std::string>& tokens, const std::vector<std::string>& words,
                          const std::vector<std::string>& originals) {
+    auto continues = [](const std::string& t) { return t.size() > 2 && t.compare(t.size() - 2, 2, "@@") == 0; };
+    auto piece = [&](const std::string& t) { return lower(continues(t) ? t.substr(0, t.size() - 2) : t); };
     std::size_t from = 0;
     for (std::size_t k = 0; k < words.size(); ++k) {
         const std::string w = lower(words[k]);
         for (std::size_t i = from; i < tokens.size(); ++i) {
-            std::string t = tokens[i];
-            if (t.size() > 2 && t.compare(t.size() - 2, 2, "@@") == 0) t.resize(t.size() - 2);
-            t = lower(t);
+            const std::string t = piece(tokens[i]);
             if (t.size() >= 2 && w.compare(0, t.size(), t) == 0 && t.size() * 2 >= w.size()) {
                 tokens[i] = originals[k];
                 from = i + 1;
+                break;
+            }
+            // A placeholder in short pieces ("Ob@@ ama"): the span on the first, the others empty, one word still.
+            std::string joined = t;
+            std::size_t j = i;
+            while (continues(tokens[j]) && j + 1 < tokens.size() && joined.size() < w.size()) joined += piece(tokens[++j]);
+            if (j > i && joined.compare(0, w.size(), w) == 0 && joined.size() <= w.size() + 3) {
+                tokens[i] = originals[k] + "@@";
+                for (std::size_t p = i + 1; p <= j; ++p) tokens[p] = p < j ? "@@" : "";
+                from = j + 1;
                 break;
             }
         }

@@ -53,7 +53,8 @@ MaskedText mask_copy_spans(std::string_view text, Lang source, Lang target, cons
 // `lowercase`: the spans are lowercased (tokenized BLEU text).
 std::string restore_copy_spans(const std::string& translation, const MaskedText& masked, bool lowercase);
 
-// Model tokens with the placeholder's token replaced by the span (attention views show what the user typed).
+// Model tokens with the placeholder's token replaced by the span (attention views show what the user typed); a
+// placeholder in pieces ("Ob@@ ama") becomes the span on its first piece and empty pieces after it, still one word.
 void restore_copy_tokens(std::vector<std::string>& tokens, const std::vector<std::string>& words,
                          const std::vector<std::string>& originals);
 

@@ -87,6 +87,27 @@ test('words and map labels show apostrophes and angle brackets, not Moses escape
   await page.close();
 });
 
+test('a name the model would garble is in the translation, the word chips and the map labels', async () => {
+  const sentence = 'A woman in a red dress is dancing with Carlos.';
+  const native = nativeAttention(deModel, sentence, 5).sentences[0];
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const errors = watchErrors(page);
+  await page.goto(demo('&model=multi30k-en-de-cased'));
+  await state(page, 'modelState', 'ready');
+  const text = await translate(page, sentence, 5);
+  assert.match(text, /\bCarlos\b/);
+  assert.doesNotMatch(text, /Obama|Seattle|Miami|Boston/);
+  for (const side of ['source', 'target']) {
+    const chips = await page.locator(`#${side}-words .word`).allTextContents();
+    assert.ok(chips.some((w) => w.trim() === 'Carlos'), `${side}: ${chips.join(' ')}`);
+    assert.ok(chips.every((w) => !/Obama|Ob@@|ama/.test(w)), `${side}: ${chips.join(' ')}`);
+  }
+  assert.deepEqual(JSON.parse(await page.getAttribute('#heatmap', 'data-row-labels')), native.target_tokens.map(unescapeMoses));
+  assert.deepEqual(JSON.parse(await page.getAttribute('#heatmap', 'data-col-labels')), native.source_tokens.map(unescapeMoses));
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('the view opens on the last layer, mean of heads; a pick survives layer and head changes; a new sentence clears it', async () => {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   const errors = watchErrors(page);

@@ -97,6 +97,10 @@ TEST_CASE("copy-through puts each span where its placeholder's translation is, o
     std::vector<std::string> tokens = {"Ein", "Pfer@@", "des", "und", "Ball", "<eos>"};
     restore_copy_tokens(tokens, m.target_words, m.originals);
     CHECK(tokens == std::vector<std::string>{"Ein", "25", "des", "und", "www.x.org", "<eos>"});
+    // A placeholder the vocabulary holds in short pieces: the span on the first, still one word for the views.
+    tokens = {"mit", "Ob@@", "am@@", "a", "und", "O@@", "b", "<eos>"};
+    restore_copy_tokens(tokens, {"Obama"}, {"Carlos"});
+    CHECK(tokens == std::vector<std::string>{"mit", "Carlos@@", "@@", "", "und", "O@@", "b", "<eos>"});
 }
 
 namespace {
@@ -121,6 +125,8 @@ TEST_CASE("copy-through finds names: capitalized words inside a sentence that th
     // A sentence's first word is capitalized whatever it is: a name only as the first of a run of names that is no
     // word in lowercase.
     CHECK(names_of("Maria is walking her dog.", en) == V{});
+    CHECK(names_of("Maria and Jonas are walking. Laura et Tom marchent.", en) == V{"Maria", "Jonas", "Laura", "Tom"});
+    CHECK(names_of("Skateboarders and Frisbee players.", en) == V{});
     CHECK(names_of("Skateboarders are everywhere.", en) == V{});
     CHECK(names_of("Jonas Berg is boxing.", en) == V{"Jonas Berg"});
     // A known word first makes the run a title's ("mike" is a word of this vocabulary); an article does not.
