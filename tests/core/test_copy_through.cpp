@@ -18,6 +18,16 @@ std::vector<std::string> spans_of(const std::string& text) {
     return out;
 }
 
+// What mask_copy_spans would give for these spans (one placeholder a span, none of them names).
+MaskedText masked_of(std::vector<std::string> originals, std::vector<std::string> source_words,
+                     std::vector<std::string> target_words) {
+    MaskedText m;
+    m.originals = std::move(originals);
+    m.source_words = std::move(source_words);
+    m.target_words = std::move(target_words);
+    return m;
+}
+
 Vocab vocab_of(const std::vector<std::string>& words) {
     std::vector<std::string> tokens = {"<unk>", "<pad>", "<bos>", "<eos>"};
     tokens.insert(tokens.end(), words.begin(), words.end());
@@ -74,10 +84,7 @@ TEST_CASE("copy-through masks spans with placeholders both vocabularies hold, av
 }
 
 TEST_CASE("copy-through puts each span where its placeholder's translation is, or before the final punctuation") {
-    MaskedText m;
-    m.originals = {"25", "www.x.org"};
-    m.source_words = {"horse", "ball"};
-    m.target_words = {"Pferd", "Ball"};
+    MaskedText m = masked_of({"25", "www.x.org"}, {"horse", "ball"}, {"Pferd", "Ball"});
     // Inflected ("Pferdes"), an article before it dropped; the second found after the first.
     CHECK(restore_copy_spans("Ein Hund kostet ein Pferdes Dollar bei Ball.", m, false) ==
           "Ein Hund kostet 25 Dollar bei www.x.org.");
@@ -86,10 +93,7 @@ TEST_CASE("copy-through puts each span where its placeholder's translation is, o
     // A word that only starts like the placeholder is not it ("Ballerina" is 5 letters longer than "Ball").
     CHECK(restore_copy_spans("Die Ballerina und das Pferd.", m, false) == "Die Ballerina und 25 www.x.org.");
     // Lowercased (tokenized BLEU text).
-    MaskedText url;
-    url.originals = {"WWW.X.ORG"};
-    url.source_words = {"dog"};
-    url.target_words = {"Hund"};
+    MaskedText url = masked_of({"WWW.X.ORG"}, {"dog"}, {"Hund"});
     CHECK(restore_copy_spans("ein hund .", url, true) == "www.x.org .");
     url.whole = true;
     CHECK(restore_copy_spans("Ein Hund.", url, false) == "WWW.X.ORG");
@@ -177,9 +181,7 @@ TEST_CASE("copy-through masks names with name placeholders, for English and Fren
 }
 
 TEST_CASE("copy-through puts names back with their articles and French elisions dropped, and drops repeats") {
-    MaskedText m;
-    m.originals = {"Lukas"};
-    m.source_words = m.target_words = {"Obama"};
+    MaskedText m = masked_of({"Lukas"}, {"Obama"}, {"Obama"});
     m.names = {true};
     CHECK(restore_copy_spans("Der Junge fährt mit Obama Obama Fahrrad.", m, false) == "Der Junge fährt mit Lukas Fahrrad.");
     CHECK(restore_copy_spans("Zwei Männer vor Obama „Obama“.", m, false) == "Zwei Männer vor Lukas.");
@@ -201,10 +203,7 @@ TEST_CASE("copy-through puts names back with their articles and French elisions 
     CHECK(restore_copy_spans("Un bébé dans les bras d'Obama.", m, false) == "Un bébé dans les bras d'Anna.");
     CHECK(restore_copy_spans("les bras d' obama .", m, true) == "les bras d'anna .");
     // Only a name's elision goes: a noun placeholder keeps what is before it ("l'" is no article of a number).
-    MaskedText noun;
-    noun.originals = {"25"};
-    noun.source_words = {"dog"};
-    noun.target_words = {"chien"};
+    const MaskedText noun = masked_of({"25"}, {"dog"}, {"chien"});
     CHECK(restore_copy_spans("Il voit l'chien.", noun, false) == "Il voit l'25.");
     CHECK(restore_copy_spans("il voit l' chien .", noun, true) == "il voit 25 .");
 }

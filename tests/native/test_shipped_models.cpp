@@ -75,6 +75,23 @@ std::vector<ShippedModel> shipped_models() {
     return out;
 }
 
+// Translates `sources` as one batch with greedy and with beam search, and calls check(i, translation of source i)
+// with the beam, the source and its translation captured.
+template <class Check>
+void check_translations(const Translator& translator, const std::vector<std::string>& sources, Check check) {
+    for (int beam : {1, 5}) {
+        TranslationOptions options;
+        options.beam_size = beam;
+        const std::vector<TranslationResult> results = translator.translate_batch(sources, options);
+        for (size_t i = 0; i < sources.size(); i++) {
+            CAPTURE(beam);
+            CAPTURE(sources[i]);
+            CAPTURE(results[i].text);
+            check(i, results[i]);
+        }
+    }
+}
+
 }  // namespace
 
 TEST_CASE("shipped models score their recorded BLEU") {
@@ -174,20 +191,13 @@ TEST_CASE("shipped models: every number a translation writes in digits is one of
             if (!numbers(caption).empty()) sources.push_back(caption);
         REQUIRE(sources.size() >= own_sentences + 5);
         int written = 0;
-        for (int beam : {1, 5}) {
-            TranslationOptions options;
-            options.beam_size = beam;
-            const std::vector<TranslationResult> results = m.translator.translate_batch(sources, options);
-            for (size_t i = 0; i < sources.size(); i++) {
-                CAPTURE(sources[i]);
-                CAPTURE(results[i].text);
-                const std::vector<std::string> allowed = numbers(sources[i]);
-                for (const std::string& n : numbers(results[i].text)) {
-                    CHECK(std::find(allowed.begin(), allowed.end(), n) != allowed.end());
-                    written++;
-                }
+        check_translations(m.translator, sources, [&](size_t i, const TranslationResult& r) {
+            const std::vector<std::string> allowed = numbers(sources[i]);
+            for (const std::string& n : numbers(r.text)) {
+                CHECK(std::find(allowed.begin(), allowed.end(), n) != allowed.end());
+                written++;
             }
-        }
+        });
         MESSAGE(m.file << ": " << sources.size() << " sentences, " << written << " numbers written");
         CHECK(written >= static_cast<int>(sources.size()) / 2);  // the rule leaves numbers to be written
     }
@@ -223,20 +233,13 @@ TEST_CASE("shipped models: a name inside a sentence is in its translation, and n
         }
         std::vector<std::string> sources;
         for (const auto& [text, names] : own.at(lang)) sources.push_back(text);
-        for (int beam : {1, 5}) {
-            TranslationOptions options;
-            options.beam_size = beam;
-            const std::vector<TranslationResult> results = m.translator.translate_batch(sources, options);
-            for (size_t i = 0; i < sources.size(); i++) {
-                CAPTURE(sources[i]);
-                CAPTURE(results[i].text);
-                CHECK(results[i].source_tokens != m.translator.source_tokens(sources[i]));  // masked
-                for (const std::string& name : own.at(lang)[i].second) CHECK(results[i].text.find(name) != std::string::npos);
-                // The source's own "Obama" took the first placeholder out of use: the others must not show.
-                for (const char* placeholder : {"Seattle", "Miami", "Boston"}) CHECK(results[i].text.find(placeholder) == std::string::npos);
-                if (sources[i].find("Obama") == std::string::npos) CHECK(results[i].text.find("Obama") == std::string::npos);
-            }
-        }
+        check_translations(m.translator, sources, [&](size_t i, const TranslationResult& r) {
+            CHECK(r.source_tokens != m.translator.source_tokens(sources[i]));  // masked
+            for (const std::string& name : own.at(lang)[i].second) CHECK(r.text.find(name) != std::string::npos);
+            // The source's own "Obama" took the first placeholder out of use: the others must not show.
+            for (const char* placeholder : {"Seattle", "Miami", "Boston"}) CHECK(r.text.find(placeholder) == std::string::npos);
+            if (sources[i].find("Obama") == std::string::npos) CHECK(r.text.find("Obama") == std::string::npos);
+        });
     }
 }
 
