@@ -1,6 +1,6 @@
 // Copy-through of what a translation model must not translate: URLs, e-mail addresses, numbers and names. Models
-// trained on image captions garble them ("It costs 25 dollars." -> "... 20ern ..."; "Maria is walking her dog." ->
-// "Mutter geht ..."), so each such span is replaced, before translation, by a word the model translates reliably (a
+// trained on image captions garble them ("It costs 25 dollars." -> "... 20ern ..."; "dancing with Carlos" -> "tanzt
+// mit Cargo"), so each such span is replaced, before translation, by a word the model translates reliably (a
 // placeholder: the common noun "dog" for en, "Hund" for de, ...; for a name, a name the captions hold, written the
 // same in every language), and the placeholder's translation in the output is replaced by the span itself. Where the
 // model dropped the placeholder, the span is put before the sentence's final punctuation: it is never lost.
@@ -25,9 +25,11 @@ struct CopySpan {
 std::vector<CopySpan> find_copy_spans(std::string_view text);
 
 // Names in an English or French text that the vocabulary does not hold as words: runs of capitalized words
-// ("Maria", "Mike Tyson") of which at least one is no token of `source_vocab` in either case ("Frisbee", "New York"
-// are the model's own). Only inside a sentence: a sentence's first word is capitalized whatever it is
-// ("Skateboarders ..."). Not for German, which capitalizes every noun.
+// ("Carlos", "Mike Tyson") of which at least one is no token of `source_vocab` in either case ("Frisbee", "New York"
+// are the model's own). Inside a sentence: a sentence's first word is capitalized whatever it is ("Skateboarders
+// ..."), and is a name only before more capitalized words or joined by "and"/"et" to another name. Not a thing after
+// "a"/"an"/"un"/"une", a country after "au"/"aux"/"en", nor an adjective of a nation or a day before a word ("a
+// Hummer", "au Brésil", "Mexican food"): the models translate those. Not for German, which capitalizes every noun.
 std::vector<CopySpan> find_name_spans(std::string_view text, const Vocab& source_vocab);
 
 // A text with its spans replaced by placeholders, and what restores them.
