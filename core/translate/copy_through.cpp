@@ -6,6 +6,7 @@
 #include <array>
 #include <cctype>
 #include <cstddef>
+#include <utility>
 
 namespace attend {
 
@@ -30,13 +31,18 @@ std::string_view char_at(std::string_view t, std::size_t i) {
     return t.substr(i, j - i);
 }
 
+// The UTF-8 character that ends right before `i` (empty at the start).
+std::string_view char_before(std::string_view t, std::size_t i) {
+    std::size_t b = i;
+    while (b > 0 && (static_cast<unsigned char>(t[b - 1]) & 0xC0) == 0x80) --b;
+    return b > 0 ? t.substr(b - 1, i - b + 1) : t.substr(0, 0);
+}
+
 // Whether a letter or digit ends right before `i` (a word goes on there).
 bool letter_before(std::string_view t, std::size_t i) {
-    if (i == 0) return false;
-    if (!(static_cast<unsigned char>(t[i - 1]) & 0x80)) return ascii_alnum(t[i - 1]);
-    std::size_t b = i - 1;
-    while (b > 0 && (static_cast<unsigned char>(t[b]) & 0xC0) == 0x80) --b;
-    return !multibyte_mark(t.substr(b, i - b));
+    const std::string_view ch = char_before(t, i);
+    if (ch.empty()) return false;
+    return ch.size() == 1 ? ascii_alnum(ch[0]) : !multibyte_mark(ch);
 }
 
 // Where the word that goes on at `i` ends: at an ASCII non-letter or a mark ("Hund“" ends before "“").
@@ -157,12 +163,10 @@ bool sentence_start(std::string_view t, std::size_t at) {
         if (std::isspace(c) || c == '"' || c == '\'' || c == '(' || c == '[') {
             --i;
         } else if (c & 0x80) {  // a multi-byte character: an opening quote or an ellipsis is a start; a letter is not
-            std::size_t b = i - 1;
-            while (b > 0 && (static_cast<unsigned char>(t[b]) & 0xC0) == 0x80) --b;
-            const std::string_view ch = t.substr(b, i - b);
+            const std::string_view ch = char_before(t, i);
             if (ch == "…") return true;
             if (ch != "«" && ch != "“" && ch != "„" && ch != "‘" && ch != "¿" && ch != "¡" && ch != "\u00a0") return false;
-            i = b;
+            i -= ch.size();
         } else {
             return c == '.' || c == '!' || c == '?' || c == ':';
         }
@@ -170,29 +174,24 @@ bool sentence_start(std::string_view t, std::size_t at) {
     return true;
 }
 
-// Whether the word before `at` (spaces back) says a thing or a country follows, not a person: "a", "an", "un",
-// "une"; French "au", "aux", "en" ("au Brésil", "en France").
-bool thing_before(std::string_view t, std::size_t at) {
+// The word that ends before `at`, spaces back, a French elision's apostrophe with it: "the" in "the Saints", "l'"
+// in "l'Oregon" and in "l' Oregon" (tokenized).
+std::string_view word_before(std::string_view t, std::size_t at) {
     std::size_t end = at;
     while (end > 0 && t[end - 1] == ' ') --end;
-    if (end == at || end == 0) return false;
     std::size_t w = end;
+    if (w > 0 && t[w - 1] == '\'') --w;
     while (w > 0 && word_byte(t[w - 1])) --w;
-    const std::string before = lower(std::string(t.substr(w, end - w)));
+    return t.substr(w, end - w);
+}
+
+// Whether the word before `at` says a thing or a country follows, not a person: "a", "an", "un", "une"; French
+// "au", "aux", "en" ("au Brésil", "en France").
+bool thing_before(std::string_view t, std::size_t at) {
+    const std::string before = lower(std::string(word_before(t, at)));
     for (const char* word : {"a", "an", "un", "une", "au", "aux", "en"})
         if (before == word) return true;
     return false;
-}
-
-// The article (or French elided article) right before `at` in a source text: "the Saints", "l'Oregon".
-bool article_before(std::string_view t, std::size_t at) {
-    std::size_t end = at;
-    while (end > 0 && t[end - 1] == ' ') --end;
-    std::size_t w = end;
-    if (w == at && w > 0 && t[w - 1] == '\'') --w;  // glued: "l'", "d'" is no article
-    while (w > 0 && word_byte(t[w - 1])) --w;
-    if (w > 0 && word_byte(t[w - 1])) return false;
-    return article(std::string(t.substr(w, end - w)));
 }
 
 bool ends_with(std::string_view word, std::string_view suffix) {
@@ -208,8 +207,8 @@ bool adjective_like(std::string_view word) {
 }
 
 // French elision before a name placeholder: 'l' for "l'" (dropped with it), 'd' for "d'" (kept as "de"), else 0.
-char elided(const std::string& word) {
-    const std::string w = lower(word);
+char elided(std::string_view word) {
+    const std::string w = lower(std::string(word));
     return w == "l'" ? 'l' : w == "d'" ? 'd' : 0;
 }
 
@@ -338,26 +337,22 @@ std::vector<CopySpan> find_name_spans(std::string_view t, const Vocab& source_vo
 MaskedText mask_copy_spans(std::string_view text, Lang source, Lang target, const Vocab& source_vocab,
                            const Vocab& target_vocab, bool names) {
     MaskedText m;
-    std::vector<CopySpan> spans = find_copy_spans(text);
-    const std::size_t copies = spans.size();
+    const std::vector<CopySpan> copies = find_copy_spans(text);
+    std::vector<std::pair<CopySpan, bool>> spans;  // and whether it is a name
+    for (const CopySpan& c : copies) spans.emplace_back(c, false);
     if (names && source != Lang::de) {
         // Names inside a URL or an address are the URL's.
         for (const CopySpan& n : find_name_spans(text, source_vocab))
-            if (std::none_of(spans.begin(), spans.begin() + static_cast<std::ptrdiff_t>(copies),
+            if (std::none_of(copies.begin(), copies.end(),
                              [&](const CopySpan& c) { return n.begin < c.end && c.begin < n.end; }))
-                spans.push_back(n);
+                spans.emplace_back(n, true);
+        std::sort(spans.begin(), spans.end(), [](const auto& a, const auto& b) { return a.first.begin < b.first.begin; });
     }
-    std::vector<bool> is_name(spans.size(), false);
-    std::fill(is_name.begin() + static_cast<std::ptrdiff_t>(copies), is_name.end(), true);
-    std::vector<std::size_t> order(spans.size());
-    for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
-    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return spans[a].begin < spans[b].begin; });
 
     std::size_t next = 0, next_name = 0, copied = 0, masked_begin = 0;
-    for (const std::size_t k : order) {
-        const CopySpan& s = spans[k];
+    for (const auto& [s, is_name] : spans) {
         std::string source_word, target_word;
-        if (is_name[k]) {
+        if (is_name) {
             while (next_name < kNamePlaceholders.size() && has_word_starting_with_ci(text, kNamePlaceholders[next_name]))
                 ++next_name;
             if (next_name == kNamePlaceholders.size()) continue;  // the name stays the model's to translate
@@ -377,8 +372,8 @@ MaskedText mask_copy_spans(std::string_view text, Lang source, Lang target, cons
         m.originals.emplace_back(text.substr(s.begin, s.end - s.begin));
         m.source_words.push_back(std::move(source_word));
         m.target_words.push_back(std::move(target_word));
-        m.names.push_back(is_name[k]);
-        m.source_articles.push_back(is_name[k] && article_before(text, s.begin));
+        m.names.push_back(is_name);
+        m.source_articles.push_back(is_name && article(std::string(word_before(text, s.begin))));
         masked_begin = s.begin;
         copied = s.end;
     }
@@ -427,23 +422,17 @@ std::string restore_copy_spans(const std::string& translation, const MaskedText&
             searched = at + insert.size();
             continue;
         }
-        // Drop an article right before it ("ein Hund" -> "25", not "ein 25").
+        // Drop an article a space before it ("ein Hund" -> "25", not "ein 25"). Before a name, a French elision
+        // goes too, glued or not ("l'Obama"), whatever the source had: "l'" is only right before a vowel ("L'Dali
+        // Lama"); "d'" comes back as "de" or "d'".
         std::size_t start = found;
         std::string replacement = span_text(k);
-        if (found >= 2 && out[found - 1] == ' ') {
-            std::size_t w = found - 1;
-            if (w > 0 && out[w - 1] == '\'') --w;  // "l' chien" (tokenized French)
-            while (w > 0 && word_byte(out[w - 1])) --w;
-            const std::string before = out.substr(w, found - 1 - w);
-            // "l'" goes whatever the source had: it is only right before a vowel ("L'Dali Lama").
-            if ((article(before) && !source_article(k)) || (name(k) && elided(before) != 0)) start = w;
-            if (name(k) && elided(before) == 'd') replacement = de(replacement);
-        } else if (name(k) && found >= 2 && out[found - 1] == '\'' && (found == 2 || !word_byte(out[found - 3])) &&
-                   elided(out.substr(found - 2, 2)) != 0) {  // French elision: "l'Obama", "d'Obama"
-            const char e = elided(out.substr(found - 2, 2));
-            if (e == 'd') replacement = de(replacement);
-            start = found - 2;
-        }
+        const std::string_view before = word_before(out, found);
+        const char elision = name(k) ? elided(before) : 0;
+        if (elision != 0 ||
+            (found > 0 && out[found - 1] == ' ' && article(std::string(before)) && !source_article(k)))
+            start = static_cast<std::size_t>(before.data() - out.data());
+        if (elision == 'd') replacement = de(replacement);
         out.replace(start, word_end - start, replacement);
         searched = start + replacement.size();
     }
@@ -460,15 +449,11 @@ std::string restore_copy_spans(const std::string& translation, const MaskedText&
             }
             std::size_t from = i, to = j;
             // Quotes that held only it go with it ("vor Rome „Obama“").
-            std::size_t open = from;
-            while (open > 0 && (static_cast<unsigned char>(out[open - 1]) & 0xC0) == 0x80) --open;
-            if (open > 0 && to < out.size()) {
-                --open;
-                const std::string_view before = std::string_view(out).substr(open, from - open), after = char_at(out, to);
-                if ((before == "\"" || multibyte_mark(before)) && (after == "\"" || multibyte_mark(after))) {
-                    from = open;
-                    to += after.size();
-                }
+            auto quote = [](std::string_view ch) { return ch == "\"" || multibyte_mark(ch); };
+            const std::string_view open = char_before(out, from);
+            if (to < out.size() && quote(open) && quote(char_at(out, to))) {
+                from -= open.size();
+                to += char_at(out, to).size();
             }
             if (from > 0 && out[from - 1] == ' ') --from;
             out.erase(from, to - from);
