@@ -206,6 +206,23 @@ bool adjective_like(std::string_view word) {
     return false;
 }
 
+// Words that stand at a sentence's start with a verb after them and are no names: gerunds and abstract nouns
+// ("Gardening is fun", "Precision is key"), and pronouns that the vocabulary holds in pieces ("Somebody is ...").
+bool subject_noun_like(std::string_view word) {
+    for (std::string_view suffix : {"ing", "tion", "sion", "ity", "ness", "ment", "body"})
+        if (ends_with(word, suffix)) return true;
+    return word == "Everyone" || word == "Anyone" || word == "Noone";
+}
+
+// Whether a verb of one subject follows `at` in the source's language: "Maria is ...", "Marie est ...". Plural
+// nouns, which start many captions ("Sailors stand ..."), take other forms; a singular noun takes an article.
+bool singular_verb_at(std::string_view t, std::size_t at, Lang lang) {
+    static const std::vector<std::string_view> en = {" is ", " was ", " has "}, fr = {" est ", " a ", " était "};
+    for (std::string_view verb : lang == Lang::fr ? fr : en)
+        if (t.substr(at, verb.size()) == verb) return true;
+    return false;
+}
+
 // French elision before a name placeholder: 'l' for "l'" (dropped with it), 'd' for "d'" (kept as "de"), else 0.
 char elided(std::string_view word) {
     const std::string w = lower(std::string(word));
@@ -270,7 +287,7 @@ std::vector<CopySpan> find_copy_spans(std::string_view t) {
     return spans;
 }
 
-std::vector<CopySpan> find_name_spans(std::string_view t, const Vocab& source_vocab) {
+std::vector<CopySpan> find_name_spans(std::string_view t, Lang lang, const Vocab& source_vocab) {
     std::vector<CopySpan> spans;
     auto known = [&](std::string_view w) {
         const std::string word(w);
@@ -306,13 +323,16 @@ std::vector<CopySpan> find_name_spans(std::string_view t, const Vocab& source_vo
         // and it is no word in lowercase ("Mike Tyson is ...", not "Skateboarders ..."). A known word there makes the
         // run a title's ("Military Families are marching ...", "Two Frisbee players"), except an article ("The Dali
         // Lama").
-        // Alone, it is a name where "and" joins it to another unknown capitalized word ("Laura and Tom are ...").
+        // Alone, an unknown word is a name where "and" joins it to another unknown capitalized word ("Laura and Tom
+        // are ...") or a verb of one subject follows it ("Maria is walking ...").
         if (sentence_start(t, i)) {
             const std::string first(t.substr(i, run[0].end - i));
+            const bool alone_a_name =
+                !known(first) && (joined_to_unknown(t, end) ||
+                                  (singular_verb_at(t, end, lang) && !subject_noun_like(first)));
             if (run.size() > 1 && article(first))
                 run.erase(run.begin());
-            else if ((run.size() == 1 && !(!known(first) && joined_to_unknown(t, end))) ||
-                     source_vocab.contains(lower(first)))
+            else if ((run.size() == 1 && !alone_a_name) || source_vocab.contains(lower(first)))
                 run.clear();
         }
         // What a caption calls "a Hummer", "a Boston Terrier" or "a Renaissance Festival" is a thing, which the model
@@ -342,7 +362,7 @@ MaskedText mask_copy_spans(std::string_view text, Lang source, Lang target, cons
     for (const CopySpan& c : copies) spans.emplace_back(c, false);
     if (names && source != Lang::de) {
         // Names inside a URL or an address are the URL's.
-        for (const CopySpan& n : find_name_spans(text, source_vocab))
+        for (const CopySpan& n : find_name_spans(text, source, source_vocab))
             if (std::none_of(copies.begin(), copies.end(),
                              [&](const CopySpan& c) { return n.begin < c.end && c.begin < n.end; }))
                 spans.emplace_back(n, true);

@@ -27,10 +27,11 @@ std::vector<CopySpan> find_copy_spans(std::string_view text);
 // Names in an English or French text that the vocabulary does not hold as words: runs of capitalized words
 // ("Carlos", "Mike Tyson") of which at least one is no token of `source_vocab` in either case ("Frisbee", "New York"
 // are the model's own). Inside a sentence: a sentence's first word is capitalized whatever it is ("Skateboarders
-// ..."), and is a name only before more capitalized words or joined by "and"/"et" to another name. Not a thing after
-// "a"/"an"/"un"/"une", a country after "au"/"aux"/"en", nor an adjective of a nation or a day before a word ("a
-// Hummer", "au Brésil", "Mexican food"): the models translate those. Not for German, which capitalizes every noun.
-std::vector<CopySpan> find_name_spans(std::string_view text, const Vocab& source_vocab);
+// ..."), and is a name only before more capitalized words, joined by "and"/"et" to another name, or before "is",
+// "was", "has" ("est", "a", "était" in French). Not a thing after "a"/"an"/"un"/"une", a country after
+// "au"/"aux"/"en", nor an adjective of a nation or a day before a word ("a Hummer", "au Brésil", "Mexican food"):
+// the models translate those. `lang`: en or fr; not for German, which capitalizes every noun.
+std::vector<CopySpan> find_name_spans(std::string_view text, Lang lang, const Vocab& source_vocab);
 
 // A text with its spans replaced by placeholders, and what restores them.
 struct MaskedText {

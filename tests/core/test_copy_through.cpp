@@ -109,9 +109,9 @@ TEST_CASE("copy-through puts each span where its placeholder's translation is, o
 
 namespace {
 
-std::vector<std::string> names_of(const std::string& text, const Vocab& vocab) {
+std::vector<std::string> names_of(const std::string& text, const Vocab& vocab, Lang lang = Lang::en) {
     std::vector<std::string> out;
-    for (const CopySpan& s : find_name_spans(text, vocab)) out.push_back(text.substr(s.begin, s.end - s.begin));
+    for (const CopySpan& s : find_name_spans(text, lang, vocab)) out.push_back(text.substr(s.begin, s.end - s.begin));
     return out;
 }
 
@@ -127,9 +127,16 @@ TEST_CASE("copy-through finds names: capitalized words inside a sentence that th
     CHECK(names_of("A  Boston  Terrier runs.", en) == V{});
     CHECK(names_of("They listen to Professor Martin and Anna.", en) == V{"Professor Martin", "Anna"});
     // A sentence's first word is capitalized whatever it is: a name only as the first of a run of names that is no
-    // word in lowercase.
-    CHECK(names_of("Maria is walking her dog.", en) == V{});
+    // word in lowercase, joined by "and" to another name, or before a verb of one subject in the text's language.
     CHECK(names_of("Maria and Jonas are walking. Laura et Tom marchent.", en) == V{"Maria", "Jonas", "Laura", "Tom"});
+    CHECK(names_of("Maria is walking her dog. Jonas was here. Lena has a cat.", en) == V{"Maria", "Jonas", "Lena"});
+    CHECK(names_of("Marie est assise. Paul a un vélo. Lena était là.", en, Lang::fr) == V{"Marie", "Paul", "Lena"});
+    CHECK(names_of("Marie est assise. Paul a un vélo.", en) == V{});
+    CHECK(names_of("Maria is walking.", en, Lang::fr) == V{});
+    CHECK(names_of("Maria walks her dog. Maria's dog runs. Maria, come!", en) == V{});
+    CHECK(names_of("Sailors are walking. Gardening is fun. Precision is key. Somebody is there. Everyone is here.", en) ==
+          V{});
+    CHECK(names_of("Two is a number.", en) == V{});  // a word of the vocabulary
     CHECK(names_of("Skateboarders and Frisbee players.", en) == V{});
     CHECK(names_of("Skateboarders are everywhere.", en) == V{});
     CHECK(names_of("Jonas Berg is boxing.", en) == V{"Jonas Berg"});

@@ -204,10 +204,11 @@ TEST_CASE("shipped models: every number a translation writes in digits is one of
 }
 
 // A caption model garbles names it never saw ("dancing with Carlos" came out as "tanzt mit Cargo", "The dog is
-// running towards Emma." as "... auf eine Ebene zu."): copy-through masks a name inside an English or French sentence
-// with a name the model writes back, so the name is in the translation, and the placeholder never is. German sources
-// capitalize every noun: their models read the text as it is.
-TEST_CASE("shipped models: a name inside a sentence is in its translation, and no placeholder is") {
+// running towards Emma." as "... auf eine Ebene zu.", "Maria is walking her dog" as "Mutter geht ..."): copy-through
+// masks a name in an English or French sentence with a name the model writes back, so the name is in the
+// translation, and the placeholder never is. German sources capitalize every noun: their models read the text as it
+// is.
+TEST_CASE("shipped models: a name in a sentence is in its translation, and no placeholder is") {
     const std::map<Lang, std::vector<std::pair<std::string, std::vector<std::string>>>> own = {
         {Lang::en,
          {{"A woman in a red dress is dancing with Carlos.", {"Carlos"}},
@@ -217,12 +218,14 @@ TEST_CASE("shipped models: a name inside a sentence is in its translation, and n
           {"The boy and his friend Lukas are riding bikes with Zoë.", {"Lukas", "Zoë"}},
           {"People are walking through the streets of Marrakesh with Jonas, Lena and Paul.", {"Marrakesh", "Jonas", "Lena", "Paul"}},
           {"A man named Peter holds 25 balloons for Obama.", {"Peter", "25", "Obama"}},
-          {"Laura and Tom are shopping at the market.", {"Laura", "Tom"}}}},
+          {"Laura and Tom are shopping at the market.", {"Laura", "Tom"}},
+          {"Maria is walking her dog in the park.", {"Maria"}}}},
         {Lang::fr,
          {{"Une femme danse avec Carlos dans la rue.", {"Carlos"}},
           {"Le chien court vers Emma.", {"Emma"}},
           {"Un bébé dort dans les bras de Julia.", {"Julia"}},
-          {"Les étudiants écoutent Lukas et Sophie.", {"Lukas", "Sophie"}}}}};
+          {"Les étudiants écoutent Lukas et Sophie.", {"Lukas", "Sophie"}},
+          {"Marie est assise sur un banc.", {"Marie"}}}}};
     for (const ShippedModel& m : shipped_models()) {
         CAPTURE(m.file);
         const Lang lang = m.translator.model().source_pipeline.lang;
