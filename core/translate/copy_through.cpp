@@ -145,13 +145,13 @@ bool article(const std::string& word) {
 
 // A capitalized word starting at `at` (an ASCII capital, then lowercase letters, "José" too): where it ends, or 0.
 // "NASA", "McDonald", "B12" are not of this shape.
+// Quotes and dashes end it ("«Carlos»").
 std::size_t capitalized_word_end(std::string_view t, std::size_t at) {
     if (at >= t.size() || !std::isupper(static_cast<unsigned char>(t[at]))) return 0;
-    std::size_t i = at + 1;
-    while (i < t.size() && (std::islower(static_cast<unsigned char>(t[i])) || (static_cast<unsigned char>(t[i]) & 0x80)))
-        ++i;
-    if (i - at < 2 || (i < t.size() && word_byte(t[i]))) return 0;
-    return i;
+    const std::size_t end = word_end_at(t, at);
+    for (std::size_t i = at + 1; i < end; ++i)
+        if (!(static_cast<unsigned char>(t[i]) & 0x80) && !std::islower(static_cast<unsigned char>(t[i]))) return 0;
+    return end - at < 2 ? 0 : end;
 }
 
 // Whether `at` begins a sentence: nothing before it but spaces, opening quotes and brackets, back to the text's
@@ -303,7 +303,7 @@ std::vector<CopySpan> find_name_spans(std::string_view t, Lang lang, const Vocab
         return false;
     };
     for (std::size_t i = 0; i < t.size();) {
-        std::size_t end = (i == 0 || !word_byte(t[i - 1])) ? capitalized_word_end(t, i) : 0;
+        std::size_t end = letter_before(t, i) ? 0 : capitalized_word_end(t, i);
         if (end == 0) {
             ++i;
             continue;

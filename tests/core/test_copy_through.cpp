@@ -153,6 +153,10 @@ TEST_CASE("copy-through finds names: capitalized words inside a sentence that th
     CHECK(names_of("She plays with Morgan.", en) == V{"Morgan"});
     CHECK(names_of("Un homme au Brésil, un autre en France, des amis aux Bahamas, avec Pierre.", en) == V{"Pierre"});
     CHECK(names_of("He waved. Maria laughed! \"Jonas?\" (Emma) … Lena: Paul", en) == V{});
+    // Quotes, glued or not, are no letters of a name.
+    CHECK(names_of("He talks to «Carlos» and „Emma“ with ‹Lena›, Paul—Jonas.", en) ==
+          V{"Carlos", "Emma", "Lena", "Paul", "Jonas"});
+    CHECK(names_of("«Carlos and Emma are here.»", en) == V{"Carlos", "Emma"});  // a sentence's start
     // Letters beyond ASCII belong to the word; other shapes are not names.
     CHECK(names_of("A dance with José and Zoë.", en) == V{"José", "Zoë"});
     CHECK(names_of("Two NASA engineers, a McDonald sign, gate B12, an iPhone and Ab3.", en) == V{});
