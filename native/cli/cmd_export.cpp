@@ -1,4 +1,5 @@
-// `attend export`: a checkpoint (or the average of a run's last N) to a model file in F32, F16 or I8, and
+// `attend export`: a checkpoint (or the average of a run's last N, or of several files of one model) to a model file
+// in F32, F16 or I8, and
 // `attend info`: what a model file holds.
 #include "cli/command.h"
 #include "cli/model_loading.h"
@@ -16,7 +17,8 @@ namespace {
 namespace fs = std::filesystem;
 
 struct ExportFlags {
-    std::string input, out, dtype = "f16", card;
+    std::vector<std::string> inputs;
+    std::string out, dtype = "f16", card;
     int average = 0;
     float length_penalty = -1.0f;  // < 0: keep what the input has
     float min_confidence = -1.0f;  // likewise
@@ -31,16 +33,25 @@ DType parse_dtype(std::string name) {
 void run_export(const ExportFlags& f) {
     const DType dtype = parse_dtype(f.dtype);
     TranslatorModel m;
-    if (fs::is_directory(f.input)) {
-        std::vector<std::string> all = list_checkpoints(f.input);
-        if (all.empty()) throw Error(f.input + ": no checkpoint-*.safetensors in this folder");
+    const std::string& input = f.inputs.front();
+    if (f.inputs.size() > 1) {
+        // Means of checkpoints taken at different points of one run (after 80 and after 120 epochs), or a run and
+        // its fine-tuning: the weights' mean, like --average over a folder.
+        if (f.average > 0) throw Error("--average takes one run folder, not several inputs");
+        for (const std::string& path : f.inputs)
+            if (fs::is_directory(path)) throw Error(path + ": a folder; several inputs must be checkpoints or model files");
+        m = average_checkpoints(f.inputs);
+        m.card["averaged_files"] = f.inputs.size();
+    } else if (fs::is_directory(input)) {
+        std::vector<std::string> all = list_checkpoints(input);
+        if (all.empty()) throw Error(input + ": no checkpoint-*.safetensors in this folder");
         const size_t n = f.average > 0 ? std::min<size_t>(f.average, all.size()) : 1;
         std::vector<std::string> chosen(all.end() - n, all.end());
         m = average_checkpoints(chosen);
         if (n > 1) m.card["averaged_checkpoints"] = n;
     } else {
         if (f.average > 0) throw Error("--average needs a run folder, not a file");
-        m = load_model_or_checkpoint(f.input);
+        m = load_model_or_checkpoint(input);
     }
     if (!f.card.empty()) {
         std::ifstream in(f.card);
@@ -95,7 +106,10 @@ void run_info(const std::string& path, bool json_output) {
 CommandRegistrar registrar([](CLI::App& app) {
     auto f = std::make_shared<ExportFlags>();
     CLI::App* cmd = app.add_subcommand("export", "Write a model file (F32, F16, or I8 with per-row scales) from a checkpoint or run folder");
-    cmd->add_option("input", f->input, "Checkpoint, model file, or run folder (newest checkpoint)")->required();
+    cmd->add_option("input", f->inputs,
+                    "Checkpoint, model file, or run folder (newest checkpoint); several checkpoints or model files of "
+                    "one model: their mean")
+        ->required();
     cmd->add_option("-o,--out", f->out, "Model file to write")->required();
     cmd->add_option("--dtype", f->dtype, "f32, f16 or i8")->capture_default_str();
     cmd->add_option("--average", f->average, "Average the last N checkpoints of the run folder")->check(at_least(0));

@@ -235,11 +235,22 @@ TranslatorModel average_checkpoints(const std::vector<std::string>& paths) {
     TranslatorModel avg = load_translator_model(SafeTensors::from_file(paths[0]), "optimizer.");
     ParameterStore& p = avg.parameters();
     std::vector<double> sum(p.values(), p.values() + p.size());
+    // Parameters of the same count can still mean other things: another shape, another vocabulary's rows.
+    auto same = [&](const TranslatorModel& m) -> std::string {
+        if (m.config_json() != avg.config_json()) return "another configuration (attend.config)";
+        if (nlohmann::json(m.source_pipeline) != nlohmann::json(avg.source_pipeline) ||
+            nlohmann::json(m.target_pipeline) != nlohmann::json(avg.target_pipeline))
+            return "another text pipeline (tokenizer or BPE)";
+        if (m.source_vocab.id_to_token() != avg.source_vocab.id_to_token() ||
+            m.target_vocab.id_to_token() != avg.target_vocab.id_to_token())
+            return "another vocabulary";
+        return "";
+    };
     for (size_t k = 1; k < paths.size(); k++) {
         TranslatorModel m = load_translator_model(SafeTensors::from_file(paths[k]), "optimizer.");
-        if (m.parameters().size() != p.size())
-            throw Error("average: " + paths[k] + " has " + std::to_string(m.parameters().size()) +
-                        " parameters, " + paths[0] + " has " + std::to_string(p.size()));
+        if (const std::string differs = same(m); !differs.empty())
+            throw Error("average: " + paths[k] + " has " + differs + " than " + paths[0] +
+                        ": only models of one configuration and vocabulary can be averaged");
         const float* v = m.parameters().values();
         for (size_t i = 0; i < sum.size(); i++) sum[i] += v[i];
     }

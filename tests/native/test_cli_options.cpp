@@ -194,6 +194,42 @@ TEST_CASE("attend eval, export, info, translate: a folder as the model says so; 
     check_refused("translate -m model.safetensors -t 'a dog' --batch 0", "--batch: must be at least 1, got 0");
 }
 
+// Several checkpoints or model files of one model export as their mean (checkpoint means taken at different points of
+// a run, averaged); files of another configuration, pipeline or vocabulary are refused, not averaged.
+TEST_CASE("attend export: several files of one model give their element-wise mean; others are refused") {
+    using namespace attend;
+    const std::string source = std::string(ATTEND_SOURCE_DIR) + "/web/models/multi30k-en-de-cased.safetensors";
+    const std::string a = kTmp + "mean-a.safetensors", b = kTmp + "mean-b.safetensors", mean = kTmp + "mean.safetensors";
+    TranslatorModel m = load_translator_model(SafeTensors::from_file(source));
+    write_file_atomically(a, save_translator_model(m, DType::F32));
+    const std::vector<float> first(m.parameters().values(), m.parameters().values() + m.parameters().size());
+    for (size_t i = 0; i < first.size(); i++) m.parameters().values()[i] = first[i] * -3.0f + 0.25f;
+    write_file_atomically(b, save_translator_model(m, DType::F32));
+
+    const Run run = run_attend("export '" + a + "' '" + b + "' --dtype f32 -o '" + mean + "'");
+    CAPTURE(run.output);
+    REQUIRE(run.status == 0);
+    const TranslatorModel averaged = load_translator_model(SafeTensors::from_file(mean));
+    const TranslatorModel second = load_translator_model(SafeTensors::from_file(b));
+    REQUIRE(averaged.parameters().size() == first.size());
+    size_t wrong = 0;
+    for (size_t i = 0; i < first.size(); i++) {
+        const double want = (double{first[i]} + double{second.parameters().values()[i]}) / 2;
+        wrong += averaged.parameters().values()[i] != static_cast<float>(want);
+    }
+    CHECK(wrong == 0);
+    CHECK(averaged.card["averaged_files"] == 2);
+    CHECK(averaged.source_vocab.id_to_token() == m.source_vocab.id_to_token());
+
+    const std::string other = std::string(ATTEND_SOURCE_DIR) + "/web/models/multi30k-de-en-cased.safetensors";
+    check_refused("export '" + a + "' '" + other + "' -o '" + mean + "'", "another text pipeline");
+    const std::string fr = std::string(ATTEND_SOURCE_DIR) + "/web/models/multi30k-fr-en-cased.safetensors";
+    check_refused("export '" + a + "' '" + fr + "' -o '" + mean + "'", "another configuration");
+    check_refused("export '" + a + "' '" + P_tmpdir + "' -o '" + mean + "'", "a folder; several inputs must be");
+    check_refused("export '" + a + "' '" + b + "' --average 2 -o '" + mean + "'", "--average takes one run folder");
+    for (const std::string& f : {a, b, mean}) std::remove(f.c_str());
+}
+
 TEST_CASE("attend translate, export, eval: a low confidence is a warning on its line, not a failed line") {
     using namespace attend;
     const std::string model = std::string(ATTEND_SOURCE_DIR) + "/web/models/multi30k-en-de-cased.safetensors";
