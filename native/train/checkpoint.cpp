@@ -235,9 +235,15 @@ TranslatorModel average_checkpoints(const std::vector<std::string>& paths) {
     TranslatorModel avg = load_translator_model(SafeTensors::from_file(paths[0]), "optimizer.");
     ParameterStore& p = avg.parameters();
     std::vector<double> sum(p.values(), p.values() + p.size());
-    // Parameters of the same count can still mean other things: another shape, another vocabulary's rows.
+    // Parameters of the same count can still mean other things: another shape, another vocabulary's rows. Options
+    // that leave the weights' meaning alone (dropout, of a fine-tuning) may differ.
     auto same = [&](const TranslatorModel& m) -> std::string {
-        if (m.config_json() != avg.config_json()) return "another configuration (attend.config)";
+        const auto& a = m.parameters().specs();
+        const auto& b = p.specs();
+        if (m.architecture() != avg.architecture() || a.size() != b.size() ||
+            !std::equal(a.begin(), a.end(), b.begin(),
+                        [](const TensorSpec& x, const TensorSpec& y) { return x.name == y.name && x.shape == y.shape; }))
+            return "other tensors (architecture, names or shapes)";
         if (nlohmann::json(m.source_pipeline) != nlohmann::json(avg.source_pipeline) ||
             nlohmann::json(m.target_pipeline) != nlohmann::json(avg.target_pipeline))
             return "another text pipeline (tokenizer or BPE)";
@@ -250,7 +256,7 @@ TranslatorModel average_checkpoints(const std::vector<std::string>& paths) {
         TranslatorModel m = load_translator_model(SafeTensors::from_file(paths[k]), "optimizer.");
         if (const std::string differs = same(m); !differs.empty())
             throw Error("average: " + paths[k] + " has " + differs + " than " + paths[0] +
-                        ": only models of one configuration and vocabulary can be averaged");
+                        ": only models of one shape and vocabulary can be averaged");
         const float* v = m.parameters().values();
         for (size_t i = 0; i < sum.size(); i++) sum[i] += v[i];
     }
