@@ -22,6 +22,9 @@ const state = waitForState;
 const BEAM = 2;
 
 const translate = (page, text) => translateOnPage(page, text, BEAM);
+// The chip names the count of the library's warnings (a cut nonsense text may also be one the model doubts).
+const counted = (n) => `${n} warning${n === 1 ? '' : 's'}`;
+const CUT = new RegExp('this model accepts at most \\d+: only the first \\d+ were translated');
 
 async function openDemo() {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -54,7 +57,7 @@ test('a source cut to the model\'s limit shows a warning chip, its list, and the
   const want = await engine.translateDocument(longSentence, { beam: BEAM, attention: false });
   assert.equal(want.sentences.length, 1);
   const warnings = want.sentences[0].warnings;
-  assert.equal(warnings.length, 1);
+  assert.equal(warnings.filter((w) => CUT.test(w)).length, 1);
   assert.match(warnings[0], new RegExp(`at most ${maxSource}: only the first ${maxSource - 1} were translated`));
 
   const { context, page, errors } = await openDemo();
@@ -64,11 +67,11 @@ test('a source cut to the model\'s limit shows a warning chip, its list, and the
   // The chip: a closed button naming the count; the list opens and closes with it.
   const chip = page.locator('#warnings-toggle');
   assert.equal(await page.isVisible('#output-warnings'), true);
-  assert.equal((await chip.textContent()).trim(), '⚠ 1 warning');
+  assert.equal((await chip.textContent()).trim(), `⚠ ${counted(warnings.length)}`);
   assert.equal(await chip.getAttribute('aria-expanded'), 'false');
   assert.equal(await chip.getAttribute('aria-controls'), 'warnings-list');
   assert.equal(await page.isVisible('#warnings-list'), false);
-  assert.match(await page.textContent('#translate-status'), /done in \d+ ms, with 1 warning$/);
+  assert.match(await page.textContent('#translate-status'), new RegExp(`done in \\d+ ms, with ${counted(warnings.length)}$`));
   await chip.click();
   assert.equal(await chip.getAttribute('aria-expanded'), 'true');
   assert.equal(await page.isVisible('#warnings-list'), true);
@@ -84,7 +87,7 @@ test('a source cut to the model\'s limit shows a warning chip, its list, and the
   const marked = page.locator('#output-text .sentence.warned');
   assert.equal(await marked.count(), 1);
   assert.equal(await marked.textContent(), want.sentences[0].text);
-  assert.equal(await marked.getAttribute('title'), warnings[0]);
+  assert.equal(await marked.getAttribute('title'), warnings.join('\n'));
   assert.deepEqual(errors, []);
   await context.close();
 });
@@ -93,18 +96,19 @@ test('in a document the chip lists where each warning is, and only the warned se
   const text = `A dog runs on the beach.\n${longSentence}`;
   const want = await engine.translateDocument(text, { beam: BEAM, attention: false });
   assert.equal(want.sentences.length, 2);
-  assert.deepEqual(want.sentences.map((s) => s.warnings.length), [0, 1]);
-  assert.match(want.warnings[0], /^line 2, sentence 1: /);
+  assert.equal(want.sentences[0].warnings.length, 0);
+  assert.equal(want.sentences[1].warnings.filter((w) => CUT.test(w)).length, 1);
+  assert.ok(want.warnings.every((w) => /^line 2, sentence 1: /.test(w)));
 
   const { context, page, errors } = await openDemo();
   await translate(page, text);
   assert.equal(await page.textContent('#output-text'), want.text);
-  assert.equal((await page.textContent('#warnings-toggle')).trim(), '⚠ 1 warning');
+  assert.equal((await page.textContent('#warnings-toggle')).trim(), `⚠ ${counted(want.warnings.length)}`);
   await page.click('#warnings-toggle');
   assert.deepEqual(await page.locator('#warnings-list li').allTextContents(), want.warnings);
   assert.deepEqual(await page.locator('#output-text .sentence').evaluateAll(
     (spans) => spans.map((s) => s.classList.contains('warned'))), [false, true]);
-  assert.equal(await page.getAttribute('#output-text .sentence.warned', 'title'), want.sentences[1].warnings[0]);
+  assert.equal(await page.getAttribute('#output-text .sentence.warned', 'title'), want.sentences[1].warnings.join('\n'));
   // Choosing a sentence still works on a marked one.
   await page.click('#output-text .sentence.warned');
   assert.equal(await page.inputValue('#sentence-select'), '1');
