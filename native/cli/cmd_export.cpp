@@ -105,7 +105,7 @@ void run_info(const std::string& path, bool json_output) {
 
 CommandRegistrar registrar([](CLI::App& app) {
     auto f = std::make_shared<ExportFlags>();
-    CLI::App* cmd = app.add_subcommand("export", "Write a model file (F32, F16, or I8 with per-row scales) from a checkpoint or run folder");
+    CLI::App* cmd = app.add_subcommand("export", "Write a model file (F32, F16, or I8 with per-row scales) from a checkpoint, a run folder, or several checkpoints of one model (their mean)");
     cmd->add_option("input", f->inputs,
                     "Checkpoint, model file, or run folder (newest checkpoint); several checkpoints or model files of "
                     "one model: their mean")
