@@ -238,7 +238,11 @@ bool has_word_starting_with_ci(std::string_view text, const std::string& word) {
     return false;
 }
 
-bool cased(const Vocab& vocab, const char* word) { return vocab.contains(word) || vocab.contains(lower(word)); }
+// Whether the vocabulary holds the word as it is or in lowercase.
+bool cased(const Vocab& vocab, std::string_view word) {
+    const std::string w(word);
+    return vocab.contains(w) || vocab.contains(lower(w));
+}
 
 }  // namespace
 
@@ -289,10 +293,7 @@ std::vector<CopySpan> find_copy_spans(std::string_view t) {
 
 std::vector<CopySpan> find_name_spans(std::string_view t, Lang lang, const Vocab& source_vocab) {
     std::vector<CopySpan> spans;
-    auto known = [&](std::string_view w) {
-        const std::string word(w);
-        return source_vocab.contains(word) || source_vocab.contains(lower(word));
-    };
+    auto known = [&](std::string_view w) { return cased(source_vocab, w); };
     // Whether " and " or " et " follows `at`, then a capitalized word that `known` lacks.
     auto joined_to_unknown = [&](std::string_view text, std::size_t at) {
         for (std::string_view conjunction : {" and ", " et "}) {

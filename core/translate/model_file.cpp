@@ -317,4 +317,13 @@ size_t parameter_count(const TranslatorModel& model) {
     return model.network ? model.network->parameters().size() : 0;
 }
 
+std::string io_difference(const TranslatorModel& a, const TranslatorModel& b) {
+    if (nlohmann::json(a.source_pipeline) != nlohmann::json(b.source_pipeline)) return "source pipeline";
+    if (nlohmann::json(a.target_pipeline) != nlohmann::json(b.target_pipeline)) return "target pipeline";
+    if (a.source_vocab.id_to_token() != b.source_vocab.id_to_token()) return "source vocabulary";
+    if (a.target_vocab.id_to_token() != b.target_vocab.id_to_token()) return "target vocabulary";
+    if (a.pad_id != b.pad_id || a.bos_id != b.bos_id || a.eos_id != b.eos_id) return "special token ids";
+    return "";
+}
+
 }  // namespace attend

@@ -77,4 +77,9 @@ void add_translator_model(SafeTensorsWriter& writer, const TranslatorModel& mode
 // Number of parameters (floats) of the network.
 size_t parameter_count(const TranslatorModel& model);
 
+// The first way two models read or write text differently: "source pipeline", "target pipeline", "source
+// vocabulary", "target vocabulary" or "special token ids"; empty when they read and write alike (what an ensemble
+// and an average of models need).
+std::string io_difference(const TranslatorModel& a, const TranslatorModel& b);
+
 }  // namespace attend

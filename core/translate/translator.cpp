@@ -206,16 +206,8 @@ Translator Translator::ensemble(std::vector<TranslatorModel> models) {
         return Error("model " + std::to_string(i + 1) + " of the ensemble differs from model 1 in its " + what +
                      ": the models of an ensemble must read and write alike");
     };
-    const TranslatorModel& first = models.front();
-    for (size_t i = 1; i < models.size(); i++) {
-        const TranslatorModel& m = models[i];
-        if (nlohmann::json(m.source_pipeline) != nlohmann::json(first.source_pipeline)) throw differ(i, "source pipeline");
-        if (nlohmann::json(m.target_pipeline) != nlohmann::json(first.target_pipeline)) throw differ(i, "target pipeline");
-        if (m.source_vocab.id_to_token() != first.source_vocab.id_to_token()) throw differ(i, "source vocabulary");
-        if (m.target_vocab.id_to_token() != first.target_vocab.id_to_token()) throw differ(i, "target vocabulary");
-        if (m.pad_id != first.pad_id || m.bos_id != first.bos_id || m.eos_id != first.eos_id)
-            throw differ(i, "special token ids");
-    }
+    for (size_t i = 1; i < models.size(); i++)
+        if (const std::string what = io_difference(models[i], models.front()); !what.empty()) throw differ(i, what);
     std::vector<std::shared_ptr<const TranslatorModel>> others;
     for (size_t i = 1; i < models.size(); i++) others.push_back(prepared(std::move(models[i])));
     Translator t(std::move(models.front()));

@@ -244,12 +244,8 @@ TranslatorModel average_checkpoints(const std::vector<std::string>& paths) {
             !std::equal(a.begin(), a.end(), b.begin(),
                         [](const TensorSpec& x, const TensorSpec& y) { return x.name == y.name && x.shape == y.shape; }))
             return "other tensors (architecture, names or shapes)";
-        if (nlohmann::json(m.source_pipeline) != nlohmann::json(avg.source_pipeline) ||
-            nlohmann::json(m.target_pipeline) != nlohmann::json(avg.target_pipeline))
-            return "another text pipeline (tokenizer or BPE)";
-        if (m.source_vocab.id_to_token() != avg.source_vocab.id_to_token() ||
-            m.target_vocab.id_to_token() != avg.target_vocab.id_to_token())
-            return "another vocabulary";
+        if (const std::string what = io_difference(m, avg); !what.empty())
+            return "another text pipeline or vocabulary (its " + what + ")";
         return "";
     };
     for (size_t k = 1; k < paths.size(); k++) {
