@@ -167,6 +167,14 @@ export interface DecodingDefaults {
   length_penalty: number;
   /** @deprecated use lengthPenaltyFromModel */
   length_penalty_from_model: boolean;
+  /** Translations below this confidence are flagged (the model's own threshold, else 0). */
+  minConfidence: number;
+  /** @deprecated use minConfidence */
+  min_confidence: number;
+  /** The names that stand for a text's names while it is translated, in order of use (the model's own, else the default). */
+  namePlaceholders: string[];
+  /** @deprecated use namePlaceholders */
+  name_placeholders: string[];
 }
 
 /** One sentence of a document: its place in the input and its translation. */

@@ -295,8 +295,9 @@ export class AttendTranslator {
   }
 
   // { architecture, sourceLanguage, targetLanguage, config, parameters, dtype, fileBytes, sourceVocabSize,
-  //   targetVocabSize, maxSourceTokens, card, decoding: { lengthPenalty, lengthPenaltyFromModel } }, and every
-  // two-word key also in the core's snake_case (source_language, ...: deprecated, kept for existing callers).
+  //   targetVocabSize, maxSourceTokens, card, decoding: { lengthPenalty, lengthPenaltyFromModel, minConfidence,
+  //   namePlaceholders } }, and every two-word key also in the core's snake_case (source_language, ...: deprecated,
+  //   kept for existing callers).
   // config and card are the model file's own metadata and keep its keys.
   info() {
     this.#check();

@@ -6,6 +6,7 @@
 #include <array>
 #include <cctype>
 #include <cstddef>
+#include <unordered_set>
 #include <utility>
 
 namespace attend {
@@ -127,11 +128,6 @@ constexpr std::array<std::array<const char*, 3>, 8> kPlaceholders = {{
 
 const char* placeholder(std::size_t i, Lang lang) { return kPlaceholders[i][static_cast<int>(lang)]; }
 
-// Name placeholders: names of the training captions that the shipped en→de and en→fr models write back unchanged
-// in most sentences (people's first names fared worse: "John" came out as "John John John's", "Santa" as
-// "Weihnachtsmann").
-constexpr std::array<const char*, 4> kNamePlaceholders = {"Obama", "Seattle", "Miami", "Boston"};
-
 // Articles that go with a placeholder noun and not with a number or a URL.
 bool article(const std::string& word) {
     static const char* const all[] = {"a",   "an",    "the",   "ein",  "eine", "einen", "einem", "einer", "eines",
@@ -214,6 +210,30 @@ bool subject_noun_like(std::string_view word) {
     return word == "Everyone" || word == "Anyone" || word == "Noone";
 }
 
+// Given names common in English, German and French texts, written alike in the three languages. The captions hold
+// some of them ("John" in "John Deere"), and the models garble those ("John is playing guitar." -> "Ein John John
+// John's spielt Gitarre."): such a word is a name wherever it is capitalized, a known word or not. Names that are
+// also words or places (Will, Mark, Rose, Christian, Paris, Jordan) are left out: those stay the model's.
+bool given_name(std::string_view word) {
+    static const std::unordered_set<std::string_view> names = {
+    "Aaron", "Adam", "Adrian", "Alan", "Albert", "Alex", "Alexander", "Alice", "Amanda", "Amelia", "Amy", "Andreas",
+    "Andrew", "Andy", "Angela", "Anna", "Anne", "Anthony", "Antoine", "Ashley", "Barbara", "Ben", "Benjamin", "Betty",
+    "Bob", "Brian", "Camille", "Carl", "Carlos", "Caroline", "Catherine", "Charles", "Charlie", "Chloe", "Chloé",
+    "Chris", "Christine", "Christopher", "Claire", "Claudia", "Daniel", "Dave", "David", "Dennis", "Dieter", "Donald",
+    "Edward", "Elena", "Elizabeth", "Ellen", "Emily", "Emma", "Eric", "Ethan", "Fabian", "Felix", "Florian",
+    "François", "Françoise", "Fred", "Gary", "George", "Hannah", "Hans", "Harry", "Heinz", "Helen", "Henry", "Hugo",
+    "Isabelle", "Jack", "Jacob", "Jacques", "Jake", "James", "Jane", "Jason", "Jean", "Jeff", "Jennifer",
+    "Jessica", "Jim", "Joe", "Johann", "John", "Jonas", "Jonathan", "Joseph", "Josh", "Julia", "Julian", "Julie",
+    "Julien", "Jürgen", "Karen", "Kate", "Katharina", "Katie", "Kevin", "Klaus", "Laura", "Lena", "Leon", "Linda",
+    "Lisa", "Louis", "Luc", "Lucas", "Lucy", "Lukas", "Manon", "Marco", "Maria", "Marie", "Markus", "Martin", "Mary",
+    "Mathieu", "Matt", "Matthew", "Max", "Megan", "Mia", "Michael", "Michel", "Michelle", "Mike", "Monika", "Nancy",
+    "Nathalie", "Nathan", "Nick", "Nicolas", "Oliver", "Olivia", "Patrick", "Paul", "Peter", "Petra", "Philippe",
+    "Pierre", "Rachel", "Richard", "Robert", "Ryan", "Sabine", "Sam", "Samuel", "Sarah", "Scott", "Sebastian",
+    "Simon", "Sophia", "Sophie", "Stefan", "Stephan", "Steve", "Steven", "Susan", "Thierry", "Thomas", "Tim", "Tom",
+    "Tony", "Ursula", "Uwe", "William", "Wolfgang"};
+    return names.count(word) > 0;
+}
+
 // Whether a verb of one subject follows `at` in the source's language: "Maria is ...", "Marie est ...". Plural
 // nouns, which start many captions ("Sailors stand ..."), take other forms; a singular noun takes an article.
 bool singular_verb_at(std::string_view t, std::size_t at, Lang lang) {
@@ -291,6 +311,13 @@ std::vector<CopySpan> find_copy_spans(std::string_view t) {
     return spans;
 }
 
+// People's first names fared worse as placeholders: "John" came out as "John John John's", "Santa" as
+// "Weihnachtsmann".
+const std::vector<std::string>& default_name_placeholders() {
+    static const std::vector<std::string> names = {"Obama", "Seattle", "Miami", "Boston"};
+    return names;
+}
+
 std::vector<CopySpan> find_name_spans(std::string_view t, Lang lang, const Vocab& source_vocab) {
     std::vector<CopySpan> spans;
     auto known = [&](std::string_view w) { return cased(source_vocab, w); };
@@ -299,7 +326,7 @@ std::vector<CopySpan> find_name_spans(std::string_view t, Lang lang, const Vocab
         for (std::string_view conjunction : {" and ", " et "}) {
             if (text.substr(at, conjunction.size()) != conjunction) continue;
             const std::size_t b = at + conjunction.size(), e = capitalized_word_end(text, b);
-            return e > 0 && !known(text.substr(b, e - b));
+            return e > 0 && (!known(text.substr(b, e - b)) || given_name(text.substr(b, e - b)));
         }
         return false;
     };
@@ -329,11 +356,11 @@ std::vector<CopySpan> find_name_spans(std::string_view t, Lang lang, const Vocab
         if (sentence_start(t, i)) {
             const std::string first(t.substr(i, run[0].end - i));
             const bool alone_a_name =
-                !known(first) && (joined_to_unknown(t, end) ||
-                                  (singular_verb_at(t, end, lang) && !subject_noun_like(first)));
+                given_name(first) || (!known(first) && (joined_to_unknown(t, end) ||
+                                                        (singular_verb_at(t, end, lang) && !subject_noun_like(first))));
             if (run.size() > 1 && article(first))
                 run.erase(run.begin());
-            else if ((run.size() == 1 && !alone_a_name) || source_vocab.contains(lower(first)))
+            else if ((run.size() == 1 && !alone_a_name) || (source_vocab.contains(lower(first)) && !given_name(first)))
                 run.clear();
         }
         // What a caption calls "a Hummer", "a Boston Terrier" or "a Renaissance Festival" is a thing, which the model
@@ -342,13 +369,18 @@ std::vector<CopySpan> find_name_spans(std::string_view t, Lang lang, const Vocab
         if (!run.empty() && thing_before(t, run.front().begin)) run.clear();
         // Adjectives of nations, faiths and days before what they describe ("a Mexican setting", "Hawaiian shirt",
         // "Australian Shepherd", "Saturday afternoon") are words the model translates, with what they describe; a
-        // name that ends so (Morgan, Brian) before a verb is left to the model too.
-        if (!run.empty() && adjective_like(t.substr(run.front().begin, run.front().end - run.front().begin)) &&
+        // name that ends so before a verb (Morgan) is left to the model too, unless it is a given name (Brian).
+        const std::string_view front =
+            run.empty() ? std::string_view() : t.substr(run.front().begin, run.front().end - run.front().begin);
+        if (!run.empty() && adjective_like(front) && !given_name(front) &&
             (run.size() > 1 || (run.front().end + 1 < t.size() && t[run.front().end] == ' ' &&
                                 std::islower(static_cast<unsigned char>(t[run.front().end + 1])))))
             run.clear();
-        if (std::any_of(run.begin(), run.end(),
-                        [&](const CopySpan& w) { return !known(t.substr(w.begin, w.end - w.begin)); }))
+        // A given name alone is a name; with a name the model knows ("John Deere", "Mike Tyson") it is the model's.
+        if (std::any_of(run.begin(), run.end(), [&](const CopySpan& w) {
+                const std::string_view word = t.substr(w.begin, w.end - w.begin);
+                return !known(word) || (run.size() == 1 && given_name(word));
+            }))
             spans.push_back({run.front().begin, run.back().end});
         i = end;
     }
@@ -356,7 +388,8 @@ std::vector<CopySpan> find_name_spans(std::string_view t, Lang lang, const Vocab
 }
 
 MaskedText mask_copy_spans(std::string_view text, Lang source, Lang target, const Vocab& source_vocab,
-                           const Vocab& target_vocab, bool names) {
+                           const Vocab& target_vocab, bool names,
+                           const std::vector<std::string>& name_placeholders) {
     MaskedText m;
     const std::vector<CopySpan> copies = find_copy_spans(text);
     std::vector<std::pair<CopySpan, bool>> spans;  // and whether it is a name
@@ -374,10 +407,11 @@ MaskedText mask_copy_spans(std::string_view text, Lang source, Lang target, cons
     for (const auto& [s, is_name] : spans) {
         std::string source_word, target_word;
         if (is_name) {
-            while (next_name < kNamePlaceholders.size() && has_word_starting_with_ci(text, kNamePlaceholders[next_name]))
+            while (next_name < name_placeholders.size() &&
+                   has_word_starting_with_ci(text, name_placeholders[next_name]))
                 ++next_name;
-            if (next_name == kNamePlaceholders.size()) continue;  // the name stays the model's to translate
-            source_word = target_word = kNamePlaceholders[next_name++];
+            if (next_name == name_placeholders.size()) continue;  // the name stays the model's to translate
+            source_word = target_word = name_placeholders[next_name++];
         } else {
             while (next < kPlaceholders.size() &&
                    (has_word_starting_with_ci(text, placeholder(next, source)) ||

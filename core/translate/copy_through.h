@@ -26,12 +26,17 @@ std::vector<CopySpan> find_copy_spans(std::string_view text);
 
 // Names in an English or French text that the vocabulary does not hold as words: runs of capitalized words
 // ("Carlos", "Mike Tyson") of which at least one is no token of `source_vocab` in either case ("Frisbee", "New York"
-// are the model's own). Inside a sentence: a sentence's first word is capitalized whatever it is ("Skateboarders
-// ..."), and is a name only before more capitalized words, joined by "and"/"et" to another name, or before "is",
-// "was", "has" ("est", "a", "était" in French). Not a thing after "a"/"an"/"un"/"une", a country after
-// "au"/"aux"/"en", nor an adjective of a nation or a day before a word ("a Hummer", "au Brésil", "Mexican food"):
-// the models translate those. `lang`: en or fr; not for German, which capitalizes every noun.
+// are the model's own), or a common given name alone ("John", which the captions hold in "John Deere"). A sentence's
+// first word is capitalized whatever it is ("Skateboarders ..."): it is a name only if it is a given name, before
+// more capitalized words, joined by "and"/"et" to another name, or before "is", "was", "has" ("est", "a", "était" in
+// French). Not a thing after "a"/"an"/"un"/"une", a country after "au"/"aux"/"en", nor an adjective of a nation or a
+// day before a word ("a Hummer", "au Brésil", "Mexican food"): the models translate those. `lang`: en or fr; not
+// for German, which capitalizes every noun.
 std::vector<CopySpan> find_name_spans(std::string_view text, Lang lang, const Vocab& source_vocab);
+
+// The name placeholders a model file names none of: names of the training captions that the shipped en→de and
+// en→fr models write back unchanged in most sentences ("Obama", "Seattle", "Miami", "Boston").
+const std::vector<std::string>& default_name_placeholders();
 
 // A text with its spans replaced by placeholders, and what restores them.
 struct MaskedText {
@@ -46,9 +51,11 @@ struct MaskedText {
 // Masks `text`'s spans with placeholders that the model's vocabularies hold as whole tokens (a noun) or that the
 // model writes back (a name), and that the text does not contain already. Spans beyond the placeholders available
 // stay as they are. No span: text unchanged. `names`: mask names too (find_name_spans; English or French sources),
-// for cased models: a lowercasing model reads every word in lowercase and cannot tell a name.
+// for cased models: a lowercasing model reads every word in lowercase and cannot tell a name. `name_placeholders`:
+// the names that stand for them, in order of use (a model's own, which it writes back best, or the default).
 MaskedText mask_copy_spans(std::string_view text, Lang source, Lang target, const Vocab& source_vocab,
-                           const Vocab& target_vocab, bool names = false);
+                           const Vocab& target_vocab, bool names = false,
+                           const std::vector<std::string>& name_placeholders = default_name_placeholders());
 
 // The translation of a masked text with each placeholder's translation (the first word that begins with the
 // target placeholder, an article right before it dropped: "ein Hund", "l'Obama") replaced by its span; a span whose

@@ -3,6 +3,7 @@
 #include "error.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <set>
 #include <string>
@@ -39,14 +40,32 @@ void check_min_confidence(float c, const std::string& where) {
         throw Error(where + ": min_confidence must be a number in [0, 1], got " + std::to_string(c));
 }
 
-// attend.decoding: {"length_penalty": alpha, "min_confidence": c}, each optional; any other key is refused by name.
+// A capitalized word of ASCII letters ("Elmo"): what a name placeholder must be for copy-through to find it again.
+void check_name_placeholders(const std::vector<std::string>& names, const std::string& where) {
+    if (names.empty() || names.size() > kMaxNamePlaceholders)
+        throw Error(where + ": name_placeholders must hold 1 to " + std::to_string(kMaxNamePlaceholders) +
+                    " names, got " + std::to_string(names.size()));
+    for (size_t i = 0; i < names.size(); ++i) {
+        const std::string& n = names[i];
+        bool word = n.size() >= 2 && n.size() <= 32 && std::isupper(static_cast<unsigned char>(n[0]));
+        for (size_t k = 1; word && k < n.size(); ++k) word = std::islower(static_cast<unsigned char>(n[k]));
+        if (!word)
+            throw Error(where + ": name placeholder '" + n +
+                        "' is not a capitalized word of letters (a capital, then 1 to 31 lowercase ASCII letters)");
+        for (size_t k = 0; k < i; ++k)
+            if (names[k] == n) throw Error(where + ": name placeholder '" + n + "' is named twice");
+    }
+}
+
+// attend.decoding: {"length_penalty": alpha, "min_confidence": c, "name_placeholders": [...]}, each optional; any
+// other key is refused by name.
 void read_decoding(const SafeTensors& file, const std::string& src, TranslatorModel& m) {
     const json d = meta_json(file, "attend.decoding");
     const std::string where = src + ": attend.decoding";
     if (!d.is_object()) throw Error(where + " must be a JSON object, got " + d.dump());
     for (const auto& [key, value] : d.items())
-        if (key != "length_penalty" && key != "min_confidence")
-            throw Error(where + ": unknown key '" + key + "' (expected length_penalty, min_confidence)");
+        if (key != "length_penalty" && key != "min_confidence" && key != "name_placeholders")
+            throw Error(where + ": unknown key '" + key + "' (expected length_penalty, min_confidence, name_placeholders)");
     if (auto it = d.find("length_penalty"); it != d.end()) {
         if (!it->is_number()) throw Error(where + ": length_penalty must be a number");
         m.length_penalty = it->get<float>();
@@ -56,6 +75,12 @@ void read_decoding(const SafeTensors& file, const std::string& src, TranslatorMo
         if (!it->is_number()) throw Error(where + ": min_confidence must be a number");
         m.min_confidence = it->get<float>();
         check_min_confidence(*m.min_confidence, where);
+    }
+    if (auto it = d.find("name_placeholders"); it != d.end()) {
+        if (!it->is_array() || !std::all_of(it->begin(), it->end(), [](const json& n) { return n.is_string(); }))
+            throw Error(where + ": name_placeholders must be an array of strings");
+        m.name_placeholders = it->get<std::vector<std::string>>();
+        check_name_placeholders(m.name_placeholders, where);
     }
 }
 
@@ -284,6 +309,10 @@ void add_translator_model(SafeTensorsWriter& w, const TranslatorModel& m, DType 
     if (m.min_confidence) {
         check_min_confidence(*m.min_confidence, "save model");
         decoding["min_confidence"] = *m.min_confidence;
+    }
+    if (!m.name_placeholders.empty()) {
+        check_name_placeholders(m.name_placeholders, "save model");
+        decoding["name_placeholders"] = m.name_placeholders;
     }
     if (!decoding.empty()) w.set_metadata("attend.decoding", decoding.dump());
 

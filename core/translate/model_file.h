@@ -12,9 +12,9 @@
 //   attend.source_vocab / attend.target_vocab           Vocab JSON (equal when embeddings are tied)
 //   attend.special_tokens  {"pad": "<pad>", "bos": "<bos>", "eos": "<eos>"}
 //   attend.card            optional JSON: training data, time, BLEU (free form)
-//   attend.decoding        optional JSON: {"length_penalty": alpha, "min_confidence": c} (each optional), the
-//                          decoding settings chosen for this model on validation data, which translators use unless
-//                          the caller sets them
+//   attend.decoding        optional JSON: {"length_penalty": alpha, "min_confidence": c, "name_placeholders":
+//                          ["Elmo", ...]} (each optional), the decoding settings chosen for this model on validation
+//                          data (names: on template sentences), which translators use unless the caller sets them
 // The source sentence is encoded as its tokens followed by <eos>; the decoder starts from <bos>.
 #pragma once
 #include "io/safetensors.h"
@@ -34,6 +34,7 @@ namespace attend {
 constexpr const char* kModelFormat = "attend-translator";
 constexpr int kModelFormatVersion = 1;
 constexpr float kMaxModelLengthPenalty = 10.0f;  // attend.decoding's length_penalty lies in [0, this]
+constexpr size_t kMaxNamePlaceholders = 8;       // attend.decoding's name_placeholders holds 1 to this many
 
 struct TranslatorModel {
     std::unique_ptr<TranslatorNetwork> network;  // of the architecture attend.architecture names
@@ -46,6 +47,10 @@ struct TranslatorModel {
     std::optional<float> length_penalty;
     // attend.decoding: the confidence below which a translation is flagged (TranslationOptions::min_confidence).
     std::optional<float> min_confidence;
+    // attend.decoding: the names that stand for names the text holds while it is translated, in order of use: those
+    // this model writes back best (translate/copy_through.h; empty: default_name_placeholders()). At most
+    // kMaxNamePlaceholders, each a capitalized word of letters, no two alike.
+    std::vector<std::string> name_placeholders;
     size_t file_bytes = 0;             // size of the file it came from (0 when built in memory)
 
     // The network's own (translate/translator_network.h); each throws attend::Error when the model holds none.

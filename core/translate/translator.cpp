@@ -320,7 +320,9 @@ Translator::PreparedText Translator::prepare(std::string_view text, const Transl
     if (options.copy_through)
         p.masked = mask_copy_spans(read, model_->source_pipeline.lang, model_->target_pipeline.lang,
                                    model_->source_vocab, model_->target_vocab,
-                                   !model_->source_pipeline.moses.lowercase && !model_->target_pipeline.moses.lowercase);
+                                   !model_->source_pipeline.moses.lowercase && !model_->target_pipeline.moses.lowercase,
+                                   model_->name_placeholders.empty() ? default_name_placeholders()
+                                                                     : model_->name_placeholders);
     else
         p.masked.text = std::string(read);
     return p;
@@ -671,7 +673,9 @@ nlohmann::json Translator::info() const {
         {"card", model_->card},
         {"decoding", {{"length_penalty", defaults.length_penalty},
                       {"length_penalty_from_model", model_->length_penalty.has_value()},
-                      {"min_confidence", defaults.min_confidence}}},
+                      {"min_confidence", defaults.min_confidence},
+                      {"name_placeholders", model_->name_placeholders.empty() ? default_name_placeholders()
+                                                                              : model_->name_placeholders}}},
     };
 }
 

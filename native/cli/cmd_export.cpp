@@ -22,6 +22,7 @@ struct ExportFlags {
     int average = 0;
     float length_penalty = -1.0f;  // < 0: keep what the input has
     float min_confidence = -1.0f;  // likewise
+    std::vector<std::string> name_placeholders;  // empty: likewise
 };
 
 DType parse_dtype(std::string name) {
@@ -64,6 +65,7 @@ void run_export(const ExportFlags& f) {
     }
     if (f.length_penalty >= 0.0f) m.length_penalty = f.length_penalty;
     if (f.min_confidence >= 0.0f) m.min_confidence = f.min_confidence;
+    if (!f.name_placeholders.empty()) m.name_placeholders = f.name_placeholders;
     write_file_atomically(f.out, save_translator_model(m, dtype));
     std::printf("%s: %s, %zu parameters, %.2f MB\n", f.out.c_str(), dtype_name(dtype), parameter_count(m),
                 fs::file_size(f.out) / 1e6);
@@ -80,7 +82,8 @@ void run_info(const std::string& path, bool json_output) {
                                            {"length_penalty", m.length_penalty ? nlohmann::json(*m.length_penalty)
                                                                                : nlohmann::json(nullptr)},
                                            {"min_confidence", m.min_confidence ? nlohmann::json(*m.min_confidence)
-                                                                               : nlohmann::json(nullptr)}}
+                                                                               : nlohmann::json(nullptr)},
+                                           {"name_placeholders", m.name_placeholders}}
                                 .dump(2)
                                 .c_str());
         return;
@@ -100,6 +103,11 @@ void run_info(const std::string& path, bool json_output) {
     if (m.length_penalty) std::printf("decoding    length penalty %.3g (the model's own default)\n", *m.length_penalty);
     if (m.min_confidence)
         std::printf("confidence  translations below %.3g are flagged (the model's own threshold)\n", *m.min_confidence);
+    if (!m.name_placeholders.empty()) {
+        std::string names;
+        for (const std::string& n : m.name_placeholders) names += (names.empty() ? "" : ", ") + n;
+        std::printf("names       %s stand for names while a text is translated (the model's own)\n", names.c_str());
+    }
     if (!m.card.empty()) std::printf("card        %s\n", m.card.dump().c_str());
 }
 
@@ -121,6 +129,10 @@ CommandRegistrar registrar([](CLI::App& app) {
                     "The confidence below which translations are flagged (metadata attend.decoding; 0: never), chosen "
                     "on validation data: `attend eval --split val` prints its percentiles")
         ->check(CLI::Range(0.0f, 1.0f));
+    cmd->add_option("--name-placeholders", f->name_placeholders,
+                    "Names, comma-separated, that stand for the names of a text while it is translated, in order of use "
+                    "(metadata attend.decoding): those this model writes back best (bench/name_placeholders.sh)")
+        ->delimiter(',');
     cmd->callback([f] { run_export(*f); });
 
     auto path = std::make_shared<std::string>();

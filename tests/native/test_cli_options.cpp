@@ -283,6 +283,17 @@ TEST_CASE("attend translate, export, eval: a low confidence is a warning on its 
     CHECK(eval.status == 0);
     CHECK(eval.output.find("test_2016_flickr confidence: percentiles 1% ") != std::string::npos);
     CHECK(eval.output.find("below the threshold 0.25: ") != std::string::npos);
+
+    // Name placeholders: the export option stores them, info shows them, a bad one is refused by name.
+    REQUIRE(run_attend("export '" + out + "' --dtype i8 --name-placeholders Elmo,Europe -o '" + out + "'").status == 0);
+    const nlohmann::json named = nlohmann::json::parse(run_attend("info --json '" + out + "'").output);
+    CHECK(named["name_placeholders"] == nlohmann::json{"Elmo", "Europe"});
+    CHECK(named["min_confidence"].get<float>() == 0.25f);  // kept from the input
+    CHECK(run_attend("info '" + out + "'").output.find("names       Elmo, Europe stand for names") != std::string::npos);
+    check_refused("export '" + out + "' --name-placeholders Elmo,elmo -o '" + out + "'",
+                  "name placeholder 'elmo' is not a capitalized word of letters");
+    check_refused("export '" + out + "' --name-placeholders Elmo,Elmo -o '" + out + "'",
+                  "name placeholder 'Elmo' is named twice");
     std::remove(out.c_str());
 }
 

@@ -8,6 +8,7 @@
 #include "data/nonbreaking_prefix_file.h"
 #include "error.h"
 #include "translate/clause_join.h"
+#include "translate/copy_through.h"
 #include "translate/transformer_network.h"
 #include "translate/translator.h"
 
@@ -263,6 +264,40 @@ TEST_CASE("a model file may carry its own length penalty, which translation uses
     TranslatorModel bad = copy_of(small_model());
     bad.length_penalty = std::nanf("");
     CHECK_THROWS_WITH_AS(save_translator_model(bad, DType::F32), doctest::Contains("length_penalty"), Error);
+}
+
+TEST_CASE("a model file may carry its own name placeholders, checked when read and written") {
+    TranslatorModel m = copy_of(small_model());
+    CHECK(m.name_placeholders.empty());
+    CHECK(Translator(copy_of(m)).info()["decoding"]["name_placeholders"] == nlohmann::json(default_name_placeholders()));
+    m.name_placeholders = {"Elmo", "Europe"};
+    const std::vector<uint8_t> bytes = save_translator_model(m, DType::I8);
+    const SafeTensors file = SafeTensors::from_bytes(std::vector<uint8_t>(bytes));
+    CHECK(nlohmann::json::parse(file.metadata().at("attend.decoding")) ==
+          nlohmann::json{{"name_placeholders", {"Elmo", "Europe"}}});
+    Translator t(load_translator_model_bytes(bytes, "np"));
+    CHECK(t.model().name_placeholders == std::vector<std::string>{"Elmo", "Europe"});
+    CHECK_FALSE(t.model().length_penalty.has_value());
+    CHECK(t.info()["decoding"]["name_placeholders"] == nlohmann::json{"Elmo", "Europe"});
+    for (const auto& [value, expected] : std::vector<std::pair<std::string, std::string>>{
+             {R"({"name_placeholders": "Elmo"})", "name_placeholders must be an array of strings"},
+             {R"({"name_placeholders": ["Elmo", 3]})", "name_placeholders must be an array of strings"},
+             {R"({"name_placeholders": []})", "name_placeholders must hold 1 to 8 names, got 0"},
+             {R"({"name_placeholders": ["Aa","Bb","Cc","Dd","Ee","Ff","Gg","Hh","Ii"]})", "1 to 8 names, got 9"},
+             {R"({"name_placeholders": ["elmo"]})", "name placeholder 'elmo' is not a capitalized word"},
+             {R"({"name_placeholders": ["ELMO"]})", "name placeholder 'ELMO' is not a capitalized word"},
+             {R"({"name_placeholders": ["El mo"]})", "name placeholder 'El mo' is not a capitalized word"},
+             {R"({"name_placeholders": ["E"]})", "name placeholder 'E' is not a capitalized word"},
+             {R"({"name_placeholders": ["Zoë"]})", "name placeholder 'Zoë' is not a capitalized word"},
+             {R"({"name_placeholders": ["Elmo", "Elmo"]})", "name placeholder 'Elmo' is named twice"}}) {
+        CAPTURE(value);
+        const std::string error = load_error(with_metadata(small_model(), "attend.decoding", value));
+        CHECK(error.find("attend.decoding") != std::string::npos);
+        CHECK(error.find(expected) != std::string::npos);
+    }
+    TranslatorModel bad = copy_of(small_model());
+    bad.name_placeholders = {"Elmo", ""};
+    CHECK_THROWS_WITH_AS(save_translator_model(bad, DType::F32), doctest::Contains("name placeholder ''"), Error);
 }
 
 TEST_CASE("a translation's confidence is the geometric mean of its tokens' probabilities; below the threshold, a warning") {

@@ -1,5 +1,6 @@
 // A model file's own length penalty and confidence threshold (attend.decoding) are the defaults of the WebAssembly
-// translator: info() reports the values models.json records for the shipped model's check, and translate() without
+// translator: info() reports the values models.json records for the shipped model's check (and the file's own name
+// placeholders), and translate() without
 // lengthPenalty is the same translation as translate() given that value. A caller's other value still wins. A model without attend.decoding
 // (every shipped one has it, so the small test model, exported without --length-penalty) falls back to the general
 // default (0.6).
@@ -29,20 +30,30 @@ test('models.json lists the four cased directions, each with source, target and 
   for (const m of cased) assert.equal(typeof m.check?.length_penalty, 'number', m.id);
 });
 
+// The name placeholders of a file that names none (translate/copy_through.h).
+const defaultNames = ['Obama', 'Seattle', 'Miami', 'Boston'];
 // info().decoding: camelCase, and the same under the deprecated snake_case names.
-const decoding = (lengthPenalty, fromModel, minConfidence) => ({ lengthPenalty, lengthPenaltyFromModel: fromModel,
-  length_penalty: lengthPenalty, length_penalty_from_model: fromModel, minConfidence, min_confidence: minConfidence });
+const decoding = (lengthPenalty, fromModel, minConfidence, names = defaultNames) => ({ lengthPenalty,
+  lengthPenaltyFromModel: fromModel, length_penalty: lengthPenalty, length_penalty_from_model: fromModel, minConfidence,
+  min_confidence: minConfidence, namePlaceholders: names, name_placeholders: names });
+// A model file's attend.decoding as stored (the safetensors header's metadata).
+const storedDecoding = (bytes) => {
+  const n = Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));
+  const metadata = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n))).__metadata__;
+  return JSON.parse(metadata['attend.decoding'] ?? '{}');
+};
 
 for (const entry of cased) {
   for (const simd of [true, false]) {
     test(`${entry.id} (${simd ? 'SIMD' : 'no SIMD'}): its own length penalty ${entry.check.length_penalty} is the default`, async () => {
       const file = requireFile(path.join(root, 'web', 'models', entry.file));
-      const t = await Attend.load(new Uint8Array(fs.readFileSync(file)), { simd });
+      const bytes = new Uint8Array(fs.readFileSync(file));
+      const t = await Attend.load(bytes, { simd });
       const info = t.info();
       assert.equal(info.source_language, entry.source);
       assert.equal(info.target_language, entry.target);
-      assert.deepEqual(info.decoding,
-        decoding(asStored(entry.check.length_penalty), true, asStored(entry.check.min_confidence)));
+      assert.deepEqual(info.decoding, decoding(asStored(entry.check.length_penalty), true,
+        asStored(entry.check.min_confidence), storedDecoding(bytes).name_placeholders ?? defaultNames));
       assert.equal(t.defaultOptions().minConfidence, info.decoding.minConfidence);
       const alpha = info.decoding.length_penalty;
       // Another alpha than the model's: 0 (no normalization) where the model's is not 0, else 1.

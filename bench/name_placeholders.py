@@ -1,0 +1,93 @@
+#!/usr/bin/python3
+"""Which names a model writes back best, to stand for the names of a text while it is translated (copy-through's
+name placeholders, attend.decoding name_placeholders): each name of a person or place that the captions hold ("Obama",
+"Elmo", "Seattle"; names of things, "Jenga", "Walmart", take articles) is put in template sentences where a
+person's name would stand, translated without copy-through, and ranked by how many translations hold it exactly once, then by the model's mean confidence
+in them. The first placeholder is chosen on sentences with one name; the next three on sentences with two, beside
+the first. Prints the ranking and the export option that stores the choice.
+
+  python3 bench/name_placeholders.py --model web/models/multi30k-fr-en-cased.safetensors
+"""
+import argparse
+import json
+import re
+import subprocess
+
+ONE = {
+    "en": ["P is playing guitar on the street.", "A man named P is reading a book.", "P rides a bike down the hill.",
+           "P throws a ball to his dog.", "P gives her brother a hug.", "The dog is running towards P.",
+           "A woman is dancing with P.", "P and his friend are playing soccer.", "P is sitting on a bench in the park.",
+           "Children are listening to P.", "A girl and P are walking on the beach.",
+           "P, a young boy, jumps into the pool."],
+    "fr": ["P joue de la guitare dans la rue.", "Un homme nommé P lit un livre.", "P fait du vélo sur la colline.",
+           "P lance une balle à son chien.", "Le chien court vers P.", "Une femme danse avec P.",
+           "P et son ami jouent au football.", "P est assis sur un banc dans le parc.", "Les enfants écoutent P.",
+           "P fait un câlin à son frère.", "Une fille et P marchent sur la plage.",
+           "P, un jeune garçon, saute dans la piscine."],
+}
+# People and places of the Multi30K captions.
+CANDIDATES = ("Obama Elmo Mickey Batman Superman Santa Bob John Seattle Miami Boston Washington London Texas Oklahoma "
+              "Vegas Europe America China India Japan Asia").split()
+TWO = {
+    "en": ["P and Q are walking in the park.", "P is dancing with Q.", "A man named P talks to Q.", "P gives Q a hug.",
+           "P and Q play soccer on the beach.", "The dog runs from P to Q."],
+    "fr": ["P et Q marchent dans le parc.", "P danse avec Q.", "Un homme nommé P parle à Q.", "P fait un câlin à Q.",
+           "P et Q jouent au football sur la plage.", "Le chien court de P vers Q."],
+}
+
+
+def translate(attend, model, lines, threads):
+    out = subprocess.run([attend, "translate", "-m", model, "--json", "--no-copy-through", "--threads", str(threads),
+                          "--progress", "off"], input="\n".join(lines) + "\n", capture_output=True, text=True,
+                         check=True).stdout
+    return [json.loads(l) for l in out.splitlines()]
+
+
+def fill(template, p, q=""):
+    return template.replace("P", p, 1).replace("Q", q, 1)
+
+
+def times(text, name):
+    return len(re.findall(r"(?<!\w)" + re.escape(name) + r"(?!\w)", text)) if text.count(name) == 1 else 0
+
+
+def rank(attend, model, templates, candidates, first, threads):
+    """(written back, mean confidence, name) for each candidate, best first."""
+    lines = [fill(t, first, c) if first else fill(t, c) for c in candidates for t in templates]
+    out = translate(attend, model, lines, threads)
+    n = len(templates)
+    scores = []
+    for k, c in enumerate(candidates):
+        group = out[k * n:(k + 1) * n]
+        ok = sum(1 for r in group if times(r["text"], c) == 1 and (not first or times(r["text"], first) == 1))
+        scores.append((ok, sum(r["confidence"] for r in group) / n, c))
+    return sorted(scores, reverse=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--model", required=True)
+    ap.add_argument("--attend", default="build/bin/attend")
+    ap.add_argument("--threads", type=int, default=2)
+    a = ap.parse_args()
+    info = json.loads(subprocess.run([a.attend, "info", "--json", a.model], capture_output=True, text=True,
+                                     check=True).stdout)
+    src, tgt = info["source_language"], info["target_language"]
+    if src not in ONE:
+        raise SystemExit(f"{a.model}: names are masked in English and French sources only, not {src}")
+    candidates = CANDIDATES
+    one = rank(a.attend, a.model, ONE[src], candidates, "", a.threads)
+    print(f"{src}-{tgt}: {len(candidates)} names of people and places; written back once of {len(ONE[src])} sentences, "
+          "mean confidence:")
+    for ok, conf, c in one[:10]:
+        print(f"  {c:12s} {ok:2d}  {conf:.3f}")
+    first = one[0][2]
+    two = rank(a.attend, a.model, TWO[src], [c for c in candidates if c != first], first, a.threads)
+    print(f"beside {first}, both written back once of {len(TWO[src])} sentences, mean confidence:")
+    for ok, conf, c in two[:10]:
+        print(f"  {c:12s} {ok:2d}  {conf:.3f}")
+    print("--name-placeholders " + ",".join([first] + [c for _, _, c in two[:3]]))
+
+
+if __name__ == "__main__":
+    main()
