@@ -24,6 +24,11 @@ ONE = {
            "P et son ami jouent au football.", "P est assis sur un banc dans le parc.", "Les enfants écoutent P.",
            "P fait un câlin à son frère.", "Une fille et P marchent sur la plage.",
            "P, un jeune garçon, saute dans la piscine."],
+    "de": ["P spielt auf der Straße Gitarre.", "Ein Mann namens P liest ein Buch.",
+           "P fährt mit dem Fahrrad den Hügel hinunter.", "P wirft seinem Hund einen Ball zu.", "Der Hund rennt auf P zu.",
+           "Eine Frau tanzt mit P.", "P und sein Freund spielen Fußball.", "P sitzt auf einer Bank im Park.",
+           "Kinder hören P zu.", "P umarmt seinen Bruder.", "Ein Mädchen und P gehen am Strand spazieren.",
+           "P, ein kleiner Junge, springt in den Pool."],
 }
 # People and places of the Multi30K captions.
 CANDIDATES = ("Obama Elmo Mickey Batman Superman Santa Bob John Seattle Miami Boston Washington London Texas Oklahoma "
@@ -33,6 +38,8 @@ TWO = {
            "P and Q play soccer on the beach.", "The dog runs from P to Q."],
     "fr": ["P et Q marchent dans le parc.", "P danse avec Q.", "Un homme nommé P parle à Q.", "P fait un câlin à Q.",
            "P et Q jouent au football sur la plage.", "Le chien court de P vers Q."],
+    "de": ["P und Q gehen im Park spazieren.", "P tanzt mit Q.", "Ein Mann namens P spricht mit Q.", "P umarmt Q.",
+           "P und Q spielen am Strand Fußball.", "Der Hund rennt von P zu Q."],
 }
 
 
@@ -73,8 +80,6 @@ def main():
     info = json.loads(subprocess.run([a.attend, "info", "--json", a.model], capture_output=True, text=True,
                                      check=True).stdout)
     src, tgt = info["source_language"], info["target_language"]
-    if src not in ONE:
-        raise SystemExit(f"{a.model}: names are masked in English and French sources only, not {src}")
     candidates = CANDIDATES
     one = rank(a.attend, a.model, ONE[src], candidates, "", a.threads)
     print(f"{src}-{tgt}: {len(candidates)} names of people and places; written back once of {len(ONE[src])} sentences, "

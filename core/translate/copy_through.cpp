@@ -190,6 +190,14 @@ bool thing_before(std::string_view t, std::size_t at) {
     return false;
 }
 
+// Whether a German article comes before `at`: what follows is a noun ("ein Bob", a bobsleigh), not a person.
+bool german_article_before(std::string_view t, std::size_t at) {
+    const std::string before = lower(std::string(word_before(t, at)));
+    for (const char* word : {"ein", "eine", "einen", "einem", "einer", "eines", "der", "die", "das", "den", "dem", "des"})
+        if (before == word) return true;
+    return false;
+}
+
 bool ends_with(std::string_view word, std::string_view suffix) {
     return word.size() > suffix.size() && word.compare(word.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
@@ -347,6 +355,18 @@ std::vector<CopySpan> find_name_spans(std::string_view t, Lang lang, const Vocab
             run.push_back({word, next});
             end = next;
         }
+        // German capitalizes every noun, so an unknown capitalized word says nothing: a name there is a given name,
+        // with the words after it that the vocabulary lacks ("Anna Schmidt"), and not after an article ("ein Bob"); "Bob"
+        // alone is a bobsleigh ("Zwei Männer fahren Bob.").
+        if (lang == Lang::de) {
+            const std::string_view first = t.substr(i, run[0].end - i);
+            std::size_t last = 0;
+            while (last + 1 < run.size() && !known(t.substr(run[last + 1].begin, run[last + 1].end - run[last + 1].begin)))
+                ++last;
+            if (given_name(first) && first != "Bob" && !german_article_before(t, i)) spans.push_back({i, run[last].end});
+            i = end;
+            continue;
+        }
         // A sentence's first word is capitalized anyway: it begins a name only where more capitalized words follow
         // and it is no word in lowercase ("Mike Tyson is ...", not "Skateboarders ..."). A known word there makes the
         // run a title's ("Military Families are marching ...", "Two Frisbee players"), except an article ("The Dali
@@ -394,7 +414,7 @@ MaskedText mask_copy_spans(std::string_view text, Lang source, Lang target, cons
     const std::vector<CopySpan> copies = find_copy_spans(text);
     std::vector<std::pair<CopySpan, bool>> spans;  // and whether it is a name
     for (const CopySpan& c : copies) spans.emplace_back(c, false);
-    if (names && source != Lang::de) {
+    if (names) {
         // Names inside a URL or an address are the URL's.
         for (const CopySpan& n : find_name_spans(text, source, source_vocab))
             if (std::none_of(copies.begin(), copies.end(),

@@ -24,14 +24,15 @@ struct CopySpan {
 // 1,250,000, 10:45, 2024-03-15), left to right, not overlapping.
 std::vector<CopySpan> find_copy_spans(std::string_view text);
 
-// Names in an English or French text that the vocabulary does not hold as words: runs of capitalized words
+// Names in an English or French text (German: below) that the vocabulary does not hold as words: runs of capitalized words
 // ("Carlos", "Mike Tyson") of which at least one is no token of `source_vocab` in either case ("Frisbee", "New York"
 // are the model's own), or a common given name alone ("John", which the captions hold in "John Deere"). A sentence's
 // first word is capitalized whatever it is ("Skateboarders ..."): it is a name only if it is a given name, before
 // more capitalized words, joined by "and"/"et" to another name, or before "is", "was", "has" ("est", "a", "était" in
 // French). Not a thing after "a"/"an"/"un"/"une", a country after "au"/"aux"/"en", nor an adjective of a nation or a
-// day before a word ("a Hummer", "au Brésil", "Mexican food"): the models translate those. `lang`: en or fr; not
-// for German, which capitalizes every noun.
+// day before a word ("a Hummer", "au Brésil", "Mexican food"): the models translate those. German capitalizes every
+// noun: there, only a given name is a name, with the capitalized words after it the vocabulary lacks, and not after
+// an article.
 std::vector<CopySpan> find_name_spans(std::string_view text, Lang lang, const Vocab& source_vocab);
 
 // The name placeholders a model file names none of: names of the training captions that the shipped en→de and
@@ -50,7 +51,7 @@ struct MaskedText {
 
 // Masks `text`'s spans with placeholders that the model's vocabularies hold as whole tokens (a noun) or that the
 // model writes back (a name), and that the text does not contain already. Spans beyond the placeholders available
-// stay as they are. No span: text unchanged. `names`: mask names too (find_name_spans; English or French sources),
+// stay as they are. No span: text unchanged. `names`: mask names too (find_name_spans),
 // for cased models: a lowercasing model reads every word in lowercase and cannot tell a name. `name_placeholders`:
 // the names that stand for them, in order of use (a model's own, which it writes back best, or the default).
 MaskedText mask_copy_spans(std::string_view text, Lang source, Lang target, const Vocab& source_vocab,

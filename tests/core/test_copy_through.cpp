@@ -149,6 +149,14 @@ TEST_CASE("copy-through finds names: capitalized words inside a sentence that th
     CHECK(names_of("Amara and Mary are walking.", with_names) == V{"Amara", "Mary"});
     CHECK(names_of("Pierre joue avec Marie.", with_names, Lang::fr) == V{"Pierre", "Marie"});
     CHECK(names_of("A john in a tom costume.", with_names) == V{});  // lowercase: not a name
+    // German capitalizes every noun: a name is a given name, with the unknown capitalized words after it, not after
+    // an article; "Bob" alone is a bobsleigh.
+    const Vocab de = vocab_of({"Ein", "Mann", "Hund", "Park"});
+    CHECK(names_of("Anna und Peter gehen im Park spazieren.", de, Lang::de) == V{"Anna", "Peter"});
+    CHECK(names_of("Ein Mann namens Peter Schmidt liest. Der Hund rennt auf Emma zu.", de, Lang::de) ==
+          V{"Peter Schmidt", "Emma"});
+    CHECK(names_of("Ein Mann im Park mit Zoë, Kindern und Hunden.", de, Lang::de) == V{});
+    CHECK(names_of("Zwei Männer fahren Bob. Der Max ist groß. Ein Max.", de, Lang::de) == V{});
     CHECK(names_of("Skateboarders and Frisbee players.", en) == V{});
     CHECK(names_of("Skateboarders are everywhere.", en) == V{});
     CHECK(names_of("Jonas Berg is boxing.", en) == V{"Jonas Berg"});
@@ -190,10 +198,10 @@ TEST_CASE("copy-through masks names with name placeholders, for English and Fren
           std::vector<bool>{true});
     CHECK(mask_copy_spans("Des percussionnistes de l'Oregon.", Lang::fr, Lang::en, en, en, true).source_articles ==
           std::vector<bool>{true});
-    // Names stay the model's where not asked for (a lowercasing model), for a German source (every noun is
-    // capitalized), and where the text holds the placeholder already (the next one is taken).
+    // Names stay the model's where not asked for (a lowercasing model); where the text holds the placeholder already,
+    // the next one is taken.
     CHECK(mask_copy_spans("A man named Peter.", Lang::en, Lang::de, en, en, false).text == "A man named Peter.");
-    CHECK(mask_copy_spans("Ein Mann namens Peter.", Lang::de, Lang::en, en, en, true).text == "Ein Mann namens Peter.");
+    CHECK(mask_copy_spans("Ein Mann namens Peter.", Lang::de, Lang::en, en, en, true).text == "Ein Mann namens Obama.");
     CHECK(mask_copy_spans("A man named Peter meets Obama.", Lang::en, Lang::de, en, en, true).text ==
           "A man named Seattle meets Miami.");
     CHECK(mask_copy_spans("Un homme nommé Pierre.", Lang::fr, Lang::en, en, en, true).text == "Un homme nommé Obama.");
