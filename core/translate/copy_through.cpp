@@ -224,22 +224,49 @@ bool subject_noun_like(std::string_view word) {
 // also words or places (Will, Mark, Rose, Christian, Paris, Jordan) are left out: those stay the model's.
 bool given_name(std::string_view word) {
     static const std::unordered_set<std::string_view> names = {
-    "Aaron", "Adam", "Adrian", "Alan", "Albert", "Alex", "Alexander", "Alice", "Amanda", "Amelia", "Amy", "Andreas",
-    "Andrew", "Andy", "Angela", "Anna", "Anne", "Anthony", "Antoine", "Ashley", "Barbara", "Ben", "Benjamin", "Betty",
-    "Bob", "Brian", "Camille", "Carl", "Carlos", "Caroline", "Catherine", "Charles", "Charlie", "Chloe", "Chloé",
-    "Chris", "Christine", "Christopher", "Claire", "Claudia", "Daniel", "Dave", "David", "Dennis", "Dieter", "Donald",
-    "Edward", "Elena", "Elizabeth", "Ellen", "Emily", "Emma", "Eric", "Ethan", "Fabian", "Felix", "Florian",
-    "François", "Françoise", "Fred", "Gary", "George", "Hannah", "Hans", "Harry", "Heinz", "Helen", "Henry", "Hugo",
-    "Isabelle", "Jack", "Jacob", "Jacques", "Jake", "James", "Jane", "Jason", "Jean", "Jeff", "Jennifer",
-    "Jessica", "Jim", "Joe", "Johann", "John", "Jonas", "Jonathan", "Joseph", "Josh", "Julia", "Julian", "Julie",
-    "Julien", "Jürgen", "Karen", "Kate", "Katharina", "Katie", "Kevin", "Klaus", "Laura", "Lena", "Leon", "Linda",
-    "Lisa", "Louis", "Luc", "Lucas", "Lucy", "Lukas", "Manon", "Marco", "Maria", "Marie", "Markus", "Martin", "Mary",
-    "Mathieu", "Matt", "Matthew", "Max", "Megan", "Mia", "Michael", "Michel", "Michelle", "Mike", "Monika", "Nancy",
-    "Nathalie", "Nathan", "Nick", "Nicolas", "Oliver", "Olivia", "Patrick", "Paul", "Peter", "Petra", "Philippe",
-    "Pierre", "Rachel", "Richard", "Robert", "Ryan", "Sabine", "Sam", "Samuel", "Sarah", "Scott", "Sebastian",
-    "Simon", "Sophia", "Sophie", "Stefan", "Stephan", "Steve", "Steven", "Susan", "Thierry", "Thomas", "Tim", "Tom",
-    "Tony", "Ursula", "Uwe", "William", "Wolfgang"};
+        "Aaron", "Adam", "Adrian", "Alan", "Albert", "Alex", "Alexander", "Alice", "Amanda", "Amelia", "Amy", "Andreas",
+        "Andrew", "Andy", "Angela", "Anna", "Anne", "Anthony", "Antoine", "Ashley", "Barbara", "Ben", "Benjamin",
+        "Betty", "Bob", "Brian", "Camille", "Carl", "Carlos", "Caroline", "Catherine", "Charles", "Charlie", "Chloe",
+        "Chloé", "Chris", "Christine", "Christopher", "Claire", "Claudia", "Daniel", "Dave", "David", "Dennis",
+        "Dieter", "Donald", "Edward", "Elena", "Elizabeth", "Ellen", "Emily", "Emma", "Eric", "Ethan", "Fabian",
+        "Felix", "Florian", "François", "Françoise", "Fred", "Gary", "George", "Hannah", "Hans", "Harry", "Heinz",
+        "Helen", "Henry", "Hugo", "Isabelle", "Jack", "Jacob", "Jacques", "Jake", "James", "Jane", "Jason", "Jean",
+        "Jeff", "Jennifer", "Jessica", "Jim", "Joe", "Johann", "John", "Jonas", "Jonathan", "Joseph", "Josh", "Julia",
+        "Julian", "Julie", "Julien", "Jürgen", "Karen", "Kate", "Katharina", "Katie", "Kevin", "Klaus", "Laura", "Lena",
+        "Leon", "Linda", "Lisa", "Louis", "Luc", "Lucas", "Lucy", "Lukas", "Manon", "Marco", "Maria", "Marie", "Markus",
+        "Martin", "Mary", "Mathieu", "Matt", "Matthew", "Max", "Megan", "Mia", "Michael", "Michel", "Michelle", "Mike",
+        "Monika", "Nancy", "Nathalie", "Nathan", "Nick", "Nicolas", "Oliver", "Olivia", "Patrick", "Paul", "Peter",
+        "Petra", "Philippe", "Pierre", "Rachel", "Richard", "Robert", "Ryan", "Sabine", "Sam", "Samuel", "Sarah",
+        "Scott", "Sebastian", "Simon", "Sophia", "Sophie", "Stefan", "Stephan", "Steve", "Steven", "Susan", "Thierry",
+        "Thomas", "Tim", "Tom", "Tony", "Ursula", "Uwe", "William", "Wolfgang"
+    };
     return names.count(word) > 0;
+}
+
+// A given name at [b, e) of `t` that names a person by itself, not part of a longer name or a title: not after a
+// word with a capital inside or a title's abbreviation ("LeBron James", "Mrs. Klaus", "St. Patrick"), nor after "of"
+// that follows a capitalized word ("Star of David"), nor before "'s" and a capitalized word or before an initial
+// ("John's Pizza", "John F. Kennedy"): those the model translates or the other rules find.
+bool lone_given_name(std::string_view t, std::size_t b, std::size_t e) {
+    if (!given_name(t.substr(b, e - b))) return false;
+    auto capital = [](char c) { return std::isupper(static_cast<unsigned char>(c)) != 0; };
+    std::size_t p = b;
+    while (p > 0 && t[p - 1] == ' ') --p;
+    if (p > 0 && t[p - 1] == '.') {
+        const std::string_view title = word_before(t, p - 1);
+        for (std::string_view abbreviation : {"Mr", "Mrs", "Ms", "Dr", "St", "Prof", "Sgt", "Capt", "Rev"})
+            if (title == abbreviation) return false;
+    }
+    const std::string_view before = p < b ? word_before(t, b) : std::string_view();
+    if (std::any_of(before.begin(), before.end(), capital)) return false;
+    if ((before == "of" || before == "de") && !before.empty()) {
+        const std::string_view earlier = word_before(t, static_cast<std::size_t>(before.data() - t.data()));
+        if (!earlier.empty() && capital(earlier.front())) return false;
+    }
+    for (std::string_view s : {"'s ", "’s "})
+        if (t.substr(e, s.size()) == s && e + s.size() < t.size() && capital(t[e + s.size()])) return false;
+    return !(e + 3 < t.size() && t[e] == ' ' && capital(t[e + 1]) && t[e + 2] == '.' &&
+             (e + 3 == t.size() || t[e + 3] == ' '));
 }
 
 // Whether a verb of one subject follows `at` in the source's language: "Maria is ...", "Marie est ...". Plural
@@ -334,7 +361,7 @@ std::vector<CopySpan> find_name_spans(std::string_view t, Lang lang, const Vocab
         for (std::string_view conjunction : {" and ", " et "}) {
             if (text.substr(at, conjunction.size()) != conjunction) continue;
             const std::size_t b = at + conjunction.size(), e = capitalized_word_end(text, b);
-            return e > 0 && (!known(text.substr(b, e - b)) || given_name(text.substr(b, e - b)));
+            return e > 0 && (!known(text.substr(b, e - b)) || lone_given_name(text, b, e));
         }
         return false;
     };
@@ -363,7 +390,8 @@ std::vector<CopySpan> find_name_spans(std::string_view t, Lang lang, const Vocab
             std::size_t last = 0;
             while (last + 1 < run.size() && !known(t.substr(run[last + 1].begin, run[last + 1].end - run[last + 1].begin)))
                 ++last;
-            if (given_name(first) && first != "Bob" && !german_article_before(t, i)) spans.push_back({i, run[last].end});
+            if (lone_given_name(t, i, run[0].end) && first != "Bob" && !german_article_before(t, i))
+                spans.push_back({i, run[last].end});
             i = end;
             continue;
         }
@@ -376,11 +404,12 @@ std::vector<CopySpan> find_name_spans(std::string_view t, Lang lang, const Vocab
         if (sentence_start(t, i)) {
             const std::string first(t.substr(i, run[0].end - i));
             const bool alone_a_name =
-                given_name(first) || (!known(first) && (joined_to_unknown(t, end) ||
+                lone_given_name(t, i, run[0].end) || (!known(first) && (joined_to_unknown(t, end) ||
                                                         (singular_verb_at(t, end, lang) && !subject_noun_like(first))));
             if (run.size() > 1 && article(first))
                 run.erase(run.begin());
-            else if ((run.size() == 1 && !alone_a_name) || (source_vocab.contains(lower(first)) && !given_name(first)))
+            else if ((run.size() == 1 && !alone_a_name) ||
+                     (source_vocab.contains(lower(first)) && !lone_given_name(t, i, run[0].end)))
                 run.clear();
         }
         // What a caption calls "a Hummer", "a Boston Terrier" or "a Renaissance Festival" is a thing, which the model
@@ -399,7 +428,7 @@ std::vector<CopySpan> find_name_spans(std::string_view t, Lang lang, const Vocab
         // A given name alone is a name; with a name the model knows ("John Deere", "Mike Tyson") it is the model's.
         if (std::any_of(run.begin(), run.end(), [&](const CopySpan& w) {
                 const std::string_view word = t.substr(w.begin, w.end - w.begin);
-                return !known(word) || (run.size() == 1 && given_name(word));
+                return !known(word) || (run.size() == 1 && lone_given_name(t, w.begin, w.end));
             }))
             spans.push_back({run.front().begin, run.back().end});
         i = end;

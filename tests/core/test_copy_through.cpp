@@ -139,7 +139,8 @@ TEST_CASE("copy-through finds names: capitalized words inside a sentence that th
     CHECK(names_of("Two is a number.", en) == V{});  // a word of the vocabulary
     // A common given name is a name wherever it stands capitalized, though the vocabulary hold it: captions have
     // "John Deere", and a model that learned "John" there garbles "John is playing guitar".
-    const Vocab with_names = vocab_of({"John", "Mary", "Tom", "Brian", "A", "a", "bob", "Deere"});
+    const Vocab with_names = vocab_of({"John", "Mary", "Tom", "Brian", "A", "a", "bob", "Deere", "James", "Star", "David",
+                                       "Klaus", "Patrick", "Day", "They", "Pizza", "Kennedy", "He"});
     CHECK(names_of("John is playing guitar. Tom throws a ball to Mary.", with_names) == V{"John", "Tom", "Mary"});
     CHECK(names_of("Bob rides a bike. Brian rides with him.", with_names) == V{"Bob", "Brian"});
     // With a name the model knows, it is the model's: "John Deere", not "John Smith".
@@ -149,6 +150,10 @@ TEST_CASE("copy-through finds names: capitalized words inside a sentence that th
     CHECK(names_of("Amara and Mary are walking.", with_names) == V{"Amara", "Mary"});
     CHECK(names_of("Pierre joue avec Marie.", with_names, Lang::fr) == V{"Pierre", "Marie"});
     CHECK(names_of("A john in a tom costume.", with_names) == V{});  // lowercase: not a name
+    // Not alone: part of a longer name, a title or a shop's name.
+    CHECK(names_of("LeBron James passes. A Star of David. Mrs. Klaus waves. St. Patrick's Day.", with_names) == V{});
+    CHECK(names_of("They eat at John's Pizza. John F. Kennedy spoke.", with_names) == V{});
+    CHECK(names_of("He waved. John laughed at John's dog, with Mary.", with_names) == V{"John", "John", "Mary"});
     // German capitalizes every noun: a name is a given name, with the unknown capitalized words after it, not after
     // an article; "Bob" alone is a bobsleigh.
     const Vocab de = vocab_of({"Ein", "Mann", "Hund", "Park"});
