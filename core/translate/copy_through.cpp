@@ -259,7 +259,7 @@ bool lone_given_name(std::string_view t, std::size_t b, std::size_t e) {
     }
     const std::string_view before = p < b ? word_before(t, b) : std::string_view();
     if (std::any_of(before.begin(), before.end(), capital)) return false;
-    if ((before == "of" || before == "de") && !before.empty()) {
+    if (before == "of" || before == "de") {
         const std::string_view earlier = word_before(t, static_cast<std::size_t>(before.data() - t.data()));
         if (!earlier.empty() && capital(earlier.front())) return false;
     }
@@ -383,13 +383,13 @@ std::vector<CopySpan> find_name_spans(std::string_view t, Lang lang, const Vocab
             end = next;
         }
         // German capitalizes every noun, so an unknown capitalized word says nothing: a name there is a given name,
-        // with the words after it that the vocabulary lacks ("Anna Schmidt"), and not after an article ("ein Bob"); "Bob"
-        // alone is a bobsleigh ("Zwei Männer fahren Bob.").
+        // with the words after it that the vocabulary lacks ("Anna Schmidt"), and not after an article ("ein Bob");
+        // "Bob" alone is a bobsleigh ("Zwei Männer fahren Bob.").
         if (lang == Lang::de) {
             const std::string_view first = t.substr(i, run[0].end - i);
+            auto word = [&](std::size_t k) { return t.substr(run[k].begin, run[k].end - run[k].begin); };
             std::size_t last = 0;
-            while (last + 1 < run.size() && !known(t.substr(run[last + 1].begin, run[last + 1].end - run[last + 1].begin)))
-                ++last;
+            while (last + 1 < run.size() && !known(word(last + 1))) ++last;
             if (lone_given_name(t, i, run[0].end) && first != "Bob" && !german_article_before(t, i))
                 spans.push_back({i, run[last].end});
             i = end;

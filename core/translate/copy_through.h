@@ -24,9 +24,9 @@ struct CopySpan {
 // 1,250,000, 10:45, 2024-03-15), left to right, not overlapping.
 std::vector<CopySpan> find_copy_spans(std::string_view text);
 
-// Names in an English or French text (German: below) that the vocabulary does not hold as words: runs of capitalized words
-// ("Carlos", "Mike Tyson") of which at least one is no token of `source_vocab` in either case ("Frisbee", "New York"
-// are the model's own), or a common given name alone ("John", which the captions hold in "John Deere"). A sentence's
+// Names in an English or French text (German: below): runs of capitalized words ("Carlos", "Mike Tyson") of which at
+// least one is no token of `source_vocab` in either case ("Frisbee", "New York" are the model's own), or a common
+// given name alone ("John", which the captions hold in "John Deere"). A sentence's
 // first word is capitalized whatever it is ("Skateboarders ..."): it is a name only if it is a given name, before
 // more capitalized words, joined by "and"/"et" to another name, or before "is", "was", "has" ("est", "a", "était" in
 // French). Not a thing after "a"/"an"/"un"/"une", a country after "au"/"aux"/"en", nor an adjective of a nation or a
@@ -51,9 +51,9 @@ struct MaskedText {
 
 // Masks `text`'s spans with placeholders that the model's vocabularies hold as whole tokens (a noun) or that the
 // model writes back (a name), and that the text does not contain already. Spans beyond the placeholders available
-// stay as they are. No span: text unchanged. `names`: mask names too (find_name_spans),
-// for cased models: a lowercasing model reads every word in lowercase and cannot tell a name. `name_placeholders`:
-// the names that stand for them, in order of use (a model's own, which it writes back best, or the default).
+// stay as they are. No span: text unchanged. `names`: mask names too (find_name_spans), for cased models: a
+// lowercasing model reads every word in lowercase and cannot tell a name. `name_placeholders`: the names that stand
+// for them, in order of use (a model's own, which it writes back best, or the default).
 MaskedText mask_copy_spans(std::string_view text, Lang source, Lang target, const Vocab& source_vocab,
                            const Vocab& target_vocab, bool names = false,
                            const std::vector<std::string>& name_placeholders = default_name_placeholders());
