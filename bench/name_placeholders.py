@@ -1,10 +1,10 @@
 #!/usr/bin/python3
 """Which names a model writes back best, to stand for the names of a text while it is translated (copy-through's
-name placeholders, attend.decoding name_placeholders): each name of a person or place that the captions hold ("Obama",
-"Elmo", "Seattle"; names of things, "Jenga", "Walmart", take articles) is put in template sentences where a
-person's name would stand, translated without copy-through, and ranked by how many translations hold it exactly once, then by the model's mean confidence
-in them. The first placeholder is chosen on sentences with one name; the next three on sentences with two, beside
-the first. Prints the ranking and the export option that stores the choice.
+name placeholders, attend.decoding name_placeholders): each of 22 people and places that the captions hold ("Obama",
+"Elmo", "Seattle"; names of things, "Jenga", "Walmart", take articles) is put in template sentences where a person's
+name would stand, translated without copy-through, and ranked by how many translations hold it exactly once, then by
+the model's mean confidence in them. The first placeholder is chosen on sentences with one name; the next three on
+sentences with two, beside the first. Prints the ranking and the export option that stores the choice.
 
   python3 bench/name_placeholders.py --model web/models/multi30k-fr-en-cased.safetensors
 """

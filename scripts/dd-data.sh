@@ -3,14 +3,24 @@
 # the models that made it, taken from this repository's history, and checks each file against the sha256 its card
 # records: the distilled en→de model's German of the 29,000 English captions (fwd-ende.de), the first diversified
 # model's German of them (fwd2-ende.de), and the H100 de→en model's English of the German references (bt-deen.en).
-#   scripts/dd-data.sh <attend binary> <out folder>      (2 to 3 minutes a file on 2 cores; THREADS sets the count)
+# The files were made by the translator of commit 66fbfe4; later copy-through rules (names) translate some captions
+# otherwise, so this builds `attend` of that commit (a git worktree in <out folder>/src, built in <out folder>/build)
+# and translates with it.
+#   scripts/dd-data.sh <out folder>      (a few minutes to build, then 2 to 3 minutes a file on 2 cores; THREADS sets
+#                                         the count)
 # `scripts/gpu-train.sh <build> <runs> <minutes> dd2-ende` reads them from <runs>/dd.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ $# -ne 2 ]; then sed -n 2,7p "$0"; exit 2; fi
-attend=$1 out=$2
-train=${ATTEND_DATA:-../shared/data}/multi30k
-mkdir -p "$out"
+if [ $# -ne 1 ]; then sed -n 2,11p "$0"; exit 2; fi
+out=$(mkdir -p "$1" && cd "$1" && pwd)
+train=$(cd "${ATTEND_DATA:-../shared/data}" && pwd)/multi30k
+maker=66fbfe4
+if [ ! -x "$out/build/bin/attend" ]; then
+    [ -d "$out/src" ] || git worktree add --detach "$out/src" "$maker"
+    cmake -S "$out/src" -B "$out/build" -G Ninja -DCMAKE_BUILD_TYPE=Release > "$out/build.log"
+    cmake --build "$out/build" --target attend -j "${THREADS:-2}" >> "$out/build.log"
+fi
+attend=$out/build/bin/attend
 git show 9fb6714:web/models/multi30k-en-de-cased.safetensors > "$out/distilled-ende.safetensors"
 git show fa71f4b:web/models/multi30k-en-de-cased.safetensors > "$out/diversified-ende.safetensors"
 git show d22fecc:web/models/multi30k-de-en-cased.safetensors > "$out/h100-deen.safetensors"

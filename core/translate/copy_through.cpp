@@ -265,7 +265,7 @@ bool lone_given_name(std::string_view t, std::size_t b, std::size_t e) {
     }
     for (std::string_view s : {"'s ", "’s "})
         if (t.substr(e, s.size()) == s && e + s.size() < t.size() && capital(t[e + s.size()])) return false;
-    return !(e + 3 < t.size() && t[e] == ' ' && capital(t[e + 1]) && t[e + 2] == '.' &&
+    return !(e + 3 <= t.size() && t[e] == ' ' && capital(t[e + 1]) && t[e + 2] == '.' &&
              (e + 3 == t.size() || t[e + 3] == ' '));
 }
 
