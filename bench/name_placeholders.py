@@ -54,8 +54,9 @@ def fill(template, p, q=""):
     return template.replace("P", p, 1).replace("Q", q, 1)
 
 
-def times(text, name):
-    return len(re.findall(r"(?<!\w)" + re.escape(name) + r"(?!\w)", text)) if text.count(name) == 1 else 0
+def once(text, name):
+    """The name is in the text exactly once, as a word of its own ("Obama", not "Obamas" or "Obama Obama")."""
+    return text.count(name) == 1 and re.search(r"(?<!\w)" + re.escape(name) + r"(?!\w)", text) is not None
 
 
 def rank(attend, model, templates, candidates, first, threads):
@@ -66,7 +67,7 @@ def rank(attend, model, templates, candidates, first, threads):
     scores = []
     for k, c in enumerate(candidates):
         group = out[k * n:(k + 1) * n]
-        ok = sum(1 for r in group if times(r["text"], c) == 1 and (not first or times(r["text"], first) == 1))
+        ok = sum(1 for r in group if once(r["text"], c) and (not first or once(r["text"], first)))
         scores.append((ok, sum(r["confidence"] for r in group) / n, c))
     return sorted(scores, reverse=True)
 
@@ -80,14 +81,13 @@ def main():
     info = json.loads(subprocess.run([a.attend, "info", "--json", a.model], capture_output=True, text=True,
                                      check=True).stdout)
     src, tgt = info["source_language"], info["target_language"]
-    candidates = CANDIDATES
-    one = rank(a.attend, a.model, ONE[src], candidates, "", a.threads)
-    print(f"{src}-{tgt}: {len(candidates)} names of people and places; written back once of {len(ONE[src])} sentences, "
+    one = rank(a.attend, a.model, ONE[src], CANDIDATES, "", a.threads)
+    print(f"{src}-{tgt}: {len(CANDIDATES)} names of people and places; written back once of {len(ONE[src])} sentences, "
           "mean confidence:")
     for ok, conf, c in one[:10]:
         print(f"  {c:12s} {ok:2d}  {conf:.3f}")
     first = one[0][2]
-    two = rank(a.attend, a.model, TWO[src], [c for c in candidates if c != first], first, a.threads)
+    two = rank(a.attend, a.model, TWO[src], [c for c in CANDIDATES if c != first], first, a.threads)
     print(f"beside {first}, both written back once of {len(TWO[src])} sentences, mean confidence:")
     for ok, conf, c in two[:10]:
         print(f"  {c:12s} {ok:2d}  {conf:.3f}")

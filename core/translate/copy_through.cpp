@@ -403,13 +403,13 @@ std::vector<CopySpan> find_name_spans(std::string_view t, Lang lang, const Vocab
         // are ...") or a verb of one subject follows it ("Maria is walking ...").
         if (sentence_start(t, i)) {
             const std::string first(t.substr(i, run[0].end - i));
+            const bool given = lone_given_name(t, i, run[0].end);
             const bool alone_a_name =
-                lone_given_name(t, i, run[0].end) || (!known(first) && (joined_to_unknown(t, end) ||
-                                                        (singular_verb_at(t, end, lang) && !subject_noun_like(first))));
+                given || (!known(first) && (joined_to_unknown(t, end) ||
+                                            (singular_verb_at(t, end, lang) && !subject_noun_like(first))));
             if (run.size() > 1 && article(first))
                 run.erase(run.begin());
-            else if ((run.size() == 1 && !alone_a_name) ||
-                     (source_vocab.contains(lower(first)) && !lone_given_name(t, i, run[0].end)))
+            else if ((run.size() == 1 && !alone_a_name) || (source_vocab.contains(lower(first)) && !given))
                 run.clear();
         }
         // What a caption calls "a Hummer", "a Boston Terrier" or "a Renaissance Festival" is a thing, which the model

@@ -184,6 +184,11 @@ std::shared_ptr<const TranslatorModel> prepared(TranslatorModel model) {
     return std::make_shared<const TranslatorModel>(std::move(model));
 }
 
+// The names copy-through masks a text's names with: the model file's own, else the default ones.
+const std::vector<std::string>& name_placeholders_of(const TranslatorModel& m) {
+    return m.name_placeholders.empty() ? default_name_placeholders() : m.name_placeholders;
+}
+
 }  // namespace
 
 Translator::Translator(TranslatorModel model) : Translator(prepared(std::move(model))) {}
@@ -321,8 +326,7 @@ Translator::PreparedText Translator::prepare(std::string_view text, const Transl
         p.masked = mask_copy_spans(read, model_->source_pipeline.lang, model_->target_pipeline.lang,
                                    model_->source_vocab, model_->target_vocab,
                                    !model_->source_pipeline.moses.lowercase && !model_->target_pipeline.moses.lowercase,
-                                   model_->name_placeholders.empty() ? default_name_placeholders()
-                                                                     : model_->name_placeholders);
+                                   name_placeholders_of(*model_));
     else
         p.masked.text = std::string(read);
     return p;
@@ -674,8 +678,7 @@ nlohmann::json Translator::info() const {
         {"decoding", {{"length_penalty", defaults.length_penalty},
                       {"length_penalty_from_model", model_->length_penalty.has_value()},
                       {"min_confidence", defaults.min_confidence},
-                      {"name_placeholders", model_->name_placeholders.empty() ? default_name_placeholders()
-                                                                              : model_->name_placeholders}}},
+                      {"name_placeholders", name_placeholders_of(*model_)}}},
     };
 }
 
