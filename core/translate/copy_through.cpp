@@ -284,6 +284,17 @@ char elided(std::string_view word) {
     return w == "l'" ? 'l' : w == "d'" ? 'd' : 0;
 }
 
+// Whether a French word names what follows ("nommé", "appelée", "prénommés"): a name after it takes no "de", though
+// a model that read the placeholder as a place writes "nommé d'Obama".
+bool naming_word(std::string_view word) {
+    std::string w = lower(std::string(word));
+    if (!w.empty() && w.back() == 's') w.pop_back();
+    if (!w.empty() && w.back() == 'e') w.pop_back();
+    for (const char* stem : {"nommé", "prénommé", "surnommé", "appelé", "baptisé"})
+        if (w == stem) return true;
+    return false;
+}
+
 // Whether a word of the text starts with `word` ("dog", "dogs", "doghouse"): its translation would start with the
 // placeholder's ("Hunde"), and restore_copy_spans would take it for the placeholder's.
 bool has_word_starting_with_ci(std::string_view text, const std::string& word) {
@@ -491,6 +502,38 @@ MaskedText mask_copy_spans(std::string_view text, Lang source, Lang target, cons
     return m;
 }
 
+// Where restore_copy_spans finds a placeholder, `stem` (lowercase), in `out` from `from` on: the first word that
+// begins with it and is at most 3 letters longer (Hund, Hunde, Hundes, Hunden; chien, chiens), as [begin, end);
+// npos when there is none.
+std::pair<std::size_t, std::size_t> find_placeholder(std::string_view out, const std::string& stem, std::size_t from) {
+    for (std::size_t i = from; i < out.size(); ++i) {
+        if (letter_before(out, i) || !starts_with_ci(out, i, stem)) continue;
+        const std::size_t j = word_end_at(out, i);
+        if (j - i <= stem.size() + 3) return {i, j};
+    }
+    return {std::string::npos, 0};
+}
+
+bool names_written_back(std::string_view translation, const MaskedText& masked) {
+    std::size_t searched = 0;  // as restore_copy_spans searches: left to right, each after the one before
+    for (std::size_t k = 0; k < masked.originals.size(); ++k) {
+        const bool name = k < masked.names.size() && masked.names[k];
+        const std::string stem = lower(masked.target_words[k]);
+        const auto [found, end] = find_placeholder(translation, stem, searched);
+        if (found == std::string::npos) {
+            if (name) return false;
+            searched = translation.size();  // restore puts the span at the end: no later one is found
+            continue;
+        }
+        // Not written a second time, before or after.
+        if (name && (find_placeholder(translation, stem, end).first != std::string::npos ||
+                     find_placeholder(translation.substr(0, found), stem, 0).first != std::string::npos))
+            return false;
+        searched = end;
+    }
+    return true;
+}
+
 std::string restore_copy_spans(const std::string& translation, const MaskedText& masked, bool lowercase) {
     if (masked.originals.empty()) return translation;
     auto span_text = [&](std::size_t k) { return lowercase ? lower(masked.originals[k]) : masked.originals[k]; };
@@ -506,17 +549,7 @@ std::string restore_copy_spans(const std::string& translation, const MaskedText&
     std::string out = translation;
     std::size_t searched = 0;  // placeholders are found left to right, as the spans came
     for (std::size_t k = 0; k < masked.originals.size(); ++k) {
-        const std::string stem = lower(masked.target_words[k]);
-        std::size_t found = std::string::npos, word_end = 0;
-        for (std::size_t i = searched; i < out.size(); ++i) {
-            if (letter_before(out, i) || !starts_with_ci(out, i, stem)) continue;
-            const std::size_t j = word_end_at(out, i);
-            if (j - i <= stem.size() + 3) {  // Hund, Hunde, Hundes, Hunden; chien, chiens
-                found = i;
-                word_end = j;
-                break;
-            }
-        }
+        const auto [found, word_end] = find_placeholder(out, lower(masked.target_words[k]), searched);
         if (found == std::string::npos) {
             // The model dropped the placeholder: keep the span, before the final punctuation.
             std::size_t at = out.size();
@@ -536,9 +569,18 @@ std::string restore_copy_spans(const std::string& translation, const MaskedText&
         if (elision != 0 ||
             (found > 0 && out[found - 1] == ' ' && article(std::string(before)) && !source_article(k)))
             start = static_cast<std::size_t>(before.data() - out.data());
-        if (elision == 'd') replacement = de(replacement);
+        if (elision == 'd' && !naming_word(word_before(out, start))) replacement = de(replacement);
         out.replace(start, word_end - start, replacement);
         searched = start + replacement.size();
+        // An English "an" kept before a name placeholder that starts with a vowel ("an Obama") goes with the name
+        // that replaced it: "a Raiders" (not before a vowel or an h: "an Anna", "an Hawaiian").
+        if (start == found && name(k) && std::string_view("AEIOUHaeiouh").find(replacement[0]) == std::string_view::npos) {
+            const std::string_view kept = word_before(out, start);
+            if (kept == "an" || kept == "An") {
+                out.erase(static_cast<std::size_t>(kept.data() - out.data()) + 1, 1);
+                --searched;
+            }
+        }
     }
     // A name placeholder written again has no span left to stand for ("mit Obama Obama"): dropped, with the space
     // before it.

@@ -58,6 +58,10 @@ MaskedText mask_copy_spans(std::string_view text, Lang source, Lang target, cons
                            const Vocab& target_vocab, bool names = false,
                            const std::vector<std::string>& name_placeholders = default_name_placeholders());
 
+// Whether `translation` (of masked.text) holds each name placeholder exactly once, as a word of its own or with an
+// ending ("Obamas"): where it does not, restore_copy_spans can only guess where the name goes.
+bool names_written_back(std::string_view translation, const MaskedText& masked);
+
 // The translation of a masked text with each placeholder's translation (the first word that begins with the
 // target placeholder, an article right before it dropped: "ein Hund", "l'Obama") replaced by its span; a span whose
 // placeholder is not found goes before the final punctuation. A name placeholder the model wrote again is dropped.

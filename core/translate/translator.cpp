@@ -322,14 +322,43 @@ Translator::PreparedText Translator::prepare(std::string_view text, const Transl
     }
     // Most texts are read as they are: not recased, nothing taken out, no references to read.
     const std::string read = p.capitals || !p.asides.empty() || p.html ? utf8_encode(read32) : std::string(text);
-    if (options.copy_through)
-        p.masked = mask_copy_spans(read, model_->source_pipeline.lang, model_->target_pipeline.lang,
-                                   model_->source_vocab, model_->target_vocab,
-                                   !model_->source_pipeline.moses.lowercase && !model_->target_pipeline.moses.lowercase,
-                                   name_placeholders_of(*model_));
-    else
-        p.masked.text = std::string(read);
+    if (options.copy_through) {
+        p.read = read;
+        p.masked = mask(p.read, name_placeholders_of(*model_));
+    } else {
+        p.masked.text = read;
+    }
     return p;
+}
+
+MaskedText Translator::mask(std::string_view read, const std::vector<std::string>& name_placeholders) const {
+    // Names only where both sides are cased: a lowercasing model reads every word in lowercase.
+    const bool names = !model_->source_pipeline.moses.lowercase && !model_->target_pipeline.moses.lowercase;
+    return mask_copy_spans(read, model_->source_pipeline.lang, model_->target_pipeline.lang, model_->source_vocab,
+                           model_->target_vocab, names, name_placeholders);
+}
+
+// A model writes some names back where it drops others in the same place: "A man named Obama is reading a book."
+// came out as "Un homme nommé nommé lit un livre.", with Oklahoma as "Un homme nommé d'Oklahoma est en train de lire
+// un livre.". Another try costs a search, only for a text whose names the first lost.
+std::optional<Translator::PreparedText> Translator::retry_names(TranslationResult& r, const PreparedText& prepared,
+                                                                const TranslationOptions& options) const {
+    if (r.untranslated || names_written_back(r.text, prepared.masked)) return std::nullopt;
+    const std::vector<std::string>& names = name_placeholders_of(*model_);
+    for (size_t shift = 1; shift < names.size(); shift++) {
+        std::vector<std::string> turn(names.begin() + static_cast<std::ptrdiff_t>(shift), names.end());
+        turn.insert(turn.end(), names.begin(), names.begin() + static_cast<std::ptrdiff_t>(shift));
+        PreparedText other = prepared;
+        other.masked = mask(prepared.read, turn);
+        if (other.masked.text == prepared.masked.text) continue;  // the same names in use
+        TranslationResult again = search_prepared(other, options);
+        if (again.untranslated || !names_written_back(again.text, other.masked)) continue;
+        again.preprocess_ms += r.preprocess_ms;
+        again.search_ms += r.search_ms;
+        r = std::move(again);
+        return other;
+    }
+    return std::nullopt;
 }
 
 std::optional<WordAlignment> Translator::markup_alignment(const TranslationResult& r,
@@ -390,26 +419,29 @@ TranslationResult Translator::translate(std::string_view text, const Translation
     return translate_prepared(prepare(text, options), options);
 }
 
-TranslationResult Translator::translate_prepared(const PreparedText& prepared, const TranslationOptions& options) const {
+TranslationResult Translator::search_prepared(const PreparedText& prepared, const TranslationOptions& options) const {
     TranslationResult r;
     const std::string& text = prepared.masked.text;
-
     auto start = std::chrono::steady_clock::now();
     r.source_tokens = source_tokens_truncated(text, r.warnings, options.max_input_length);
-    std::vector<int> src = model_->source_vocab.ids(r.source_tokens);
-    const int S = static_cast<int>(src.size());
+    const std::vector<int> src = model_->source_vocab.ids(r.source_tokens);
     r.preprocess_ms = ms_since(start);
-
     if (!leave_untranslated(r, prepared, src)) {
         start = std::chrono::steady_clock::now();
         fill_translation(r, translate_ids(src, search_options(options, r.source_tokens, text)));
         add_cut_warning(r);
         r.search_ms = ms_since(start);
     }
+    return r;
+}
 
+TranslationResult Translator::translate_prepared(const PreparedText& prepared, const TranslationOptions& options) const {
+    TranslationResult r = search_prepared(prepared, options);
+    const std::optional<PreparedText> other = retry_names(r, prepared, options);
     if (options.return_attention && !r.target_ids.empty()) {
-        start = std::chrono::steady_clock::now();
-        const int T = static_cast<int>(r.target_ids.size());
+        const auto start = std::chrono::steady_clock::now();
+        const std::vector<int> src = model_->source_vocab.ids(r.source_tokens);
+        const int S = static_cast<int>(src.size()), T = static_cast<int>(r.target_ids.size());
         std::vector<int> tgt{model_->bos_id};
         tgt.insert(tgt.end(), r.target_ids.begin(), r.target_ids.end() - 1);
         TranslationAttention maps = network().attention(src.data(), S, tgt.data(), T);
@@ -418,7 +450,7 @@ TranslationResult Translator::translate_prepared(const PreparedText& prepared, c
         r.cross = std::move(maps.cross);
         r.attention_ms = ms_since(start);
     }
-    finish(r, prepared, options);
+    finish(r, other ? *other : prepared, options);
     return r;
 }
 
@@ -543,7 +575,8 @@ std::vector<TranslationResult> Translator::translate_batch_prepared(const std::v
             fill_translation(r, hyps[k]);
             add_cut_warning(r);
             r.search_ms = per_sentence_ms;
-            finish(r, prepared[i], options);
+            const std::optional<PreparedText> other = retry_names(r, prepared[i], options);
+            finish(r, other ? *other : prepared[i], options);
         }
     } catch (const std::exception& e) {
         errors[batch] = e.what();

@@ -80,6 +80,7 @@ private:
     // whole again.
     struct PreparedText {
         std::string original;  // the caller's text
+        std::string read;      // what copy-through masked (the text recased, its asides taken out)
         MaskedText masked;
         bool capitals = false;
         bool letterless = false;  // digits, punctuation, symbols: left as it is
@@ -95,6 +96,15 @@ private:
     std::optional<WordAlignment> markup_alignment(const TranslationResult& r, const PreparedText& prepared) const;
     // translate() and translate_batch() of prepared texts.
     TranslationResult translate_prepared(const PreparedText& prepared, const TranslationOptions& options) const;
+    // The source tokens and the best translation of a prepared text, not yet made whole (finish()).
+    TranslationResult search_prepared(const PreparedText& prepared, const TranslationOptions& options) const;
+    // Copy-through's masking of `read` with the names `name_placeholders`, in order of use.
+    MaskedText mask(std::string_view read, const std::vector<std::string>& name_placeholders) const;
+    // When r, the translation of `prepared`, lost a name placeholder or wrote one twice, the text masked with the
+    // model's other name placeholders first, in turn: the first translation that writes each back once replaces r,
+    // and the text it came from is returned. Nothing when r needs no other try or none did better.
+    std::optional<PreparedText> retry_names(TranslationResult& r, const PreparedText& prepared,
+                                            const TranslationOptions& options) const;
     std::vector<TranslationResult> translate_batch_prepared(const std::vector<PreparedText>& prepared,
                                                             const TranslationOptions& options) const;
     // Source tokens for translation: cut to the model's limit (keeping <eos>) with a warning into `warnings`.

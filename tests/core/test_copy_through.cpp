@@ -252,3 +252,46 @@ TEST_CASE("copy-through puts names back with their articles and French elisions 
     CHECK(restore_copy_spans("Il voit l'chien.", noun, false) == "Il voit l'25.");
     CHECK(restore_copy_spans("il voit l' chien .", noun, true) == "il voit 25 .");
 }
+
+TEST_CASE("copy-through puts a name after a French verb of naming without \"de\", and an English \"an\" agrees") {
+    MaskedText m = masked_of({"John"}, {"Obama"}, {"Obama"});
+    m.names = {true};
+    m.source_articles = {false};
+    CHECK(restore_copy_spans("Un homme nommé d'Obama lit un livre.", m, false) == "Un homme nommé John lit un livre.");
+    CHECK(restore_copy_spans("Une femme prénommée d'Obama.", m, false) == "Une femme prénommée John.");
+    CHECK(restore_copy_spans("Des chiens appelés d'Obama.", m, false) == "Des chiens appelés John.");
+    CHECK(restore_copy_spans("un homme nommé d' obama .", m, true) == "un homme nommé john .");
+    CHECK(restore_copy_spans("La maison d'Obama.", m, false) == "La maison de John.");  // no naming: "de" stays
+    // "an" kept because the source had an article ("des Raiders").
+    m = masked_of({"Raiders"}, {"Obama"}, {"Obama"});
+    m.names = {true};
+    m.source_articles = {true};
+    CHECK(restore_copy_spans("A woman in an Obama outfit.", m, false) == "A woman in a Raiders outfit.");
+    CHECK(restore_copy_spans("An Obama outfit.", m, false) == "A Raiders outfit.");
+    m.originals = {"Anna"};
+    CHECK(restore_copy_spans("A woman in an Obama outfit.", m, false) == "A woman in an Anna outfit.");
+    m.originals = {"Hawaiian"};
+    CHECK(restore_copy_spans("An Obama shirt.", m, false) == "An Hawaiian shirt.");
+}
+
+TEST_CASE("copy-through tells whether a translation writes each name placeholder back once, where restore finds it") {
+    MaskedText m = masked_of({"Sarah", "25", "Tom"}, {"Obama", "dog", "Boston"}, {"Obama", "Hund", "Boston"});
+    m.names = {true, false, true};
+    CHECK(names_written_back("Obama und Boston sehen einen Hund.", m) == false);  // Hund after Boston: not found there
+    CHECK(names_written_back("Obama sieht einen Hund mit Boston.", m));
+    CHECK(names_written_back("Obamas Hund sieht Bostons.", m));  // with an ending
+    CHECK_FALSE(names_written_back("Ein Hund sieht Boston.", m));  // Obama dropped
+    CHECK_FALSE(names_written_back("Obama sieht einen Hund mit Boston Boston.", m));  // written twice
+    CHECK_FALSE(names_written_back("Obama Obama sieht einen Hund mit Boston.", m));
+    CHECK_FALSE(names_written_back("Boston sieht Obama und einen Hund.", m));  // Boston before Obama
+    CHECK_FALSE(names_written_back("Obama sieht Boston.", m));  // the number's span goes at the end, Boston with it
+    // Only names are asked for: a number's placeholder left out restores at the end.
+    m.names = {false, false, false};
+    CHECK(names_written_back("Sie sehen sich.", m));
+    CHECK(names_written_back("Sie sehen sich.", MaskedText{}));
+    // A word that only begins like the placeholder is no placeholder ("Bostonians" is 5 letters longer).
+    m = masked_of({"Tom"}, {"Boston"}, {"Boston"});
+    m.names = {true};
+    CHECK_FALSE(names_written_back("Die Bostonians spielen.", m));
+    CHECK(names_written_back("Die Bostonians spielen mit Boston.", m));
+}
