@@ -2,13 +2,16 @@
 """Which names a model writes back best, to stand for the names of a text while it is translated (copy-through's
 name placeholders, attend.decoding name_placeholders): each of 22 people and places that the captions hold ("Obama",
 "Elmo", "Seattle"; names of things, "Jenga", "Walmart", take articles) is put in template sentences where a person's
-name would stand, translated without copy-through, and ranked by how many translations hold it exactly once, then by
-the model's mean confidence in them. The first placeholder is chosen on sentences with one name; the next three on
+name would stand, translated without copy-through, and ranked by how many translations hold it exactly once and read
+as most candidates' translations of the sentence do (each name written as P: "Obama kochen das Abendessen" where the
+others are "P kocht das Abendessen" reads otherwise), then by how many hold it once, then by the model's mean
+confidence in them. The first placeholder is chosen on sentences with one name; the next three on
 sentences with two, beside the first. Prints the ranking and the export option that stores the choice.
 
   python3 bench/name_placeholders.py --model web/models/multi30k-fr-en-cased.safetensors
 """
 import argparse
+import collections
 import json
 import re
 import subprocess
@@ -18,18 +21,20 @@ ONE = {
            "P throws a ball to his dog.", "P gives her brother a hug.", "The dog is running towards P.",
            "A woman is dancing with P.", "P and his friend are playing soccer.", "P is sitting on a bench in the park.",
            "Children are listening to P.", "A girl and P are walking on the beach.",
-           "P, a young boy, jumps into the pool."],
+           "P, a young boy, jumps into the pool.", "P is cooking dinner.", "P is eating an apple."],
     "fr": ["P joue de la guitare dans la rue.", "Un homme nommé P lit un livre.", "P fait du vélo sur la colline.",
            "P lance une balle à son chien.", "Le chien court vers P.", "Une femme danse avec P.",
            "P et son ami jouent au football.", "P est assis sur un banc dans le parc.", "Les enfants écoutent P.",
            "P fait un câlin à son frère.", "Une fille et P marchent sur la plage.",
-           "P, un jeune garçon, saute dans la piscine."],
+           "P, un jeune garçon, saute dans la piscine.", "P prépare le dîner.", "P mange une pomme."],
     "de": ["P spielt auf der Straße Gitarre.", "Ein Mann namens P liest ein Buch.",
            "P fährt mit dem Fahrrad den Hügel hinunter.", "P wirft seinem Hund einen Ball zu.", "Der Hund rennt auf P zu.",
            "Eine Frau tanzt mit P.", "P und sein Freund spielen Fußball.", "P sitzt auf einer Bank im Park.",
            "Kinder hören P zu.", "P umarmt seinen Bruder.", "Ein Mädchen und P gehen am Strand spazieren.",
-           "P, ein kleiner Junge, springt in den Pool."],
+           "P, ein kleiner Junge, springt in den Pool.", "P kocht das Abendessen.", "P isst einen Apfel."],
 }
+# What copy-through's restore drops before a name placeholder where the source had no article (copy_through.cpp).
+ARTICLES = "a an the ein eine einen einem einer eines der die das den dem des un une le la les du".split()
 # People and places of the Multi30K captions.
 CANDIDATES = ("Obama Elmo Mickey Batman Superman Santa Bob John Seattle Miami Boston Washington London Texas Oklahoma "
               "Vegas Europe America China India Japan Asia").split()
@@ -59,16 +64,33 @@ def once(text, name):
     return text.count(name) == 1 and re.search(r"(?<!\w)" + re.escape(name) + r"(?!\w)", text) is not None
 
 
+def usual(texts):
+    """The translation of a sentence that most candidates share, or None where no two do."""
+    counts = collections.Counter(texts)
+    text, n = counts.most_common(1)[0]
+    return text if n >= 2 else None
+
+
 def rank(attend, model, templates, candidates, first, threads):
-    """(written back, mean confidence, name) for each candidate, best first."""
+    """(written back once and as usual, written back once, mean confidence, name) for each candidate, best first."""
     lines = [fill(t, first, c) if first else fill(t, c) for c in candidates for t in templates]
     out = translate(attend, model, lines, threads)
     n = len(templates)
+    # Each translation with its names written as P and Q, and without what copy-through's restore drops before a name
+    # (an article, "l'"; "d'" becomes "de"), to compare across candidates.
+    def generic(k, t):
+        text = out[k * n + t]["text"]
+        text = text.replace(first, "P").replace(candidates[k], "Q") if first else text.replace(candidates[k], "P")
+        text = re.sub(r"\b(?:" + "|".join(ARTICLES) + r") (?=[PQ]\b)", "", text, flags=re.IGNORECASE)
+        text = re.sub(r"\b[lL]'(?=[PQ]\b)", "", text)
+        return re.sub(r"\b([dD])'(?=[PQ]\b)", r"\1e ", text)
+    common = [usual([generic(k, t) for k in range(len(candidates))]) for t in range(n)]
     scores = []
     for k, c in enumerate(candidates):
         group = out[k * n:(k + 1) * n]
-        ok = sum(1 for r in group if once(r["text"], c) and (not first or once(r["text"], first)))
-        scores.append((ok, sum(r["confidence"] for r in group) / n, c))
+        held = [once(r["text"], c) and (not first or once(r["text"], first)) for r in group]
+        as_usual = sum(1 for t in range(n) if held[t] and generic(k, t) == common[t])
+        scores.append((as_usual, sum(held), sum(r["confidence"] for r in group) / n, c))
     return sorted(scores, reverse=True)
 
 
@@ -82,17 +104,16 @@ def main():
                                      check=True).stdout)
     src, tgt = info["source_language"], info["target_language"]
     one = rank(a.attend, a.model, ONE[src], CANDIDATES, "", a.threads)
-    print(f"{src}-{tgt}: {len(CANDIDATES)} names of people and places; written back once of {len(ONE[src])} sentences, "
-          "mean confidence:")
-    for ok, conf, c in one[:10]:
-        print(f"  {c:12s} {ok:2d}  {conf:.3f}")
-    first = one[0][2]
+    print(f"{src}-{tgt}: {len(CANDIDATES)} names of people and places; of {len(ONE[src])} sentences, written back once "
+          "as most candidates' translations read, written back once, mean confidence:")
+    for usual_, ok, conf, c in one[:10]:
+        print(f"  {c:12s} {usual_:2d} {ok:2d}  {conf:.3f}")
+    first = one[0][3]
     two = rank(a.attend, a.model, TWO[src], [c for c in CANDIDATES if c != first], first, a.threads)
-    print(f"beside {first}, both written back once of {len(TWO[src])} sentences, mean confidence:")
-    for ok, conf, c in two[:10]:
-        print(f"  {c:12s} {ok:2d}  {conf:.3f}")
-    print("--name-placeholders " + ",".join([first] + [c for _, _, c in two[:3]]))
-
+    print(f"beside {first}, of {len(TWO[src])} sentences, both written back once as usual, both once, mean confidence:")
+    for usual_, ok, conf, c in two[:10]:
+        print(f"  {c:12s} {usual_:2d} {ok:2d}  {conf:.3f}")
+    print("--name-placeholders " + ",".join([first] + [c for _, _, _, c in two[:3]]))
 
 if __name__ == "__main__":
     main()

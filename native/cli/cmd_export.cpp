@@ -131,7 +131,7 @@ CommandRegistrar registrar([](CLI::App& app) {
         ->check(CLI::Range(0.0f, 1.0f));
     cmd->add_option("--name-placeholders", f->name_placeholders,
                     "Names, comma-separated, that stand for the names of a text while it is translated, in order of use "
-                    "(metadata attend.decoding): those this model writes back best (bench/name_placeholders.sh)")
+                    "(metadata attend.decoding): those this model writes back best (bench/name_placeholders.py)")
         ->delimiter(',');
     cmd->callback([f] { run_export(*f); });
 
