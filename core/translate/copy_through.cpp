@@ -310,6 +310,18 @@ bool cased(const Vocab& vocab, std::string_view word) {
     return vocab.contains(w) || vocab.contains(lower(w));
 }
 
+// Where restore_copy_spans finds a placeholder, `stem` (lowercase), in `out` from `from` on: the first word that
+// begins with it and is at most 3 letters longer (Hund, Hunde, Hundes, Hunden; chien, chiens), as [begin, end);
+// npos when there is none.
+std::pair<std::size_t, std::size_t> find_placeholder(std::string_view out, const std::string& stem, std::size_t from) {
+    for (std::size_t i = from; i < out.size(); ++i) {
+        if (letter_before(out, i) || !starts_with_ci(out, i, stem)) continue;
+        const std::size_t j = word_end_at(out, i);
+        if (j - i <= stem.size() + 3) return {i, j};
+    }
+    return {std::string::npos, 0};
+}
+
 }  // namespace
 
 std::vector<CopySpan> find_copy_spans(std::string_view t) {
@@ -500,18 +512,6 @@ MaskedText mask_copy_spans(std::string_view text, Lang source, Lang target, cons
         m.whole = !m.names.front() && masked_begin == a && copied == b;
     }
     return m;
-}
-
-// Where restore_copy_spans finds a placeholder, `stem` (lowercase), in `out` from `from` on: the first word that
-// begins with it and is at most 3 letters longer (Hund, Hunde, Hundes, Hunden; chien, chiens), as [begin, end);
-// npos when there is none.
-std::pair<std::size_t, std::size_t> find_placeholder(std::string_view out, const std::string& stem, std::size_t from) {
-    for (std::size_t i = from; i < out.size(); ++i) {
-        if (letter_before(out, i) || !starts_with_ci(out, i, stem)) continue;
-        const std::size_t j = word_end_at(out, i);
-        if (j - i <= stem.size() + 3) return {i, j};
-    }
-    return {std::string::npos, 0};
 }
 
 bool names_written_back(std::string_view translation, const MaskedText& masked) {
