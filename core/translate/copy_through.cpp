@@ -526,8 +526,8 @@ bool names_written_back(std::string_view translation, const MaskedText& masked) 
             continue;
         }
         // Not written a second time, before or after.
-        if (name && (find_placeholder(translation, stem, end).first != std::string::npos ||
-                     find_placeholder(translation.substr(0, found), stem, 0).first != std::string::npos))
+        if (name && (find_placeholder(translation, stem, 0).first != found ||
+                     find_placeholder(translation, stem, end).first != std::string::npos))
             return false;
         searched = end;
     }

@@ -348,9 +348,10 @@ std::optional<Translator::PreparedText> Translator::retry_names(TranslationResul
     for (size_t shift = 1; shift < names.size(); shift++) {
         std::vector<std::string> turn(names.begin() + static_cast<std::ptrdiff_t>(shift), names.end());
         turn.insert(turn.end(), names.begin(), names.begin() + static_cast<std::ptrdiff_t>(shift));
+        MaskedText masked = mask(prepared.read, turn);
+        if (masked.text == prepared.masked.text) continue;  // the same names in use
         PreparedText other = prepared;
-        other.masked = mask(prepared.read, turn);
-        if (other.masked.text == prepared.masked.text) continue;  // the same names in use
+        other.masked = std::move(masked);
         TranslationResult again = search_prepared(other, options);
         if (again.untranslated || !names_written_back(again.text, other.masked)) continue;
         again.preprocess_ms += r.preprocess_ms;
