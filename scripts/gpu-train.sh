@@ -21,10 +21,15 @@
 #                      back-translations), 80 epochs, the mean of their last 10 checkpoints kept as averaged-e80,
 #                      then on to 120 epochs; soup.safetensors is the two means' mean (I8, α 2.6 as shipped).
 #                      Reads <runs>/dd/{fwd-ende.de,fwd2-ende.de,bt-deen.en}, which scripts/dd-data.sh makes
+#   dd3-ende           the same with a third forward copy, <runs>/dd/fwd3-ende.de (145,000 pairs): the German of an
+#                      ensemble of the shipped en→de model and dd2-ende-s2's soup
+#   dd-fren            the en→de recipe for fr→en: the references, <runs>/dd/fwd-fren.en (an ensemble's English of
+#                      the French captions) and <runs>/dd/bt-enfr.fr (the shipped en→fr model's French of the English
+#                      captions), 87,000 pairs, 80 then 120 epochs as dd2-ende
 # Any recipe name may end in -s<N> (wu-enfr-s2): the same recipe with --seed N, in its own run folder.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ $# -lt 4 ]; then sed -n 2,24p "$0"; exit 2; fi
+if [ $# -lt 4 ]; then sed -n 2,29p "$0"; exit 2; fi
 b=$1 runs=$2 minutes=$3
 shift 3
 attend="$b/bin/attend"
@@ -41,15 +46,24 @@ recipe_args() {  # recipe name [run folder name, when the name has lost its -s<N
     local wu="--lr 5e-3 --warmup 2000 --max-tokens 8192 --dropout 0.3 --attention-dropout 0 --epochs 125 \
 --cooldown-epochs 0 --validate-every 5 --average-last 10 --keep 10"
     local pair variant
-    if [ "$1" = dd2-ende ]; then
-        local dd="$runs/dd"
-        for f in fwd-ende.de fwd2-ende.de bt-deen.en; do
-            [ -f "$dd/$f" ] || { echo "gpu-train: dd2-ende needs $dd/$f (scripts/dd-data.sh makes it)" >&2; return 1; }
+    if [[ $1 =~ ^dd(2-ende|3-ende|-fren)$ ]]; then
+        # pair, forward copies (the target side made by a model), back-translations (the source side made)
+        local -a data
+        case $1 in
+            dd2-ende) data=(ende "fwd-ende.de fwd2-ende.de" bt-deen.en) ;;
+            dd3-ende) data=(ende "fwd-ende.de fwd2-ende.de fwd3-ende.de" bt-deen.en) ;;
+            dd-fren) data=(fren fwd-fren.en bt-enfr.fr) ;;
+        esac
+        local dd="$runs/dd" args f
+        args="--preset transformer-tiny-cased-wu --source ${data[0]:0:2} --target ${data[0]:2:2} --with-references"
+        for f in ${data[1]}; do args+=" --train-target $dd/$f"; done
+        args+=" --train-source $dd/${data[2]}"
+        for f in ${data[1]} ${data[2]}; do
+            [ -f "$dd/$f" ] || { echo "gpu-train: $1 needs $dd/$f (scripts/dd-data.sh makes the en→de files)" >&2; return 1; }
         done
         local epochs=80
         [ -f "$runs/$folder/averaged-e80.safetensors" ] && epochs=120
-        echo "--preset transformer-tiny-cased-wu --source en --target de --train-target $dd/fwd-ende.de \
---train-target $dd/fwd2-ende.de --with-references --train-source $dd/bt-deen.en --epochs $epochs"
+        echo "$args --epochs $epochs"
         return
     elif [ "$1" = wu-ende-lc ]; then
         echo "--preset transformer-tiny --source en --target de $wu"
@@ -87,13 +101,15 @@ for r in "$@"; do
 done
 for p in "${pids[@]}"; do wait "$p" || true; done  # an interrupted run has written its checkpoint
 for r in "$@"; do
-    # dd2-ende: the 80-epoch mean is kept before the run goes on to 120; once both exist, their mean is the model.
-    if [[ $r =~ ^dd2-ende ]] && grep -q "^averaged the last" "$runs/$r.log"; then
+    # dd*: the 80-epoch mean is kept before the run goes on to 120; once both exist, their mean is the model.
+    if [[ $r =~ ^dd ]] && grep -q "^averaged the last" "$runs/$r.log"; then
         if [ ! -f "$runs/$r/averaged-e80.safetensors" ]; then
             cp "$runs/$r/averaged.safetensors" "$runs/$r/averaged-e80.safetensors"
         else
+            lp=2.6  # the shipped models' own: en→de 2.6, fr→en 1.2
+            [[ $r =~ fren ]] && lp=1.2
             "$attend" export "$runs/$r/averaged-e80.safetensors" "$runs/$r/averaged.safetensors" --dtype i8 \
-                --length-penalty 2.6 -o "$runs/$r/soup.safetensors"
+                --length-penalty "$lp" -o "$runs/$r/soup.safetensors"
         fi
     fi
 done

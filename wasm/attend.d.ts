@@ -58,6 +58,11 @@ export interface TranslateOptions {
   repetitionPenalty?: number;
   /** No token more than this many times in a row (0: off). Default 3. */
   maxTokenRun?: number;
+  /**
+   * Never generate a phrase of 2 to this many tokens right after itself ("in midair in midair"), unless the source
+   * has it so (0: off). Default 8.
+   */
+  noAdjacentRepeatSize?: number;
   /** No character more than this many times in a row unless the source has such a run (0: off). Default 4. */
   maxCharRun?: number;
   /**
@@ -215,8 +220,8 @@ export declare class AttendTranslator {
   /** The core's defaults for this model (its own length penalty where its file has one), attention: true. */
   defaultOptions(): DefaultOptions;
   optionBounds(): Record<'beam' | 'maxLength' | 'maxInputLength' | 'maxLengthRatio' | 'lengthPenalty' |
-    'noRepeatNgramSize' | 'repetitionPenalty' | 'maxTokenRun' | 'maxCharRun' | 'clauseSplitWords' | 'minConfidence',
-    OptionBounds>;
+    'noRepeatNgramSize' | 'repetitionPenalty' | 'maxTokenRun' | 'noAdjacentRepeatSize' | 'maxCharRun' |
+    'clauseSplitWords' | 'minConfidence', OptionBounds>;
   /** Rejects for empty text, a lone surrogate, or an option out of range; over-long text is cut, with a warning. */
   translate(text: string, options?: TranslateOptions | null): Promise<Translation>;
   /**

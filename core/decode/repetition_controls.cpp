@@ -15,12 +15,16 @@ RepetitionControls::RepetitionControls(const SearchOptions& options, int vocab_s
       vocab_(vocab_size),
       max_char_run_(options.max_char_run),
       max_token_run_(options.max_token_run),
+      adjacent_(options.no_adjacent_repeat_size),
+      source_ids_(options.source_ids),
       shapes_(options.token_shapes),
       exempt_(options.char_run_exempt),
       numbers_(options.numbers_from_source),
       eos_(options.eos_id),
       numbers_allowed_(options.source_numbers) {
     if (max_token_run_ < 0) throw Error("max_token_run must not be negative, got " + std::to_string(max_token_run_));
+    if (adjacent_ < 0)
+        throw Error("no_adjacent_repeat_size must not be negative, got " + std::to_string(adjacent_));
     if (max_char_run_ < 0) throw Error("max_char_run must not be negative, got " + std::to_string(max_char_run_));
     if ((max_char_run_ > 0 || numbers_) && (!shapes_ || static_cast<int>(shapes_->size()) != vocab_size))
         throw Error(std::string(numbers_ ? "numbers_from_source" : "max_char_run") +
@@ -37,6 +41,15 @@ RepetitionControls::RepetitionControls(const SearchOptions& options, int vocab_s
 const TokenShape& RepetitionControls::shape_of(int token) const {
     static const TokenShape none;  // an id outside the vocabulary has no text
     return token >= 0 && token < vocab_ ? (*shapes_)[token] : none;
+}
+
+bool RepetitionControls::source_repeats(const int* phrase, int k) const {
+    const int S = static_cast<int>(source_ids_.size());
+    for (int start = 0; start + 2 * k <= S; ++start)
+        if (std::equal(phrase, phrase + k, source_ids_.begin() + start) &&
+            std::equal(phrase, phrase + k, source_ids_.begin() + start + k))
+            return true;
+    return false;
 }
 
 void RepetitionControls::apply(float* logits, const int* generated, int length) {
@@ -86,6 +99,15 @@ void RepetitionControls::apply(float* logits, const int* generated, int length) 
                 const int banned = generated[start + context];
                 if (banned >= 0 && banned < vocab_) logits[banned] = -std::numeric_limits<float>::infinity();
             }
+    }
+    for (int k = 2; k <= adjacent_ && 2 * k - 1 <= length; ++k) {
+        // The phrase first [k] said once, and its first k - 1 tokens said again at the end: its last token would
+        // say it twice in a row.
+        const int* first = generated + (length - (2 * k - 1));
+        if (!std::equal(first, first + k - 1, first + k)) continue;
+        const int banned = first[k - 1];
+        if (banned >= 0 && banned < vocab_ && !source_repeats(first, k))
+            logits[banned] = -std::numeric_limits<float>::infinity();
     }
     if (numbers_) forbid_other_numbers(logits, generated, length);  // last: it looks at what the others left
 }

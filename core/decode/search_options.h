@@ -27,6 +27,12 @@ struct SearchOptions {
     float repetition_penalty = 1.0f;
     // No token more than this many times in a row (0: off): the loop no_repeat_ngram_size n still allows n times.
     int max_token_run = 0;
+    // No phrase of 2 to this many tokens right after itself ("in midair in midair", "blue , blue ,"; 0 and 1: off),
+    // unless source_ids holds that phrase twice in a row. The stutter a small model falls into is shorter than the
+    // n-gram that no_repeat_ngram_size forbids, and adjacent.
+    int no_adjacent_repeat_size = 0;
+    // The source's tokens as target ids (-1 where the target vocabulary lacks one), for the exemption above.
+    std::vector<int> source_ids;
     // A token that would make one character repeat more than max_char_run times in a row in the output text is
     // forbidden (0: off), except for the characters in char_run_exempt (those the source itself repeats so).
     // token_shapes [V] describes each token's text; it is required when max_char_run > 0.

@@ -172,6 +172,7 @@ void validate_options(const TranslationOptions& o) {
     check_range("max batch size", o.max_batch_size, 1, kMaxBatchSize);
     check_range("max char run", o.max_char_run, 0, kMaxRunLength);
     check_range("max token run", o.max_token_run, 0, kMaxRunLength);
+    check_range("no_adjacent_repeat_size", o.no_adjacent_repeat_size, 0, kMaxNoRepeatNgramSize);
     check_range("clause split words", o.clause_split_words, 0, kMaxClauseSplitWords);
     check_range("min confidence", o.min_confidence, 0, 1);
 }
@@ -289,6 +290,10 @@ SearchOptions Translator::search_options(const TranslationOptions& options,
     search.repetition_penalty = options.repetition_penalty;
     search.max_char_run = options.max_char_run;
     search.max_token_run = options.max_token_run;
+    search.no_adjacent_repeat_size = options.no_adjacent_repeat_size;
+    if (options.no_adjacent_repeat_size > 1)
+        for (const std::string& token : source_tokens)
+            search.source_ids.push_back(model_->target_vocab.contains(token) ? model_->target_vocab[token] : -1);
     search.token_shapes = &target_shapes_;
     search.char_run_exempt = long_runs(text, options.max_char_run);
     // Numbers are the model's to copy only with copy-through; without it they are text like any other.

@@ -92,6 +92,7 @@ void eval_split(const Translator& translator, const EvalFlags& f, const std::str
     opt.beam_size = f.options.beam_size;
     if (f.length_penalty_given) opt.length_penalty = f.options.length_penalty;
     opt.copy_through = f.options.copy_through;
+    opt.no_adjacent_repeat_size = f.options.no_adjacent_repeat_size;
     std::vector<std::string> hyps(sources.size()), texts(sources.size());
     std::vector<float> confidence(sources.size(), -1.0f);  // -1: left untranslated
     auto start = std::chrono::steady_clock::now();
@@ -166,6 +167,10 @@ CommandRegistrar registrar([](CLI::App& app) {
         ->check(finite());
     cmd->add_option("--limit", f->limit, "Only the first N sentences")->check(at_least(0));
     cmd->add_flag("!--no-copy-through", o.copy_through, "Translate numbers, URLs, e-mail addresses and names like any text");
+    cmd->add_option("--no-adjacent-repeat-size", o.no_adjacent_repeat_size,
+                    "Never generate a phrase of 2 to this many tokens right after itself, unless the source has it so "
+                    "(0: off)")
+        ->capture_default_str();
     cmd->add_option("--output", f->output, "Write the tokenized translations here (several splits: FILE.<split>.ext)");
     cmd->add_option("--output-text", f->output_text, "Write the detokenized translations here (as --output)");
     cmd->add_option("--threads", f->threads, "CPU threads")->check(at_least(1));

@@ -1,5 +1,5 @@
-// The repetition controls (no_repeat_ngram_size, repetition_penalty; CTranslate2's semantics) in greedy, batched
-// greedy and beam search, over synthetic models that love to repeat their last token. The reference applies the
+// The repetition controls (no_repeat_ngram_size, repetition_penalty; CTranslate2's semantics; the token, phrase and
+// character run limits) in greedy, batched greedy and beam search, over synthetic models that love to repeat their last token. The reference applies the
 // controls the plainest way, to each candidate continuation on its own, and enumerates every sequence.
 #include <doctest/doctest.h>
 
@@ -69,6 +69,29 @@ std::vector<float> looping_logits(uint64_t seed, const std::vector<int>& prefix,
 
 int longest_run(const std::vector<int>& tokens);
 
+// The length of the longest phrase of 2 to n tokens that `tokens` ends with twice in a row, and that `source` does
+// not hold twice in a row; 0 if none.
+int ends_with_stutter(const std::vector<int>& tokens, int n, const std::vector<int>& source) {
+    int longest = 0;
+    for (int k = 2; k <= n && 2 * k <= static_cast<int>(tokens.size()); k++) {
+        const auto second = tokens.end() - k, first = second - k;
+        if (!std::equal(first, second, second)) continue;
+        bool exempt = false;
+        for (size_t s = 0; s + 2 * k <= source.size(); s++)
+            exempt = exempt || (std::equal(first, second, source.begin() + s) &&
+                                std::equal(first, second, source.begin() + s + k));
+        if (!exempt) longest = k;
+    }
+    return longest;
+}
+
+// Whether some prefix of `tokens` ends with such a phrase twice in a row.
+bool stutters(const std::vector<int>& tokens, int n, const std::vector<int>& source) {
+    for (size_t end = 1; end <= tokens.size(); end++)
+        if (ends_with_stutter(std::vector<int>(tokens.begin(), tokens.begin() + end), n, source) > 0) return true;
+    return false;
+}
+
 // The controls of `options` applied to the logits that follow `prefix`, one candidate token at a time.
 std::vector<float> reference_logits(uint64_t seed, const std::vector<int>& prefix, int V, const SearchOptions& options) {
     std::vector<float> logits = looping_logits(seed, prefix, V);
@@ -85,6 +108,7 @@ std::vector<float> reference_logits(uint64_t seed, const std::vector<int>& prefi
         }
         if (options.max_char_run > 0 && longest_char_run(seq) > options.max_char_run) logits[v] = -INFINITY;
         if (options.max_token_run > 0 && longest_run(seq) > options.max_token_run) logits[v] = -INFINITY;
+        if (ends_with_stutter(seq, options.no_adjacent_repeat_size, options.source_ids) > 0) logits[v] = -INFINITY;
     }
     return logits;
 }
@@ -164,10 +188,27 @@ int longest_run(const std::vector<int>& tokens) {
     return best;
 }
 
-const struct { int ngram; float penalty; int char_run; int token_run; } kSettings[] = {
+struct Setting {
+    int ngram;
+    float penalty;
+    int char_run;
+    int token_run;
+    int adjacent = 0;              // no_adjacent_repeat_size
+    std::vector<int> source = {};  // source_ids
+};
+const Setting kSettings[] = {
     {0, 1.0f, 0, 0}, {1, 1.0f, 0, 0}, {2, 1.0f, 0, 0}, {3, 1.0f, 0, 0}, {0, 1.5f, 0, 0}, {0, 0.8f, 0, 0},
     {2, 1.3f, 0, 0}, {4, 1.2f, 0, 0}, {0, 1.0f, 4, 0}, {0, 1.0f, 2, 0}, {3, 1.0f, 4, 0}, {2, 1.2f, 3, 0},
-    {0, 1.0f, 0, 1}, {0, 1.0f, 0, 3}, {4, 1.0f, 4, 3}};
+    {0, 1.0f, 0, 1}, {0, 1.0f, 0, 3}, {4, 1.0f, 4, 3},
+    {0, 1.0f, 0, 1, 2}, {0, 1.0f, 0, 1, 8}, {0, 1.0f, 0, 0, 3}, {4, 1.2f, 4, 3, 8},
+    {0, 1.0f, 0, 1, 3, {6, 4, 6, 4, 8}}, {0, 1.0f, 0, 1, 8, {1, 0, 4, 1, 0, 4}}};
+
+SearchOptions controls(const Setting& s, int max_length, int V) {
+    SearchOptions o = controls(s.ngram, s.penalty, max_length, s.char_run, V, s.token_run);
+    o.no_adjacent_repeat_size = s.adjacent;
+    o.source_ids = s.source;
+    return o;
+}
 
 }  // namespace
 
@@ -189,7 +230,7 @@ TEST_CASE("greedy search with repetition controls takes the reference's most lik
             CAPTURE(s.ngram);
             CAPTURE(s.penalty);
             CAPTURE(s.char_run);
-            const SearchOptions opt = controls(s.ngram, s.penalty, 14, s.char_run, 9, s.token_run);
+            const SearchOptions opt = controls(s, 14, 9);
             LoopingModel model({seed}, 9);
             const Hypothesis h = greedy_search(model, opt);
             std::vector<int> expected;
@@ -204,6 +245,7 @@ TEST_CASE("greedy search with repetition controls takes the reference's most lik
             if (s.ngram > 0) CHECK_FALSE(repeats_an_ngram(h.tokens, s.ngram));
             if (s.char_run > 0) CHECK(longest_char_run(h.tokens) <= s.char_run);
             if (s.token_run > 0) CHECK(longest_run(h.tokens) <= s.token_run);
+            CHECK_FALSE(stutters(h.tokens, s.adjacent, s.source));
         }
 }
 
@@ -214,11 +256,11 @@ TEST_CASE("batched greedy search with repetition controls gives each row its gre
         const std::vector<uint64_t> seeds = {3, 5, 7, 11, 13, 17};
         const std::vector<int> max_lengths = {14, 3, 20, 1, 9, 14};
         LoopingModel batch(seeds, 9);
-        const std::vector<Hypothesis> hyps = greedy_search_batch(batch, max_lengths, controls(s.ngram, s.penalty, 0, s.char_run, 9, s.token_run));
+        const std::vector<Hypothesis> hyps = greedy_search_batch(batch, max_lengths, controls(s, 0, 9));
         REQUIRE(hyps.size() == seeds.size());
         for (size_t i = 0; i < seeds.size(); i++) {
             LoopingModel one({seeds[i]}, 9);
-            const Hypothesis h = greedy_search(one, controls(s.ngram, s.penalty, max_lengths[i], s.char_run, 9, s.token_run));
+            const Hypothesis h = greedy_search(one, controls(s, max_lengths[i], 9));
             CAPTURE(i);
             CHECK(hyps[i].tokens == h.tokens);
             CHECK(hyps[i].finished == h.finished);
@@ -238,7 +280,7 @@ TEST_CASE("beam search with repetition controls finds the brute-force optimum of
                 CAPTURE(s.ngram);
                 CAPTURE(s.penalty);
                 CAPTURE(alpha);
-                SearchOptions opt = controls(s.ngram, s.penalty, max_len, s.char_run, V, s.token_run);
+                SearchOptions opt = controls(s, max_len, V);
                 opt.length_penalty = alpha;
                 opt.beam_size = 300;
                 std::vector<int> best_tokens;
@@ -271,6 +313,7 @@ TEST_CASE("beam search with repetition controls finds the brute-force optimum of
                 for (const Hypothesis& h : hyps) {
                     CHECK(h.log_prob == doctest::Approx(reference_log_prob(seed, h.tokens, V, opt)).epsilon(1e-5));
                     if (s.ngram > 0) CHECK_FALSE(repeats_an_ngram(h.tokens, s.ngram));
+                    CHECK_FALSE(stutters(h.tokens, s.adjacent, s.source));
                 }
             }
 }
@@ -294,6 +337,57 @@ TEST_CASE("without the character-run limit the looping model spells long runs, w
         CHECK(longest_char_run(greedy_search(limited, controls(0, 1.0f, 30, 4)).tokens) <= 4);
     }
     CHECK(long_runs >= 5);
+}
+
+TEST_CASE("without the phrase limit the looping model says a phrase twice in a row, with it never") {
+    // max_token_run 1 stops the one-token loop; the model then falls into a two- or three-token one.
+    int stuttered = 0;
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+        LoopingModel plain({seed}, 9), limited({seed}, 9);
+        SearchOptions o = controls(0, 1.0f, 30, 0, 9, 1);
+        if (stutters(greedy_search(plain, o).tokens, 8, {})) stuttered++;
+        o.no_adjacent_repeat_size = 8;
+        CHECK_FALSE(stutters(greedy_search(limited, o).tokens, 8, {}));
+    }
+    CHECK(stuttered >= 10);
+}
+
+TEST_CASE("the phrase limit forbids the token that ends a phrase said twice in a row, unless the source says it so") {
+    auto allowed = [](int size, const std::vector<int>& generated, const std::vector<int>& source) {
+        SearchOptions o = controls(0, 1.0f, 30);
+        o.no_adjacent_repeat_size = size;
+        o.source_ids = source;
+        RepetitionControls c(o, 9);
+        std::vector<float> logits(9, 0.5f);
+        c.apply(logits.data(), generated.data(), static_cast<int>(generated.size()));
+        std::vector<int> out;
+        for (int v = 0; v < 9; v++)
+            if (std::isfinite(logits[v])) out.push_back(v);
+        return out;
+    };
+    const std::vector<int> all = {0, 1, 2, 3, 4, 5, 6, 7, 8};
+    auto all_but = [&](int banned) {
+        std::vector<int> out;
+        for (int v : all)
+            if (v != banned) out.push_back(v);
+        return out;
+    };
+    CHECK(allowed(8, {4, 7, 4}, {}) == all_but(7));        // "4 7 4 7"
+    CHECK(allowed(8, {1, 4, 7, 1, 4}, {}) == all_but(7));  // "1 4 7 1 4 7"
+    CHECK(allowed(2, {1, 4, 7, 1, 4}, {}) == all);         // three tokens: longer than the limit
+    CHECK(allowed(8, {4, 4}, {}) == all);                  // one token twice is max_token_run's
+    CHECK(allowed(8, {7, 4}, {}) == all);
+    CHECK(allowed(8, {4, 7, 4}, {5, 4, 7, 4, 7, 0}) == all);  // the source has "4 7 4 7"
+    CHECK(allowed(8, {4, 7, 4}, {4, 7, 5, 4, 7}) == all_but(7));  // twice, not in a row
+    CHECK(allowed(0, {4, 7, 4}, {}) == all);
+    CHECK(allowed(1, {4, 7, 4}, {}) == all);
+    SearchOptions o = controls(0, 1.0f, 30);
+    o.no_adjacent_repeat_size = 1;
+    CHECK_FALSE(RepetitionControls(o, 9).active());
+    o.no_adjacent_repeat_size = 2;
+    CHECK(RepetitionControls(o, 9).active());
+    o.no_adjacent_repeat_size = -1;
+    CHECK_THROWS_WITH(RepetitionControls(o, 9), doctest::Contains("no_adjacent_repeat_size"));
 }
 
 TEST_CASE("token shapes: the ends of a token's text, BPE continuations, special tokens") {

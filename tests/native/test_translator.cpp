@@ -413,6 +413,8 @@ TEST_CASE("translation options out of range are errors that name the option and 
           "max length ratio must be between 0 and 1000, got NaN");
     CHECK(error_of([](TranslationOptions& o) { o.no_repeat_ngram_size = -1; }) ==
           "no_repeat_ngram_size must be between 0 and 64, got -1");
+    CHECK(error_of([](TranslationOptions& o) { o.no_adjacent_repeat_size = 65; }) ==
+          "no_adjacent_repeat_size must be between 0 and 64, got 65");
     CHECK(error_of([](TranslationOptions& o) { o.repetition_penalty = 0.0f; }) ==
           "repetition penalty must be a finite number above 0, got 0");
     CHECK(error_of([](TranslationOptions& o) { o.repetition_penalty = INFINITY; }) ==

@@ -115,6 +115,7 @@ test('options out of range are errors naming the option (exit status 1)', () => 
     [['--batch', '0'], /--batch: must be at least 1, got 0/],
     [['--repetition-penalty', '0'], /repetition penalty must be a finite number above 0, got 0/],
     [['--no-repeat-ngram-size', '-1'], /no_repeat_ngram_size must be between 0 and 64, got -1/],
+    [['--no-adjacent-repeat-size', '-1'], /no_adjacent_repeat_size must be between 0 and 64, got -1/],
   ]) {
     const r = attend(['-t', 'A dog.', ...args]);
     assert.equal(r.status, 1, `${args.join(' ')}: ${r.err}`);
