@@ -1,6 +1,7 @@
 // The repetition controls (no_repeat_ngram_size, repetition_penalty; CTranslate2's semantics; the token, phrase and
-// character run limits) in greedy, batched greedy and beam search, over synthetic models that love to repeat their last token. The reference applies the
-// controls the plainest way, to each candidate continuation on its own, and enumerates every sequence.
+// character run limits) in greedy, batched greedy and beam search, over synthetic models that love to repeat their
+// last token. The reference applies the controls the plainest way, to each candidate continuation on its own, and
+// enumerates every sequence.
 #include <doctest/doctest.h>
 
 #include "decode/beam_search.h"
