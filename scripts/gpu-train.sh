@@ -59,7 +59,7 @@ recipe_args() {  # recipe name [run folder name, when the name has lost its -s<N
         for f in ${data[1]}; do args+=" --train-target $dd/$f"; done
         args+=" --train-source $dd/${data[2]}"
         for f in ${data[1]} ${data[2]}; do
-            [ -f "$dd/$f" ] || { echo "gpu-train: $1 needs $dd/$f (scripts/dd-data.sh makes the en→de files)" >&2; return 1; }
+            [ -f "$dd/$f" ] || { echo "gpu-train: $1 needs $dd/$f (scripts/dd-data.sh makes dd2-ende's)" >&2; return 1; }
         done
         local epochs=80
         [ -f "$runs/$folder/averaged-e80.safetensors" ] && epochs=120

@@ -280,8 +280,9 @@ TEST_CASE("shipped models: a name after \"named\" stays in its place") {
 }
 
 // A small model falls into saying a phrase twice ("ein Pferd ein Pferd", "in midair in midair"): each of these
-// sentences did so with a shipped model without the phrase limit (no_adjacent_repeat_size). With it, no translation
-// holds a phrase of 2 to 4 words right after itself; without it, most of them still do (the sentences need it).
+// sentences did so, without the phrase limit (no_adjacent_repeat_size), with the model of its direction shipped when
+// they were chosen. With it, no translation holds a phrase of 2 to 4 words right after itself; without it, at least
+// half of them still do (the sentences need it).
 TEST_CASE("shipped models: no phrase of a translation comes right after itself") {
     const std::map<std::pair<Lang, Lang>, std::vector<std::string>> sentences = {
         {{Lang::en, Lang::de},
