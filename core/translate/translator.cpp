@@ -149,6 +149,16 @@ double unknown_share(const std::vector<int>& src, int unk) {
     return static_cast<double>(std::count(src.begin(), src.end() - 1, unk)) / static_cast<double>(src.size() - 1);
 }
 
+// Whether tokens say a phrase of 2 to n tokens twice in a row, which lets a translation of them do so too
+// (SearchOptions::no_adjacent_repeat_size).
+bool says_a_phrase_twice(const std::vector<std::string>& tokens, int n) {
+    const int T = static_cast<int>(tokens.size());
+    for (int k = 2; k <= n; k++)
+        for (int i = 0; i + 2 * k <= T; i++)
+            if (std::equal(tokens.begin() + i, tokens.begin() + i + k, tokens.begin() + i + k)) return true;
+    return false;
+}
+
 void add_cut_warning(TranslationResult& r) {
     if (!r.finished)
         r.warnings.push_back("the translation was cut at " + std::to_string(r.target_ids.size()) +
@@ -536,19 +546,22 @@ std::vector<TranslationResult> Translator::translate_batch_prepared(const std::v
         results[i].preprocess_ms = ms_since(start);
     }
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return sources[a].size() < sources[b].size(); });
-    // A source with a long run of one character exempts it from the run limit, and one with numbers lets the
-    // translation write them: such a sentence goes alone, as the rest of the batch must not share what it allows.
-    // So does one that is left untranslated.
+    // A source with a long run of one character exempts it from the run limit, one with numbers lets the
+    // translation write them, and one that says a phrase twice in a row lets the translation say it so: such a
+    // sentence goes alone, as the rest of the batch must not share what it allows. So does one that is left
+    // untranslated.
     std::vector<size_t> alone;
     order.erase(std::remove_if(order.begin(), order.end(), [&](size_t i) {
                     const bool own = !long_runs(text(i), options.max_char_run).empty() || prepared[i].letterless ||
                                      (options.copy_through && !digit_runs(results[i].source_tokens).empty()) ||
+                                     says_a_phrase_twice(results[i].source_tokens, options.no_adjacent_repeat_size) ||
                                      unknown_share(sources[i], model_->source_vocab.unk()) > 0.5;
                     if (own) alone.push_back(i);
                     return own;
                 }), order.end());
     for (size_t i : alone) results[i] = one(i);
-    // Everything but max_length, which is per sentence; no source numbers, as none of these sources holds one.
+    // Everything but max_length, which is per sentence; no source numbers or source phrases, as none of these
+    // sources holds one that the search would let through.
     const SearchOptions search = search_options(options, {}, {});
     const long batches = static_cast<long>((order.size() + options.max_batch_size - 1) / options.max_batch_size);
     std::vector<std::string> errors(batches);
