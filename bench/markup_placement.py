@@ -6,6 +6,10 @@ lexicon of caption nouns and colours).
 
   python3 bench/markup_placement.py --model web/models/multi30k-en-fr-cased.safetensors --split test_2016_flickr
 
+With --choose-layers (on val): the attention way again for each run of decoder layers whose cross attention is
+averaged (the model exported with each `--alignment-layers FIRST,LAST`), ranked by exact placements, and the export
+option of the best.
+
 A case counts where the plain translation has exactly one word of the lexicon's translation for each marked word
 (words that start with it: "Hund", "Hunde"; "rouge", "rouges"), so the gold place is known. covered: every such word
 is inside the bold; exact: the bold holds those words and no others (German "<b>einem roten Hemd</b>" for "a
@@ -13,10 +17,12 @@ is inside the bold; exact: the bold holds those words and no others (German "<b>
 """
 import argparse
 import gzip
+import json
 import os
 import re
 import subprocess
 import sys
+import tempfile
 
 # en, de, fr: a translation is a word that starts with one of the stems (case-insensitive)
 NOUNS = [
@@ -134,6 +140,8 @@ def main():
     ap.add_argument("--data", default="../shared/data")
     ap.add_argument("--split", default="val", help="val, test_2016_flickr, ...")
     ap.add_argument("--beam", default="5")
+    ap.add_argument("--choose-layers", action="store_true",
+                    help="rank the runs of cross attention layers that alignment may average (choose on val)")
     a = ap.parse_args()
     name = os.path.basename(a.model)
     m = re.search(r"-(en|de|fr)-(en|de|fr)", name)
@@ -146,6 +154,9 @@ def main():
     sources = [c[0] for c in cs]
     common = ["-b", a.beam, "--clause-split-words", "0"]
     plain = translate(a.attend, a.model, [re.sub(r"</?b>", "", s) for s in sources], common)
+    if a.choose_layers:
+        choose_layers(a, sources, plain, cs, common, tgt)
+        return
     results = {}
     for label, extra in (("share", ["--no-align-markup"]), ("attention", [])):
         out = translate(a.attend, a.model, sources, common + extra)
@@ -161,6 +172,30 @@ def main():
             exact = sum(results[label][k][1] for k in known)
             figures.append(f"{label}: covered {100 * covered / len(known):.1f}%, exact {100 * exact / len(known):.1f}%")
         print(f"  {kind} ({len(known)} cases with a known place): " + "; ".join(figures))
+
+
+def choose_layers(a, sources, plain, cs, common, tgt):
+    info = json.loads(subprocess.run([a.attend, "info", "--json", a.model], capture_output=True, text=True,
+                                     check=True).stdout)
+    layers = info["config"].get("decoder_layers", 1)  # a Bahdanau model has one attention
+    runs = [(0, layers - 1)] + [(f, l) for f in range(layers) for l in range(f, layers) if (f, l) != (0, layers - 1)]
+    known = [k for k, (p, c) in enumerate(zip(plain, cs))
+             if all(len([w for w in p.split(" ") if says(w, stems, tgt)]) == 1 for stems in c[1])]
+    print(f"{os.path.basename(a.model)}, {a.split}: {len(known)} marked captions with a known place")
+    ranked = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for first, last in runs:
+            model = os.path.join(tmp, "m.safetensors")
+            subprocess.run([a.attend, "export", a.model, "-o", model, "--dtype", info["dtype"].lower(),
+                            "--alignment-layers", f"{first},{last}"], capture_output=True, check=True)
+            out = translate(a.attend, model, [sources[k] for k in known], common)
+            scores = [score(plain[k], o, cs[k][1], tgt) or (False, False) for k, o in zip(known, out)]
+            exact, covered = sum(s[1] for s in scores), sum(s[0] for s in scores)
+            ranked.append((exact, covered, -runs.index((first, last)), first, last))
+            print(f"  layers {first}-{last}: exact {exact}/{len(known)} ({100 * exact / len(known):.1f}%), "
+                  f"covered {covered}", flush=True)
+    best = max(ranked)
+    print(f"best (exact, then covered; ties to every layer, then the earlier run): --alignment-layers {best[3]},{best[4]}")
 
 
 if __name__ == "__main__":

@@ -180,6 +180,17 @@ export interface DecodingDefaults {
   namePlaceholders: string[];
   /** @deprecated use namePlaceholders */
   name_placeholders: string[];
+  /**
+   * [first, last]: the cross attention layers whose mean places markup on the words it marks (alignMarkup): the
+   * model's own choice, else every layer.
+   */
+  alignmentLayers: [number, number];
+  /** true: alignmentLayers comes from the model file. */
+  alignmentLayersFromModel: boolean;
+  /** @deprecated use alignmentLayers */
+  alignment_layers: [number, number];
+  /** @deprecated use alignmentLayersFromModel */
+  alignment_layers_from_model: boolean;
 }
 
 /** One sentence of a document: its place in the input and its translation. */

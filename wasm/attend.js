@@ -296,8 +296,8 @@ export class AttendTranslator {
 
   // { architecture, sourceLanguage, targetLanguage, config, parameters, dtype, fileBytes, sourceVocabSize,
   //   targetVocabSize, maxSourceTokens, card, decoding: { lengthPenalty, lengthPenaltyFromModel, minConfidence,
-  //   namePlaceholders } }, and every two-word key also in the core's snake_case (source_language, ...: deprecated,
-  //   kept for existing callers).
+  //   namePlaceholders, alignmentLayers, alignmentLayersFromModel } }, and every two-word key also in the core's
+  //   snake_case (source_language, ...: deprecated, kept for existing callers).
   // config and card are the model file's own metadata and keep its keys.
   info() {
     this.#check();

@@ -20,6 +20,7 @@ public:
     int max_source_tokens() const override { return model.config.max_source_tokens(); }
     int max_target_tokens() const override { return model.config.max_source_tokens(); }
     float dropout() const override { return model.config.dropout; }
+    int cross_attention_layers() const override { return 1; }  // one additive attention
     std::unique_ptr<StepModel> search_model(const int* src, int S, int max_length) const override;
     TranslationAttention attention(const int* src, int S, const int* tgt_in, int T) const override;
 

@@ -57,15 +57,28 @@ void check_name_placeholders(const std::vector<std::string>& names, const std::s
     }
 }
 
-// attend.decoding: {"length_penalty": alpha, "min_confidence": c, "name_placeholders": [...]}, each optional; any
-// other key is refused by name.
+// first <= last, both layers of the network's cross attention.
+void check_alignment_layers(const std::array<int, 2>& layers, const TranslatorNetwork& network,
+                            const std::string& where) {
+    const int n = network.cross_attention_layers();
+    if (layers[0] < 0 || layers[0] > layers[1] || layers[1] >= n)
+        throw Error(where + ": alignment_layers must be [first, last] with 0 <= first <= last < " + std::to_string(n) +
+                    " (the model's cross attention layers), got [" + std::to_string(layers[0]) + ", " +
+                    std::to_string(layers[1]) + "]");
+}
+
+// attend.decoding: {"length_penalty": alpha, "min_confidence": c, "name_placeholders": [...], "alignment_layers":
+// [first, last]}, each optional; any other key is refused by name. The alignment layers are checked against the
+// network once it is declared.
 void read_decoding(const SafeTensors& file, const std::string& src, TranslatorModel& m) {
     const json d = meta_json(file, "attend.decoding");
     const std::string where = src + ": attend.decoding";
     if (!d.is_object()) throw Error(where + " must be a JSON object, got " + d.dump());
     for (const auto& [key, value] : d.items())
-        if (key != "length_penalty" && key != "min_confidence" && key != "name_placeholders")
-            throw Error(where + ": unknown key '" + key + "' (expected length_penalty, min_confidence, name_placeholders)");
+        if (key != "length_penalty" && key != "min_confidence" && key != "name_placeholders" &&
+            key != "alignment_layers")
+            throw Error(where + ": unknown key '" + key +
+                        "' (expected length_penalty, min_confidence, name_placeholders, alignment_layers)");
     if (auto it = d.find("length_penalty"); it != d.end()) {
         if (!it->is_number()) throw Error(where + ": length_penalty must be a number");
         m.length_penalty = it->get<float>();
@@ -81,6 +94,18 @@ void read_decoding(const SafeTensors& file, const std::string& src, TranslatorMo
             throw Error(where + ": name_placeholders must be an array of strings");
         m.name_placeholders = it->get<std::vector<std::string>>();
         check_name_placeholders(m.name_placeholders, where);
+    }
+    if (auto it = d.find("alignment_layers"); it != d.end()) {
+        // Small integers only, so that they fit an int whatever the JSON held; the network checks the range.
+        auto small = [](const json& n) {
+            return n.is_number_unsigned() ? n.get<uint64_t>() <= 4096
+                                          : n.is_number_integer() && n.get<int64_t>() >= -4096 &&
+                                                n.get<int64_t>() <= 4096;
+        };
+        if (!it->is_array() || it->size() != 2 || !std::all_of(it->begin(), it->end(), small))
+            throw Error(where + ": alignment_layers must be an array of two layer numbers [first, last], got " +
+                        it->dump());
+        m.alignment_layers = std::array<int, 2>{(*it)[0].get<int>(), (*it)[1].get<int>()};
     }
 }
 
@@ -267,6 +292,7 @@ TranslatorModel load_translator_model(const SafeTensors& file, const std::string
 
     check_tensors(declared.layout, file, ignored_prefix, declared.dims);
     m.network = declared.allocate(/*with_grads=*/false);
+    if (m.alignment_layers) check_alignment_layers(*m.alignment_layers, *m.network, src + ": attend.decoding");
     read_parameters(m.parameters(), file);
     return m;
 }
@@ -313,6 +339,10 @@ void add_translator_model(SafeTensorsWriter& w, const TranslatorModel& m, DType 
     if (!m.name_placeholders.empty()) {
         check_name_placeholders(m.name_placeholders, "save model");
         decoding["name_placeholders"] = m.name_placeholders;
+    }
+    if (m.alignment_layers) {
+        check_alignment_layers(*m.alignment_layers, *m.network, "save model");
+        decoding["alignment_layers"] = *m.alignment_layers;
     }
     if (!decoding.empty()) w.set_metadata("attend.decoding", decoding.dump());
 

@@ -13,8 +13,9 @@
 //   attend.special_tokens  {"pad": "<pad>", "bos": "<bos>", "eos": "<eos>"}
 //   attend.card            optional JSON: training data, time, BLEU (free form)
 //   attend.decoding        optional JSON: {"length_penalty": alpha, "min_confidence": c, "name_placeholders":
-//                          ["Elmo", ...]} (each optional), the decoding settings chosen for this model on validation
-//                          data (names: on template sentences), which translators use unless the caller sets them
+//                          ["Elmo", ...], "alignment_layers": [first, last]} (each optional), the decoding settings
+//                          chosen for this model on validation data (names: on template sentences), which translators
+//                          use unless the caller sets them
 // The source sentence is encoded as its tokens followed by <eos>; the decoder starts from <bos>.
 #pragma once
 #include "io/safetensors.h"
@@ -22,6 +23,7 @@
 #include "text/vocab.h"
 #include "translate/translator_network.h"
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -51,6 +53,10 @@ struct TranslatorModel {
     // this model writes back best (translate/copy_through.h; empty: default_name_placeholders()). At most
     // kMaxNamePlaceholders, each a capitalized word of letters, no two alike.
     std::vector<std::string> name_placeholders;
+    // attend.decoding: the first and last layer (0-based, inclusive) of the cross attention maps whose mean over
+    // those layers and their heads aligns words to place markup (TranslationOptions::align_markup); absent: every
+    // layer. Which layers align best differs between models (bench/markup_placement.py --choose-layers).
+    std::optional<std::array<int, 2>> alignment_layers;
     size_t file_bytes = 0;             // size of the file it came from (0 when built in memory)
 
     // The network's own (translate/translator_network.h); each throws attend::Error when the model holds none.

@@ -20,6 +20,7 @@ public:
     int max_source_tokens() const override { return model.config.max_len; }
     int max_target_tokens() const override { return model.config.max_len; }
     float dropout() const override { return model.config.dropout; }
+    int cross_attention_layers() const override { return model.config.decoder_layers; }
     void prepare_decoding() override { transformer_prepare_decoding(model); }
     std::unique_ptr<StepModel> search_model(const int* src, int S, int max_length) const override;
     bool decodes_batches() const override { return true; }

@@ -13,6 +13,7 @@
 #include "translate/clause_join.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -70,18 +71,20 @@ std::optional<std::vector<int>> target_words_of_tokens(const std::vector<std::st
 }
 
 // Which target words say each source word, from cross attention [layers, heads, T, S] (<eos> last on both sides;
-// row t is the step that predicted target token t): every layer and head averaged, a target token and a source
-// token aligned where each is the other's best (the intersection of both directions, which keeps "Un" out of
-// "<b>Un chien</b>"); a source word with no such pair takes every target token whose best it is.
-WordAlignment mutual_best_alignment(const AttentionMaps& cross, const std::vector<int>& source_word,
-                                    const std::vector<int>& target_word, int words) {
+// row t is the step that predicted target token t): layers first..last and their heads averaged (some layers
+// align words, others look at what the next word needs: the article's row at the noun), a target token and a
+// source token aligned where each is the other's best (the intersection of both directions, which keeps "Un" out
+// of "<b>Un chien</b>"); a source word with no such pair takes every target token whose best it is.
+WordAlignment mutual_best_alignment(const AttentionMaps& cross, std::array<int, 2> layers,
+                                    const std::vector<int>& source_word, const std::vector<int>& target_word, int words) {
     const int T = cross.rows, S = cross.cols;
     const int TT = static_cast<int>(target_word.size()), SS = static_cast<int>(source_word.size());
     WordAlignment both{std::vector<int>(words, -1), std::vector<int>(words, -1)};
-    if (cross.layers < 1 || TT > T || SS != S - 1 || SS < 1) return both;
+    if (layers[0] < 0 || layers[0] > layers[1] || layers[1] >= cross.layers || TT > T || SS != S - 1 || SS < 1)
+        return both;
     std::vector<float> mean(static_cast<size_t>(TT) * SS, 0.0f);  // [TT, SS]
     for (int t = 0; t < TT; t++)
-        for (int l = 0; l < cross.layers; l++)
+        for (int l = layers[0]; l <= layers[1]; l++)
             for (int h = 0; h < cross.heads; h++) {
                 const float* a = cross.data.data() + ((static_cast<size_t>(l) * cross.heads + h) * T + t) * S;
                 for (int s = 0; s < SS; s++) mean[static_cast<size_t>(t) * SS + s] += a[s];
@@ -198,6 +201,11 @@ std::shared_ptr<const TranslatorModel> prepared(TranslatorModel model) {
 // The names copy-through masks a text's names with: the model file's own, else the default ones.
 const std::vector<std::string>& name_placeholders_of(const TranslatorModel& m) {
     return m.name_placeholders.empty() ? default_name_placeholders() : m.name_placeholders;
+}
+
+// The cross attention layers whose mean aligns words for markup: the model file's, or every layer.
+std::array<int, 2> alignment_layers_of(const TranslatorModel& m) {
+    return m.alignment_layers.value_or(std::array<int, 2>{0, m.network->cross_attention_layers() - 1});
 }
 
 }  // namespace
@@ -388,12 +396,13 @@ std::optional<WordAlignment> Translator::markup_alignment(const TranslationResul
     if (!source_word || !target_word) return std::nullopt;
 
     const int S = static_cast<int>(r.source_tokens.size());
-    if (!r.cross.data.empty()) return mutual_best_alignment(r.cross, *source_word, *target_word, prepared.words);
+    const std::array<int, 2> layers = alignment_layers_of(*model_);
+    if (!r.cross.data.empty()) return mutual_best_alignment(r.cross, layers, *source_word, *target_word, prepared.words);
     const std::vector<int> src = model_->source_vocab.ids(r.source_tokens);
     std::vector<int> tgt{model_->bos_id};
     tgt.insert(tgt.end(), r.target_ids.begin(), r.target_ids.end() - 1);
-    return mutual_best_alignment(network().attention(src.data(), S, tgt.data(), T).cross, *source_word, *target_word,
-                                 prepared.words);
+    return mutual_best_alignment(network().attention(src.data(), S, tgt.data(), T).cross, layers, *source_word,
+                                 *target_word, prepared.words);
 }
 
 void Translator::finish(TranslationResult& r, const PreparedText& prepared, const TranslationOptions& options) const {
@@ -730,7 +739,9 @@ nlohmann::json Translator::info() const {
         {"decoding", {{"length_penalty", defaults.length_penalty},
                       {"length_penalty_from_model", model_->length_penalty.has_value()},
                       {"min_confidence", defaults.min_confidence},
-                      {"name_placeholders", name_placeholders_of(*model_)}}},
+                      {"name_placeholders", name_placeholders_of(*model_)},
+                      {"alignment_layers", alignment_layers_of(*model_)},
+                      {"alignment_layers_from_model", model_->alignment_layers.has_value()}}},
     };
 }
 

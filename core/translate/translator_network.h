@@ -43,6 +43,8 @@ public:
     virtual int max_target_tokens() const = 0;
     // Dropout probability while training (the config's).
     virtual float dropout() const = 0;
+    // The layers of the cross attention maps attention() returns.
+    virtual int cross_attention_layers() const = 0;
 
     // Call after the weights change and before decoding: a network may keep a faster copy of what a decoding
     // step reads (the Transformer's half-float weights). Decoding is correct without it.

@@ -23,6 +23,7 @@ struct ExportFlags {
     float length_penalty = -1.0f;  // < 0: keep what the input has
     float min_confidence = -1.0f;  // likewise
     std::vector<std::string> name_placeholders;  // empty: likewise
+    std::vector<int> alignment_layers;           // empty: likewise; else first, last
 };
 
 DType parse_dtype(std::string name) {
@@ -66,6 +67,15 @@ void run_export(const ExportFlags& f) {
     if (f.length_penalty >= 0.0f) m.length_penalty = f.length_penalty;
     if (f.min_confidence >= 0.0f) m.min_confidence = f.min_confidence;
     if (!f.name_placeholders.empty()) m.name_placeholders = f.name_placeholders;
+    if (!f.alignment_layers.empty()) {
+        const int n = m.network->cross_attention_layers();
+        const int first = f.alignment_layers[0], last = f.alignment_layers[1];
+        if (first < 0 || first > last || last >= n)
+            throw Error("--alignment-layers " + std::to_string(first) + "," + std::to_string(last) +
+                        ": expected FIRST,LAST with 0 <= FIRST <= LAST < " + std::to_string(n) +
+                        " (this model's cross attention layers)");
+        m.alignment_layers = std::array<int, 2>{first, last};
+    }
     write_file_atomically(f.out, save_translator_model(m, dtype));
     std::printf("%s: %s, %zu parameters, %.2f MB\n", f.out.c_str(), dtype_name(dtype), parameter_count(m),
                 fs::file_size(f.out) / 1e6);
@@ -83,7 +93,9 @@ void run_info(const std::string& path, bool json_output) {
                                                                                : nlohmann::json(nullptr)},
                                            {"min_confidence", m.min_confidence ? nlohmann::json(*m.min_confidence)
                                                                                : nlohmann::json(nullptr)},
-                                           {"name_placeholders", m.name_placeholders}}
+                                           {"name_placeholders", m.name_placeholders},
+                                           {"alignment_layers", m.alignment_layers ? nlohmann::json(*m.alignment_layers)
+                                                                                   : nlohmann::json(nullptr)}}
                                 .dump(2)
                                 .c_str());
         return;
@@ -108,6 +120,9 @@ void run_info(const std::string& path, bool json_output) {
         for (const std::string& n : m.name_placeholders) names += (names.empty() ? "" : ", ") + n;
         std::printf("names       %s stand for names while a text is translated (the model's own)\n", names.c_str());
     }
+    if (m.alignment_layers)
+        std::printf("alignment   cross attention layers %d to %d place markup (the model's own)\n",
+                    (*m.alignment_layers)[0], (*m.alignment_layers)[1]);
     if (!m.card.empty()) std::printf("card        %s\n", m.card.dump().c_str());
 }
 
@@ -133,6 +148,12 @@ CommandRegistrar registrar([](CLI::App& app) {
                     "Names, comma-separated, that stand for the names of a text while it is translated, in order of use "
                     "(metadata attend.decoding): those this model writes back best (bench/name_placeholders.py)")
         ->delimiter(',');
+    cmd->add_option("--alignment-layers", f->alignment_layers,
+                    "FIRST,LAST: the cross attention layers (0-based) whose mean places markup tags on the words they "
+                    "mark (metadata attend.decoding; default every layer), chosen on validation data "
+                    "(bench/markup_placement.py --choose-layers)")
+        ->delimiter(',')
+        ->expected(2);
     cmd->callback([f] { run_export(*f); });
 
     auto path = std::make_shared<std::string>();

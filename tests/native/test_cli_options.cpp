@@ -294,6 +294,20 @@ TEST_CASE("attend translate, export, eval: a low confidence is a warning on its 
                   "name placeholder 'elmo' is not a capitalized word of letters");
     check_refused("export '" + out + "' --name-placeholders Elmo,Elmo -o '" + out + "'",
                   "name placeholder 'Elmo' is named twice");
+
+    // Alignment layers: likewise, checked against the model's 4 decoder layers.
+    REQUIRE(run_attend("export '" + out + "' --dtype i8 --alignment-layers 1,2 -o '" + out + "'").status == 0);
+    const nlohmann::json aligned = nlohmann::json::parse(run_attend("info --json '" + out + "'").output);
+    CHECK(aligned["alignment_layers"] == nlohmann::json{1, 2});
+    CHECK(aligned["name_placeholders"] == nlohmann::json{"Elmo", "Europe"});
+    CHECK(run_attend("info '" + out + "'").output.find("alignment   cross attention layers 1 to 2 place markup") !=
+          std::string::npos);
+    check_refused("export '" + out + "' --alignment-layers 2,1 -o '" + out + "'",
+                  "--alignment-layers 2,1: expected FIRST,LAST with 0 <= FIRST <= LAST < 4");
+    check_refused("export '" + out + "' --alignment-layers 0,4 -o '" + out + "'", "LAST < 4");
+    check_refused("export '" + out + "' --alignment-layers 2 -o '" + out + "'", "--alignment-layers");
+    CHECK(nlohmann::json::parse(run_attend("info --json '" + out + "'").output)["alignment_layers"] ==
+          nlohmann::json{1, 2});  // a refused export leaves the file as it was
     std::remove(out.c_str());
 }
 

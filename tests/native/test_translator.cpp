@@ -13,8 +13,10 @@
 #include "translate/translator.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
+#include <regex>
 #include <sstream>
 
 using namespace attend;
@@ -298,6 +300,46 @@ TEST_CASE("a model file may carry its own name placeholders, checked when read a
     TranslatorModel bad = copy_of(small_model());
     bad.name_placeholders = {"Elmo", ""};
     CHECK_THROWS_WITH_AS(save_translator_model(bad, DType::F32), doctest::Contains("name placeholder ''"), Error);
+}
+
+TEST_CASE("a model file may name the cross attention layers that align words for markup, checked against the model") {
+    TranslatorModel m = copy_of(small_model());  // 2 decoder layers
+    CHECK_FALSE(m.alignment_layers.has_value());
+    const nlohmann::json every = Translator(copy_of(m)).info()["decoding"];
+    CHECK(every["alignment_layers"] == nlohmann::json{0, 1});
+    CHECK(every["alignment_layers_from_model"] == false);
+    m.alignment_layers = std::array<int, 2>{1, 1};
+    const std::vector<uint8_t> bytes = save_translator_model(m, DType::I8);
+    const SafeTensors file = SafeTensors::from_bytes(std::vector<uint8_t>(bytes));
+    CHECK(nlohmann::json::parse(file.metadata().at("attend.decoding")) == nlohmann::json{{"alignment_layers", {1, 1}}});
+    Translator t(load_translator_model_bytes(bytes, "al"));
+    CHECK(t.model().alignment_layers == std::array<int, 2>{1, 1});
+    CHECK(t.info()["decoding"]["alignment_layers"] == nlohmann::json{1, 1});
+    CHECK(t.info()["decoding"]["alignment_layers_from_model"] == true);
+    // Markup still goes around words with either choice, and the translation is the plain one.
+    const std::string plain = t.translate("A man in a blue shirt is riding a bike.").text;
+    const std::string marked = t.translate("A <b>man</b> in a blue shirt is riding a bike.").text;
+    CHECK(std::regex_replace(marked, std::regex("</?b>"), "") == plain);
+    for (const auto& [value, expected] : std::vector<std::pair<std::string, std::string>>{
+             {R"({"alignment_layers": 1})", "alignment_layers must be an array of two layer numbers [first, last]"},
+             {R"({"alignment_layers": [1]})", "must be an array of two layer numbers"},
+             {R"({"alignment_layers": [0, 1, 1]})", "must be an array of two layer numbers"},
+             {R"({"alignment_layers": ["0", "1"]})", "must be an array of two layer numbers"},
+             {R"({"alignment_layers": [0.5, 1]})", "must be an array of two layer numbers"},
+             {R"({"alignment_layers": [0, 1e20]})", "must be an array of two layer numbers"},
+             {R"({"alignment_layers": [0, 18446744073709551615]})", "must be an array of two layer numbers"},
+             {R"({"alignment_layers": [-9223372036854775808, 1]})", "must be an array of two layer numbers"},
+             {R"({"alignment_layers": [1, 0]})", "alignment_layers must be [first, last] with 0 <= first <= last < 2"},
+             {R"({"alignment_layers": [0, 2]})", "0 <= first <= last < 2 (the model's cross attention layers), got [0, 2]"},
+             {R"({"alignment_layers": [-1, 0]})", "0 <= first <= last < 2"}}) {
+        CAPTURE(value);
+        const std::string error = load_error(with_metadata(small_model(), "attend.decoding", value));
+        CHECK(error.find("attend.decoding") != std::string::npos);
+        CHECK(error.find(expected) != std::string::npos);
+    }
+    TranslatorModel bad = copy_of(small_model());
+    bad.alignment_layers = std::array<int, 2>{0, 5};
+    CHECK_THROWS_WITH_AS(save_translator_model(bad, DType::F32), doctest::Contains("alignment_layers"), Error);
 }
 
 TEST_CASE("a translation's confidence is the geometric mean of its tokens' probabilities; below the threshold, a warning") {

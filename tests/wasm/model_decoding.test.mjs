@@ -32,10 +32,13 @@ test('models.json lists the four cased directions, each with source, target and 
 
 // The name placeholders of a file that names none (translate/copy_through.h).
 const defaultNames = ['Obama', 'Seattle', 'Miami', 'Boston'];
-// info().decoding: camelCase, and the same under the deprecated snake_case names.
-const decoding = (lengthPenalty, fromModel, minConfidence, names = defaultNames) => ({ lengthPenalty,
-  lengthPenaltyFromModel: fromModel, length_penalty: lengthPenalty, length_penalty_from_model: fromModel, minConfidence,
-  min_confidence: minConfidence, namePlaceholders: names, name_placeholders: names });
+// info().decoding: camelCase, and the same under the deprecated snake_case names. layers: the model's alignment
+// layers, or null for every one of its `every` layers.
+const decoding = (lengthPenalty, fromModel, minConfidence, names = defaultNames, layers = null, every = 4) => ({
+  lengthPenalty, lengthPenaltyFromModel: fromModel, length_penalty: lengthPenalty, length_penalty_from_model: fromModel,
+  minConfidence, min_confidence: minConfidence, namePlaceholders: names, name_placeholders: names,
+  alignmentLayers: layers ?? [0, every - 1], alignment_layers: layers ?? [0, every - 1],
+  alignmentLayersFromModel: layers !== null, alignment_layers_from_model: layers !== null });
 // A model file's attend.decoding as stored (the safetensors header's metadata).
 const storedDecoding = (bytes) => {
   const n = Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));
@@ -53,7 +56,8 @@ for (const entry of cased) {
       assert.equal(info.source_language, entry.source);
       assert.equal(info.target_language, entry.target);
       assert.deepEqual(info.decoding, decoding(asStored(entry.check.length_penalty), true,
-        asStored(entry.check.min_confidence), storedDecoding(bytes).name_placeholders ?? defaultNames));
+        asStored(entry.check.min_confidence), storedDecoding(bytes).name_placeholders ?? defaultNames,
+        storedDecoding(bytes).alignment_layers ?? null, info.config.decoder_layers));
       assert.equal(t.defaultOptions().minConfidence, info.decoding.minConfidence);
       const alpha = info.decoding.length_penalty;
       // Another alpha than the model's: 0 (no normalization) where the model's is not 0, else 1.
@@ -88,7 +92,8 @@ for (const entry of cased) {
 
 test('a model without attend.decoding reports and uses the general default, 0.6', async () => {
   const t = await Attend.load(new Uint8Array(fs.readFileSync(smallModel('f32'))));
-  assert.deepEqual(t.info().decoding, decoding(asStored(0.6), false, 0));
+  assert.deepEqual(t.info().decoding,
+    decoding(asStored(0.6), false, 0, defaultNames, null, t.info().config.decoder_layers));
   const text = sentencesIn(t.info().source_language)[0];
   const byDefault = await t.translate(text, { attention: false });
   const given = await t.translate(text, { lengthPenalty: 0.6, attention: false });
