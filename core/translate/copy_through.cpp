@@ -376,7 +376,8 @@ const std::vector<std::string>& default_name_placeholders() {
     return names;
 }
 
-std::vector<CopySpan> find_name_spans(std::string_view t, Lang lang, const Vocab& source_vocab) {
+std::vector<CopySpan> find_name_spans(std::string_view t, Lang lang, const Vocab& source_vocab,
+                                      const NonbreakingPrefixes* prefixes) {
     std::vector<CopySpan> spans;
     auto known = [&](std::string_view w) { return cased(source_vocab, w); };
     // Whether " and " or " et " follows `at`, then a capitalized word that `known` lacks.
@@ -388,7 +389,49 @@ std::vector<CopySpan> find_name_spans(std::string_view t, Lang lang, const Vocab
         }
         return false;
     };
+    // The capitalized word after `end` and the spaces after it ({0, 0}: none, or no space first).
+    auto capitalized_word_after = [&](std::size_t end) -> CopySpan {
+        std::size_t word = end;
+        while (word < t.size() && t[word] == ' ') ++word;
+        const std::size_t next = word > end ? capitalized_word_end(t, word) : 0;
+        return next > 0 ? CopySpan{word, next} : CopySpan{0, 0};
+    };
+    // A title that keeps its period (Moses' non-breaking prefixes: "Dr.", "Mrs.", French "M.") and the capitalized
+    // words after it: "Dr. Smith", else "Dr" would be a name of its own and "Smith", after a period, a sentence's
+    // first word, which the models drop. Not the end of an abbreviation ("J.P. Morgan", "U.S. Navy"); a single
+    // letter only before a word the vocabulary lacks ("M. Dupont", not "an A. Then") and not after a capitalized
+    // word (an initial: "John F. Kennedy").
+    auto titled_name_at = [&](std::size_t i) -> CopySpan {
+        if (!prefixes || letter_before(t, i) || (i > 0 && t[i - 1] == '.') ||
+            !std::isupper(static_cast<unsigned char>(t[i])))
+            return {0, 0};
+        std::size_t end = i + 1;
+        while (end < t.size() && std::islower(static_cast<unsigned char>(t[end]))) ++end;
+        if (end + 1 >= t.size() || t[end] != '.' || t[end + 1] != ' ' ||
+            prefixes->kind(std::string(t.substr(i, end - i))) != NonbreakingPrefixes::Kind::always)
+            return {0, 0};
+        CopySpan name = capitalized_word_after(end + 1);
+        if (name.end == 0) return {0, 0};
+        if (end == i + 1) {
+            std::size_t before = i;
+            while (before > 0 && t[before - 1] == ' ') --before;
+            std::size_t word = before;
+            while (word > 0 && std::isalpha(static_cast<unsigned char>(t[word - 1]))) --word;
+            if (known(t.substr(name.begin, name.end - name.begin)) ||
+                (before < i && word < before && capitalized_word_end(t, word) == before))
+                return {0, 0};
+        }
+        for (CopySpan next = capitalized_word_after(name.end);
+             next.end > 0 && !known(t.substr(next.begin, next.end - next.begin)); next = capitalized_word_after(name.end))
+            name.end = next.end;
+        return {i, name.end};
+    };
     for (std::size_t i = 0; i < t.size();) {
+        if (const CopySpan titled = titled_name_at(i); titled.end > 0) {
+            spans.push_back(titled);
+            i = titled.end;
+            continue;
+        }
         std::size_t end = letter_before(t, i) ? 0 : capitalized_word_end(t, i);
         if (end == 0) {
             ++i;
@@ -397,13 +440,9 @@ std::vector<CopySpan> find_name_spans(std::string_view t, Lang lang, const Vocab
         // The run of capitalized words from here, spaces apart ("Mike Tyson", "Grand Canyon"; two spaces where an
         // emoji was taken out between them).
         std::vector<CopySpan> run{{i, end}};
-        for (;;) {
-            std::size_t word = end;
-            while (word < t.size() && t[word] == ' ') ++word;
-            const std::size_t next = word > end ? capitalized_word_end(t, word) : 0;
-            if (next == 0) break;
-            run.push_back({word, next});
-            end = next;
+        for (CopySpan next = capitalized_word_after(end); next.end > 0; next = capitalized_word_after(end)) {
+            run.push_back(next);
+            end = next.end;
         }
         // German capitalizes every noun, so an unknown capitalized word says nothing: a name there is a given name,
         // with the words after it that the vocabulary lacks ("Anna Schmidt"), and not after an article ("ein Bob");
@@ -461,14 +500,14 @@ std::vector<CopySpan> find_name_spans(std::string_view t, Lang lang, const Vocab
 
 MaskedText mask_copy_spans(std::string_view text, Lang source, Lang target, const Vocab& source_vocab,
                            const Vocab& target_vocab, bool names,
-                           const std::vector<std::string>& name_placeholders) {
+                           const std::vector<std::string>& name_placeholders, const NonbreakingPrefixes* prefixes) {
     MaskedText m;
     const std::vector<CopySpan> copies = find_copy_spans(text);
     std::vector<std::pair<CopySpan, bool>> spans;  // and whether it is a name
     for (const CopySpan& c : copies) spans.emplace_back(c, false);
     if (names) {
         // Names inside a URL or an address are the URL's.
-        for (const CopySpan& n : find_name_spans(text, source, source_vocab))
+        for (const CopySpan& n : find_name_spans(text, source, source_vocab, prefixes))
             if (std::none_of(copies.begin(), copies.end(),
                              [&](const CopySpan& c) { return n.begin < c.end && c.begin < n.end; }))
                 spans.emplace_back(n, true);

@@ -6,6 +6,7 @@
 // model dropped the placeholder, the span is put before the sentence's final punctuation: it is never lost.
 #pragma once
 #include "text/lang.h"
+#include "text/nonbreaking_prefixes.h"
 
 #include <cstddef>
 #include <string>
@@ -32,8 +33,11 @@ std::vector<CopySpan> find_copy_spans(std::string_view text);
 // French). Not a thing after "a"/"an"/"un"/"une", a country after "au"/"aux"/"en", nor an adjective of a nation or a
 // day before a word ("a Hummer", "au Brésil", "Mexican food"): the models translate those. German capitalizes every
 // noun: there, only a given name is a name, with the capitalized words after it the vocabulary lacks, and not after
-// an article.
-std::vector<CopySpan> find_name_spans(std::string_view text, Lang lang, const Vocab& source_vocab);
+// an article. In any language, a title that `prefixes` keeps with its period ("Dr.", "Mrs.", "Prof.": Moses'
+// non-breaking prefixes) before a capitalized word begins a name, title included ("Dr. Smith"), with the capitalized
+// words after it the vocabulary lacks: the period ends no sentence there.
+std::vector<CopySpan> find_name_spans(std::string_view text, Lang lang, const Vocab& source_vocab,
+                                      const NonbreakingPrefixes* prefixes = nullptr);
 
 // The name placeholders a model file names none of: names of the training captions that the shipped en→de and
 // en→fr models write back unchanged in most sentences ("Obama", "Seattle", "Miami", "Boston").
@@ -56,7 +60,8 @@ struct MaskedText {
 // for them, in order of use (a model's own, which it writes back best, or the default).
 MaskedText mask_copy_spans(std::string_view text, Lang source, Lang target, const Vocab& source_vocab,
                            const Vocab& target_vocab, bool names = false,
-                           const std::vector<std::string>& name_placeholders = default_name_placeholders());
+                           const std::vector<std::string>& name_placeholders = default_name_placeholders(),
+                           const NonbreakingPrefixes* prefixes = nullptr);
 
 // Whether `translation` (of masked.text) holds each name placeholder exactly once, as a word of its own or with an
 // ending ("Obamas"): where it does not, restore_copy_spans can only guess where the name goes.

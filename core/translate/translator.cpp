@@ -358,7 +358,7 @@ MaskedText Translator::mask(std::string_view read, const std::vector<std::string
     // Names only where both sides are cased: a lowercasing model reads every word in lowercase.
     const bool names = !model_->source_pipeline.moses.lowercase && !model_->target_pipeline.moses.lowercase;
     return mask_copy_spans(read, model_->source_pipeline.lang, model_->target_pipeline.lang, model_->source_vocab,
-                           model_->target_vocab, names, name_placeholders);
+                           model_->target_vocab, names, name_placeholders, &model_->source_pipeline.prefixes);
 }
 
 // A model writes some names back where it drops others in the same place: "A man named Obama is reading a book."

@@ -109,9 +109,11 @@ TEST_CASE("copy-through puts each span where its placeholder's translation is, o
 
 namespace {
 
-std::vector<std::string> names_of(const std::string& text, const Vocab& vocab, Lang lang = Lang::en) {
+std::vector<std::string> names_of(const std::string& text, const Vocab& vocab, Lang lang = Lang::en,
+                                  const NonbreakingPrefixes* prefixes = nullptr) {
     std::vector<std::string> out;
-    for (const CopySpan& s : find_name_spans(text, lang, vocab)) out.push_back(text.substr(s.begin, s.end - s.begin));
+    for (const CopySpan& s : find_name_spans(text, lang, vocab, prefixes))
+        out.push_back(text.substr(s.begin, s.end - s.begin));
     return out;
 }
 
@@ -188,6 +190,33 @@ TEST_CASE("copy-through finds names: capitalized words inside a sentence that th
     CHECK(names_of("A dance with José and Zoë.", en) == V{"José", "Zoë"});
     CHECK(names_of("Two NASA engineers, a McDonald sign, gate B12, an iPhone and Ab3.", en) == V{});
     CHECK(names_of("", en) == V{});
+}
+
+TEST_CASE("copy-through takes a title that keeps its period with the name after it") {
+    using V = std::vector<std::string>;
+    const NonbreakingPrefixes prefixes = NonbreakingPrefixes::parse("Dr\nMrs\nSt\nProf\nA\nF\nM\nNo #NUMERIC_ONLY#\n");
+    const Vocab en = vocab_of({"A", "a", "man", "Head", "Brown", "Patrick", "Then", "John"});
+    // Without the title, "Dr" was a name of its own and "Smith", after a period, a sentence's first word.
+    CHECK(names_of("A man talks to Dr. Smith.", en) == V{"Dr"});
+    CHECK(names_of("A man talks to Dr. Smith.", en, Lang::en, &prefixes) == V{"Dr. Smith"});
+    CHECK(names_of("Dr. Smith talks to a man.", en, Lang::en, &prefixes) == V{"Dr. Smith"});
+    // The name is the title's whatever the vocabulary holds; the unknown capitalized words after it go with it.
+    CHECK(names_of("A man talks to Dr. Brown and Prof. Anna Berg Head.", en, Lang::en, &prefixes) ==
+          V{"Dr. Brown", "Prof. Anna Berg"});
+    CHECK(names_of("Mrs.  Klaus waves. People at St. Patrick's party.", en, Lang::en, &prefixes) ==
+          V{"Mrs.  Klaus", "St. Patrick"});
+    CHECK(names_of("Ein Mann spricht mit Dr. Müller im Park.", en, Lang::de, &prefixes) == V{"Dr. Müller"});
+    // A single letter: before a word the vocabulary lacks, and not after a capitalized word (an initial there).
+    CHECK(names_of("Un homme parle avec M. Okafor. M. Dupont joue.", en, Lang::fr, &prefixes) ==
+          V{"M. Okafor", "M. Dupont"});
+    CHECK(names_of("He got an A. Then he left.", en, Lang::en, &prefixes) == V{});
+    CHECK(names_of("A man and John F. Kennedy.", en, Lang::en, &prefixes) == V{});  // as without titles
+    CHECK(names_of("A J.P. Morgan sign, A.M. Okafor.", en, Lang::en, &prefixes) == names_of("A J.P. Morgan sign, A.M. Okafor.", en));
+    // Not a title: a numeric-only prefix, a prefix the list lacks, a title before no capitalized word or with no
+    // space after its period: the rules without titles, as above.
+    CHECK(names_of("A man with No. Seven and Col. Smith.", en, Lang::en, &prefixes) == V{"No", "Seven", "Col"});
+    CHECK(names_of("A man talks to the Dr. about a Dr.Smith card, Dr. who?", en, Lang::en, &prefixes) ==
+          V{"Dr", "Dr"});
 }
 
 TEST_CASE("copy-through masks names with name placeholders, for English and French sources") {

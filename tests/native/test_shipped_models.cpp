@@ -225,7 +225,10 @@ TEST_CASE("shipped models: a name in a sentence is in its translation, and no pl
           {"Maria is walking her dog in the park.", {"Maria"}},
           // Given names the captions hold ("John Deere"), which the models garble unmasked.
           {"John and Mary are walking in the park.", {"John", "Mary"}},
-          {"Tom throws a ball to his dog.", {"Tom"}}}},
+          {"Tom throws a ball to his dog.", {"Tom"}},
+          // A title with its period and the name after it: one name ("Smith" after "Dr." was dropped).
+          {"A man is talking to Dr. Smith.", {"Dr. Smith"}},
+          {"Mrs. Brown and Prof. Okafor are walking in the park.", {"Mrs. Brown", "Prof. Okafor"}}}},
         {Lang::fr,
          {{"Une femme danse avec Carlos dans la rue.", {"Carlos"}},
           {"Le chien court vers Emma.", {"Emma"}},
@@ -233,14 +236,16 @@ TEST_CASE("shipped models: a name in a sentence is in its translation, and no pl
           {"Les étudiants écoutent Lukas et Sophie.", {"Lukas", "Sophie"}},
           {"Marie est assise sur un banc.", {"Marie"}},
           {"Paul et Julie jouent aux échecs dans le parc.", {"Paul", "Julie"}},
-          {"Thomas lance une balle à son chien.", {"Thomas"}}}},
+          {"Thomas lance une balle à son chien.", {"Thomas"}},
+          {"Un homme parle avec M. Okafor dans le parc.", {"M. Okafor"}}}},
         // German capitalizes every noun: only given names are masked.
         {Lang::de,
          {{"Anna und Peter gehen im Park spazieren.", {"Anna", "Peter"}},
           {"Ein Mann namens Peter liest ein Buch.", {"Peter"}},
           {"Eine Frau tanzt mit Thomas.", {"Thomas"}},
           {"Ein Mädchen namens Sophie liest mit Lukas ein Buch.", {"Sophie", "Lukas"}},
-          {"Max fährt mit dem Fahrrad den Hügel hinunter.", {"Max"}}}}};
+          {"Max fährt mit dem Fahrrad den Hügel hinunter.", {"Max"}},
+          {"Ein Mann spricht mit Dr. Okafor im Park.", {"Dr. Okafor"}}}}};
     for (const ShippedModel& m : shipped_models()) {
         CAPTURE(m.file);
         const Lang lang = m.translator.model().source_pipeline.lang;
