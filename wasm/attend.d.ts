@@ -59,6 +59,11 @@ export interface TranslateOptions {
   /** No token more than this many times in a row (0: off). Default 3. */
   maxTokenRun?: number;
   /**
+   * No piece inside a word (a BPE piece such as "ter@@") more than this many times in a row ("Lotterterterielt"),
+   * unless the source has it so (0: off). Default 2.
+   */
+  maxPieceRun?: number;
+  /**
    * Never generate a phrase of 2 to this many tokens right after itself ("in midair in midair"), unless the source
    * has it so (0: off). Default 8.
    */
@@ -231,7 +236,7 @@ export declare class AttendTranslator {
   /** The core's defaults for this model (its own length penalty where its file has one), attention: true. */
   defaultOptions(): DefaultOptions;
   optionBounds(): Record<'beam' | 'maxLength' | 'maxInputLength' | 'maxLengthRatio' | 'lengthPenalty' |
-    'noRepeatNgramSize' | 'repetitionPenalty' | 'maxTokenRun' | 'noAdjacentRepeatSize' | 'maxCharRun' |
+    'noRepeatNgramSize' | 'repetitionPenalty' | 'maxTokenRun' | 'maxPieceRun' | 'noAdjacentRepeatSize' | 'maxCharRun' |
     'clauseSplitWords' | 'minConfidence', OptionBounds>;
   /** Rejects for empty text, a lone surrogate, or an option out of range; over-long text is cut, with a warning. */
   translate(text: string, options?: TranslateOptions | null): Promise<Translation>;

@@ -306,8 +306,8 @@ export class AttendTranslator {
 
   // The options translate() uses where a call leaves one out: the core's (with the model's own length penalty
   // where its file has one), attention: true. { beam, maxLength, maxInputLength, maxLengthRatio, lengthPenalty,
-  // noRepeatNgramSize, repetitionPenalty, maxTokenRun, noAdjacentRepeatSize, maxCharRun, clauseSplitWords,
-  // minConfidence, copyThrough, recaseCapitals, alignMarkup, attention }
+  // noRepeatNgramSize, repetitionPenalty, maxTokenRun, maxPieceRun, noAdjacentRepeatSize, maxCharRun,
+  // clauseSplitWords, minConfidence, copyThrough, recaseCapitals, alignMarkup, attention }
   defaultOptions() {
     this.#check();
     const defaults = JSON.parse(this.#core.UTF8ToString(this.#core._attend_translator_defaults(this.#handle)));
@@ -324,8 +324,9 @@ export class AttendTranslator {
   // An array of texts gives an array of those, in input order.
   // options (each optional; null or undefined: the default, as defaultOptions() returns them; optionBounds() gives
   // their ranges): beam (5), maxLength (0), maxInputLength (0), maxLengthRatio (2), lengthPenalty (the model's own,
-  // else 0.6), noRepeatNgramSize (4), repetitionPenalty (1), maxTokenRun (3), noAdjacentRepeatSize (8: no phrase of
-  // 2 to 8 tokens right after itself unless the source has it so), maxCharRun (4), clauseSplitWords (24;
+  // else 0.6), noRepeatNgramSize (4), repetitionPenalty (1), maxTokenRun (3), maxPieceRun (2: no piece inside a word
+  // three times in a row unless the source has it so), noAdjacentRepeatSize (8: no phrase of 2 to 8 tokens right
+  // after itself unless the source has it so), maxCharRun (4), clauseSplitWords (24;
   // translateDocument only), minConfidence (the model's own, else 0: never), attention (true),
   // copyThrough (true: URLs, e-mail addresses, numbers and names inside an English or French sentence are copied
   // unchanged, and the model writes in digits only the source's numbers), recaseCapitals (true: a sentence in capitals is translated in sentence case and its

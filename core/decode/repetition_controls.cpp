@@ -15,6 +15,7 @@ RepetitionControls::RepetitionControls(const SearchOptions& options, int vocab_s
       vocab_(vocab_size),
       max_char_run_(options.max_char_run),
       max_token_run_(options.max_token_run),
+      max_piece_run_(options.max_piece_run),
       adjacent_(options.no_adjacent_repeat_size),
       source_ids_(options.source_ids),
       shapes_(options.token_shapes),
@@ -26,8 +27,10 @@ RepetitionControls::RepetitionControls(const SearchOptions& options, int vocab_s
     if (adjacent_ < 0)
         throw Error("no_adjacent_repeat_size must not be negative, got " + std::to_string(adjacent_));
     if (max_char_run_ < 0) throw Error("max_char_run must not be negative, got " + std::to_string(max_char_run_));
-    if ((max_char_run_ > 0 || numbers_) && (!shapes_ || static_cast<int>(shapes_->size()) != vocab_size))
-        throw Error(std::string(numbers_ ? "numbers_from_source" : "max_char_run") +
+    if (max_piece_run_ < 0) throw Error("max_piece_run must not be negative, got " + std::to_string(max_piece_run_));
+    if ((max_char_run_ > 0 || max_piece_run_ > 0 || numbers_) &&
+        (!shapes_ || static_cast<int>(shapes_->size()) != vocab_size))
+        throw Error(std::string(numbers_ ? "numbers_from_source" : max_char_run_ > 0 ? "max_char_run" : "max_piece_run") +
                     " needs the shape of every one of the " + std::to_string(vocab_size) + " tokens");
     if (numbers_)
         for (int v = 0; v < vocab_size; v++)
@@ -52,6 +55,15 @@ bool RepetitionControls::source_repeats(const int* phrase, int k) const {
     return false;
 }
 
+bool RepetitionControls::source_runs(int token, int n) const {
+    const int S = static_cast<int>(source_ids_.size());
+    for (int start = 0, run = 0; start < S; ++start) {
+        run = source_ids_[start] == token ? run + 1 : 0;
+        if (run >= n) return true;
+    }
+    return false;
+}
+
 void RepetitionControls::apply(float* logits, const int* generated, int length) {
     if (penalty_ != 1.0f) {
         // Each distinct token once, however often it occurred.
@@ -69,6 +81,13 @@ void RepetitionControls::apply(float* logits, const int* generated, int length) 
         const int token = generated[length - 1];
         if (token >= 0 && token < vocab_ &&
             std::all_of(generated + length - max_token_run_, generated + length, [&](int t) { return t == token; }))
+            logits[token] = -std::numeric_limits<float>::infinity();
+    }
+    if (max_piece_run_ > 0 && length >= max_piece_run_) {
+        const int token = generated[length - 1];
+        if (shape_of(token).joins_next &&
+            std::all_of(generated + length - max_piece_run_, generated + length, [&](int t) { return t == token; }) &&
+            !source_runs(token, max_piece_run_ + 1))
             logits[token] = -std::numeric_limits<float>::infinity();
     }
     if (max_char_run_ > 0 && length > 0) {

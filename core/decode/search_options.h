@@ -31,7 +31,11 @@ struct SearchOptions {
     // unless source_ids holds that phrase twice in a row. The stutter a small model falls into is shorter than the
     // n-gram that no_repeat_ngram_size forbids, and adjacent.
     int no_adjacent_repeat_size = 0;
-    // The source's tokens as target ids (-1 where the target vocabulary lacks one), for the exemption above.
+    // No piece inside a word (a BPE continuation such as "ter@@": TokenShape::joins_next) more than this many times
+    // in a row (0: off), unless source_ids holds it once more than that in a row: "Lot@@ ter@@ ter@@ ter@@ ielt",
+    // which max_token_run lets through and no word of the training text needs. Requires token_shapes.
+    int max_piece_run = 0;
+    // The source's tokens as target ids (-1 where the target vocabulary lacks one), for the exemptions above.
     std::vector<int> source_ids;
     // A token that would make one character repeat more than max_char_run times in a row in the output text is
     // forbidden (0: off), except for the characters in char_run_exempt (those the source itself repeats so).

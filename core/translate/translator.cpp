@@ -162,6 +162,17 @@ bool says_a_phrase_twice(const std::vector<std::string>& tokens, int n) {
     return false;
 }
 
+// Whether tokens hold one token more than n times in a row, which lets a translation hold that piece so
+// (SearchOptions::max_piece_run).
+bool runs_a_token(const std::vector<std::string>& tokens, int n) {
+    if (n <= 0) return false;
+    for (size_t i = 0, run = 0; i < tokens.size(); i++) {
+        run = i > 0 && tokens[i] == tokens[i - 1] ? run + 1 : 1;
+        if (run > static_cast<size_t>(n)) return true;
+    }
+    return false;
+}
+
 void add_cut_warning(TranslationResult& r) {
     if (!r.finished)
         r.warnings.push_back("the translation was cut at " + std::to_string(r.target_ids.size()) +
@@ -185,6 +196,7 @@ void validate_options(const TranslationOptions& o) {
     check_range("max batch size", o.max_batch_size, 1, kMaxBatchSize);
     check_range("max char run", o.max_char_run, 0, kMaxRunLength);
     check_range("max token run", o.max_token_run, 0, kMaxRunLength);
+    check_range("max piece run", o.max_piece_run, 0, kMaxRunLength);
     check_range("no_adjacent_repeat_size", o.no_adjacent_repeat_size, 0, kMaxNoRepeatNgramSize);
     check_range("clause split words", o.clause_split_words, 0, kMaxClauseSplitWords);
     check_range("min confidence", o.min_confidence, 0, 1);
@@ -309,7 +321,8 @@ SearchOptions Translator::search_options(const TranslationOptions& options,
     search.max_char_run = options.max_char_run;
     search.max_token_run = options.max_token_run;
     search.no_adjacent_repeat_size = options.no_adjacent_repeat_size;
-    if (options.no_adjacent_repeat_size > 1)
+    search.max_piece_run = options.max_piece_run;
+    if (options.no_adjacent_repeat_size > 1 || options.max_piece_run > 0)
         for (const std::string& token : source_tokens)
             search.source_ids.push_back(model_->target_vocab.contains(token) ? model_->target_vocab[token] : -1);
     search.token_shapes = &target_shapes_;
@@ -556,14 +569,15 @@ std::vector<TranslationResult> Translator::translate_batch_prepared(const std::v
     }
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return sources[a].size() < sources[b].size(); });
     // A source with a long run of one character exempts it from the run limit, one with numbers lets the
-    // translation write them, and one that says a phrase twice in a row lets the translation say it so: such a
-    // sentence goes alone, as the rest of the batch must not share what it allows. So does one that is left
-    // untranslated.
+    // translation write them, and one that says a phrase twice in a row (or a token more often than the piece
+    // limit) lets the translation say it so: such a sentence goes alone, as the rest of the batch must not share
+    // what it allows. So does one that is left untranslated.
     std::vector<size_t> alone;
     order.erase(std::remove_if(order.begin(), order.end(), [&](size_t i) {
                     const bool own = !long_runs(text(i), options.max_char_run).empty() || prepared[i].letterless ||
                                      (options.copy_through && !digit_runs(results[i].source_tokens).empty()) ||
                                      says_a_phrase_twice(results[i].source_tokens, options.no_adjacent_repeat_size) ||
+                                     runs_a_token(results[i].source_tokens, options.max_piece_run) ||
                                      unknown_share(sources[i], model_->source_vocab.unk()) > 0.5;
                     if (own) alone.push_back(i);
                     return own;

@@ -93,6 +93,7 @@ void eval_split(const Translator& translator, const EvalFlags& f, const std::str
     if (f.length_penalty_given) opt.length_penalty = f.options.length_penalty;
     opt.copy_through = f.options.copy_through;
     opt.no_adjacent_repeat_size = f.options.no_adjacent_repeat_size;
+    opt.max_piece_run = f.options.max_piece_run;
     std::vector<std::string> hyps(sources.size()), texts(sources.size());
     std::vector<float> confidence(sources.size(), -1.0f);  // -1: left untranslated
     auto start = std::chrono::steady_clock::now();
@@ -170,6 +171,10 @@ CommandRegistrar registrar([](CLI::App& app) {
     cmd->add_option("--no-adjacent-repeat-size", o.no_adjacent_repeat_size,
                     "Never generate a phrase of 2 to this many tokens right after itself, unless the source has it so "
                     "(0: off)")
+        ->capture_default_str();
+    cmd->add_option("--max-piece-run", o.max_piece_run,
+                    "No piece inside a word (a BPE piece such as ter@@) more than this many times in a row, unless the "
+                    "source has it so (0: off)")
         ->capture_default_str();
     cmd->add_option("--output", f->output, "Write the tokenized translations here (several splits: FILE.<split>.ext)");
     cmd->add_option("--output-text", f->output_text, "Write the detokenized translations here (as --output)");

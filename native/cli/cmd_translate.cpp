@@ -351,6 +351,10 @@ CommandRegistrar registrar([](CLI::App& app) {
         ->capture_default_str();
     cmd->add_option("--max-token-run", o.max_token_run, "No token more than this many times in a row (0: off)")
         ->capture_default_str();
+    cmd->add_option("--max-piece-run", o.max_piece_run,
+                    "No piece inside a word (a BPE piece such as ter@@) more than this many times in a row, unless the "
+                    "source has it so (0: off)")
+        ->capture_default_str();
     cmd->add_option("--no-adjacent-repeat-size", o.no_adjacent_repeat_size,
                     "Never generate a phrase of 2 to this many tokens right after itself, unless the source has it so "
                     "(0: off)")

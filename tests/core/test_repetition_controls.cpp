@@ -86,6 +86,21 @@ int ends_with_stutter(const std::vector<int>& tokens, int n, const std::vector<i
     return longest;
 }
 
+// Whether `tokens` ends with a run of more than n of one piece inside a word (kTokens "a@@", "aa@@", "b@@", "ab@@"),
+// and `source` holds no run of that piece as long.
+bool ends_with_piece_run(const std::vector<int>& tokens, int n, const std::vector<int>& source) {
+    if (n <= 0 || tokens.empty()) return false;
+    const int last = tokens.back();
+    const std::string& piece = kTokens[last];
+    if (piece.size() < 3 || piece.compare(piece.size() - 2, 2, "@@") != 0) return false;
+    int run = 0;
+    while (run < static_cast<int>(tokens.size()) && tokens[tokens.size() - 1 - run] == last) run++;
+    if (run <= n) return false;
+    for (size_t s = 0; s + n + 1 <= source.size(); s++)
+        if (std::all_of(source.begin() + s, source.begin() + s + n + 1, [&](int t) { return t == last; })) return false;
+    return true;
+}
+
 // Whether some prefix of `tokens` ends with such a phrase twice in a row.
 bool stutters(const std::vector<int>& tokens, int n, const std::vector<int>& source) {
     for (size_t end = 1; end <= tokens.size(); end++)
@@ -110,6 +125,7 @@ std::vector<float> reference_logits(uint64_t seed, const std::vector<int>& prefi
         if (options.max_char_run > 0 && longest_char_run(seq) > options.max_char_run) logits[v] = -INFINITY;
         if (options.max_token_run > 0 && longest_run(seq) > options.max_token_run) logits[v] = -INFINITY;
         if (ends_with_stutter(seq, options.no_adjacent_repeat_size, options.source_ids) > 0) logits[v] = -INFINITY;
+        if (ends_with_piece_run(seq, options.max_piece_run, options.source_ids)) logits[v] = -INFINITY;
     }
     return logits;
 }
@@ -196,18 +212,22 @@ struct Setting {
     int token_run;
     int adjacent = 0;              // no_adjacent_repeat_size
     std::vector<int> source = {};  // source_ids
+    int piece_run = 0;             // max_piece_run
 };
 const Setting kSettings[] = {
     {0, 1.0f, 0, 0}, {1, 1.0f, 0, 0}, {2, 1.0f, 0, 0}, {3, 1.0f, 0, 0}, {0, 1.5f, 0, 0}, {0, 0.8f, 0, 0},
     {2, 1.3f, 0, 0}, {4, 1.2f, 0, 0}, {0, 1.0f, 4, 0}, {0, 1.0f, 2, 0}, {3, 1.0f, 4, 0}, {2, 1.2f, 3, 0},
     {0, 1.0f, 0, 1}, {0, 1.0f, 0, 3}, {4, 1.0f, 4, 3},
     {0, 1.0f, 0, 1, 2}, {0, 1.0f, 0, 1, 8}, {0, 1.0f, 0, 0, 3}, {4, 1.2f, 4, 3, 8},
-    {0, 1.0f, 0, 1, 3, {6, 4, 6, 4, 8}}, {0, 1.0f, 0, 1, 8, {1, 0, 4, 1, 0, 4}}};
+    {0, 1.0f, 0, 1, 3, {6, 4, 6, 4, 8}}, {0, 1.0f, 0, 1, 8, {1, 0, 4, 1, 0, 4}},
+    {0, 1.0f, 0, 0, 0, {}, 1}, {0, 1.0f, 0, 0, 0, {}, 2}, {0, 1.0f, 0, 3, 0, {}, 2}, {0, 1.0f, 0, 0, 0, {4, 0, 0, 0}, 2},
+    {4, 1.2f, 4, 3, 8, {}, 2}};
 
 SearchOptions controls(const Setting& s, int max_length, int V) {
     SearchOptions o = controls(s.ngram, s.penalty, max_length, s.char_run, V, s.token_run);
     o.no_adjacent_repeat_size = s.adjacent;
     o.source_ids = s.source;
+    o.max_piece_run = s.piece_run;
     return o;
 }
 
@@ -389,6 +409,40 @@ TEST_CASE("the phrase limit forbids the token that ends a phrase said twice in a
     CHECK(RepetitionControls(o, 9).active());
     o.no_adjacent_repeat_size = -1;
     CHECK_THROWS_WITH(RepetitionControls(o, 9), doctest::Contains("no_adjacent_repeat_size"));
+}
+
+TEST_CASE("the piece limit forbids a piece inside a word more than n times in a row, unless the source has it so") {
+    auto banned = [](int n, const std::vector<int>& generated, const std::vector<int>& source) {
+        SearchOptions o = controls(0, 1.0f, 30);
+        o.max_piece_run = n;
+        o.source_ids = source;
+        RepetitionControls c(o, 9);
+        std::vector<float> logits(9, 0.5f);
+        c.apply(logits.data(), generated.data(), static_cast<int>(generated.size()));
+        std::vector<int> out;
+        for (int v = 0; v < 9; v++)
+            if (!std::isfinite(logits[v])) out.push_back(v);
+        return out;
+    };
+    using V = std::vector<int>;
+    // kTokens: 0 "a@@", 1 "aa@@", 5 "b@@", 6 "ab@@" go on into the next token; 4 "a", 7 "ba", 8 "aa" end a word.
+    CHECK(banned(2, {4, 5, 5}, {}) == V{5});     // "b@@ b@@" then b@@ again: "bbb..."
+    CHECK(banned(2, {6, 6}, {}) == V{6});
+    CHECK(banned(2, {5, 6, 5}, {}) == V{});      // not in a row
+    CHECK(banned(2, {5}, {}) == V{});
+    CHECK(banned(1, {5}, {}) == V{5});
+    CHECK(banned(2, {8, 8}, {}) == V{});         // a word: max_token_run's
+    CHECK(banned(2, {5, 5}, {4, 5, 5, 5}) == V{});  // the source has "b@@" three times in a row
+    CHECK(banned(2, {5, 5}, {5, 5, 4, 5}) == V{5}); // twice only
+    CHECK(banned(0, {5, 5, 5}, {}) == V{});
+    SearchOptions o = controls(0, 1.0f, 30);
+    o.max_piece_run = 2;
+    CHECK(RepetitionControls(o, 9).active());
+    o.max_piece_run = -1;
+    CHECK_THROWS_WITH(RepetitionControls(o, 9), doctest::Contains("max_piece_run"));
+    o.max_piece_run = 2;
+    o.token_shapes = nullptr;
+    CHECK_THROWS_WITH(RepetitionControls(o, 9), doctest::Contains("max_piece_run needs the shape of every one"));
 }
 
 TEST_CASE("token shapes: the ends of a token's text, BPE continuations, special tokens") {

@@ -346,6 +346,54 @@ TEST_CASE("shipped models: no phrase of a translation comes right after itself")
     CHECK(stuttered_without * 2 >= pairs);
 }
 
+// A small model also stutters inside a word, a piece again and again ("ParkParkParkteil" for "parka",
+// "colonionionionial"): each of these sentences did so without the piece limit (max_piece_run), with the shipped
+// model of its direction. With it, no piece inside a word comes three times in a row; without it, at least half of
+// them still do.
+TEST_CASE("shipped models: no piece inside a word comes three times in a row") {
+    const std::map<std::pair<Lang, Lang>, std::vector<std::string>> sentences = {
+        {{Lang::en, Lang::de},
+         {"A man in a yellow coat tends a fire, a boy in a parka watches.", "This is a clown at an elementary school.",
+          "The hallway has a vast emptiness lit by chandeliers."}},
+        {{Lang::en, Lang::fr},
+         {"Two people are kissing on a sidewalk in front of a limo while people walk by.",
+          "A woman is holding a large check for Kids Food Basket.",
+          "A plate with a chocolate covered and cinnamon sugar doughnut"}},
+        {{Lang::de, Lang::en},
+         {"Eine Frau geht nachts im Mondschein am schäumenden Meer entlang.",
+          "Ein Mann in Kolonialkleidung fährt einen Pferdewagen.",
+          "Eine Nahaufnahme von Sandwichhälften auf Tellern in halber Höhe"}},
+        {{Lang::fr, Lang::en},
+         {"Un tas de tireuses à bière dans un bar avec des lumières de Noël au plafond.",
+          "On voit trois jambes d'enfants tandis qu'ils sont debout près d'un tas de bombes à serpentins.",
+          "Un jeune homme en tenue colorée avec des lésions cutanées visibles est assis et fume une cigarette."}}};
+    // The first piece inside a word ("ter@@") that the tokens hold three times in a row, or "".
+    auto piece_thrice = [](const std::vector<std::string>& t) {
+        for (size_t i = 0; i + 2 < t.size(); i++)
+            if (t[i].size() > 2 && t[i].compare(t[i].size() - 2, 2, "@@") == 0 && t[i] == t[i + 1] && t[i] == t[i + 2])
+                return t[i];
+        return std::string();
+    };
+    int count = 0, stuttered_without = 0;
+    for (const ShippedModel& m : shipped_models()) {
+        CAPTURE(m.file);
+        const std::vector<std::string>& sources =
+            sentences.at({m.translator.model().source_pipeline.lang, m.translator.model().target_pipeline.lang});
+        check_translations(m.translator, sources, [&](size_t, const TranslationResult& r) {
+            CHECK(piece_thrice(r.target_tokens) == "");
+        });
+        TranslationOptions off = m.translator.default_options();
+        off.max_piece_run = 0;
+        for (const std::string& source : sources) {
+            count++;
+            const TranslationResult r = m.translator.translate(source, off);
+            if (!piece_thrice(r.target_tokens).empty()) stuttered_without++;
+            CAPTURE(r.text);
+        }
+    }
+    CHECK(stuttered_without * 2 >= count);
+}
+
 // Text in capitals is rare in training data, and a cased model garbles it ("A MAN IS WALKING HIS DOG." came out as
 // "Ein AAAIIINIIIAAA-..."): it reads the sentence in sentence case instead, and writes its translation in capitals.
 TEST_CASE("shipped models: a sentence in capitals is read in sentence case and translated into capitals") {

@@ -457,6 +457,7 @@ TEST_CASE("translation options out of range are errors that name the option and 
           "no_repeat_ngram_size must be between 0 and 64, got -1");
     CHECK(error_of([](TranslationOptions& o) { o.no_adjacent_repeat_size = 65; }) ==
           "no_adjacent_repeat_size must be between 0 and 64, got 65");
+    CHECK(error_of([](TranslationOptions& o) { o.max_piece_run = -1; }) == "max piece run must be between 0 and 1000, got -1");
     CHECK(error_of([](TranslationOptions& o) { o.repetition_penalty = 0.0f; }) ==
           "repetition penalty must be a finite number above 0, got 0");
     CHECK(error_of([](TranslationOptions& o) { o.repetition_penalty = INFINITY; }) ==

@@ -116,6 +116,7 @@ test('options out of range are errors naming the option (exit status 1)', () => 
     [['--repetition-penalty', '0'], /repetition penalty must be a finite number above 0, got 0/],
     [['--no-repeat-ngram-size', '-1'], /no_repeat_ngram_size must be between 0 and 64, got -1/],
     [['--no-adjacent-repeat-size', '-1'], /no_adjacent_repeat_size must be between 0 and 64, got -1/],
+    [['--max-piece-run', '1001'], /max piece run must be between 0 and 1000, got 1001/],
   ]) {
     const r = attend(['-t', 'A dog.', ...args]);
     assert.equal(r.status, 1, `${args.join(' ')}: ${r.err}`);

@@ -13,7 +13,7 @@ test('defaultOptions() are the core\'s defaults and what translate() uses when a
   const d = t.defaultOptions();
   assert.deepEqual(d, {
     beam: 5, maxLength: 0, maxInputLength: 0, maxLengthRatio: 2, lengthPenalty: t.info().decoding.lengthPenalty,
-    noRepeatNgramSize: 4, repetitionPenalty: 1, maxTokenRun: 3, noAdjacentRepeatSize: 8, maxCharRun: 4,
+    noRepeatNgramSize: 4, repetitionPenalty: 1, maxTokenRun: 3, maxPieceRun: 2, noAdjacentRepeatSize: 8, maxCharRun: 4,
     clauseSplitWords: 24, minConfidence: 0,
     copyThrough: true, recaseCapitals: true, alignMarkup: true, attention: true,
   });
@@ -34,8 +34,8 @@ test('optionBounds() are the core\'s limits, and translate() refuses a value jus
   assert.deepEqual(bounds.maxLength, { min: 0, max: 4096, integer: true, aboveMin: false });
   assert.deepEqual(bounds.repetitionPenalty, { min: 0, max: 1e6, integer: false, aboveMin: true });
   assert.deepEqual(Object.keys(bounds), ['beam', 'maxLength', 'maxInputLength', 'maxLengthRatio', 'lengthPenalty',
-    'noRepeatNgramSize', 'repetitionPenalty', 'maxTokenRun', 'noAdjacentRepeatSize', 'maxCharRun', 'clauseSplitWords',
-    'minConfidence']);
+    'noRepeatNgramSize', 'repetitionPenalty', 'maxTokenRun', 'maxPieceRun', 'noAdjacentRepeatSize', 'maxCharRun',
+    'clauseSplitWords', 'minConfidence']);
   for (const [name, { min, max, integer, aboveMin }] of Object.entries(bounds)) {
     const step = integer ? 1 : Math.max(1, Math.abs(max)) * 1e-3;
     await assert.rejects(t.translate('A dog.', { [name]: max + step }), RangeError, name);

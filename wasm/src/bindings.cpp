@@ -116,6 +116,7 @@ const NumberOption kNumberOptions[] = {
     {"noRepeatNgramSize", &TranslationOptions::no_repeat_ngram_size, nullptr, 0, kMaxNoRepeatNgramSize, false},
     {"repetitionPenalty", nullptr, &TranslationOptions::repetition_penalty, 0, 1e6, true},
     {"maxTokenRun", &TranslationOptions::max_token_run, nullptr, 0, kMaxRunLength, false},
+    {"maxPieceRun", &TranslationOptions::max_piece_run, nullptr, 0, kMaxRunLength, false},
     {"noAdjacentRepeatSize", &TranslationOptions::no_adjacent_repeat_size, nullptr, 0, kMaxNoRepeatNgramSize, false},
     {"maxCharRun", &TranslationOptions::max_char_run, nullptr, 0, kMaxRunLength, false},
     {"clauseSplitWords", &TranslationOptions::clause_split_words, nullptr, 0, kMaxClauseSplitWords, false},
