@@ -189,6 +189,17 @@ SearchOptions controls(int ngram, float penalty, int max_length, int max_char_ru
     return o;
 }
 
+// The tokens of the 9 that the controls of `o` leave allowed (or, !allowed, forbid) after `generated`.
+std::vector<int> tokens_left(const SearchOptions& o, const std::vector<int>& generated, bool allowed) {
+    RepetitionControls c(o, 9);
+    std::vector<float> logits(9, 0.5f);
+    c.apply(logits.data(), generated.data(), static_cast<int>(generated.size()));
+    std::vector<int> out;
+    for (int v = 0; v < 9; v++)
+        if (std::isfinite(logits[v]) == allowed) out.push_back(v);
+    return out;
+}
+
 bool repeats_an_ngram(const std::vector<int>& tokens, int n) {
     for (size_t a = 0; a + n <= tokens.size(); a++)
         for (size_t b = a + 1; b + n <= tokens.size(); b++)
@@ -378,13 +389,7 @@ TEST_CASE("the phrase limit forbids the token that ends a phrase said twice in a
         SearchOptions o = controls(0, 1.0f, 30);
         o.no_adjacent_repeat_size = size;
         o.source_ids = source;
-        RepetitionControls c(o, 9);
-        std::vector<float> logits(9, 0.5f);
-        c.apply(logits.data(), generated.data(), static_cast<int>(generated.size()));
-        std::vector<int> out;
-        for (int v = 0; v < 9; v++)
-            if (std::isfinite(logits[v])) out.push_back(v);
-        return out;
+        return tokens_left(o, generated, true);
     };
     const std::vector<int> all = {0, 1, 2, 3, 4, 5, 6, 7, 8};
     auto all_but = [&](int banned) {
@@ -416,13 +421,7 @@ TEST_CASE("the piece limit forbids a piece inside a word more than n times in a 
         SearchOptions o = controls(0, 1.0f, 30);
         o.max_piece_run = n;
         o.source_ids = source;
-        RepetitionControls c(o, 9);
-        std::vector<float> logits(9, 0.5f);
-        c.apply(logits.data(), generated.data(), static_cast<int>(generated.size()));
-        std::vector<int> out;
-        for (int v = 0; v < 9; v++)
-            if (!std::isfinite(logits[v])) out.push_back(v);
-        return out;
+        return tokens_left(o, generated, false);
     };
     using V = std::vector<int>;
     // kTokens: 0 "a@@", 1 "aa@@", 5 "b@@", 6 "ab@@" go on into the next token; 4 "a", 7 "ba", 8 "aa" end a word.

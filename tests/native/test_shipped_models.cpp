@@ -288,6 +288,28 @@ TEST_CASE("shipped models: a name after \"named\" stays in its place") {
     }
 }
 
+// The sentences of each model's direction: with the default options (greedy and beam search), `found` finds nothing
+// in any translation; with the model's own options less the rule (`off`), it finds something in at least half of
+// them (the sentences need the rule).
+template <class Found, class Off>
+void check_rule_is_needed(const std::map<std::pair<Lang, Lang>, std::vector<std::string>>& sentences, Found found,
+                          Off off) {
+    int count = 0, without = 0;
+    for (const ShippedModel& m : shipped_models()) {
+        CAPTURE(m.file);
+        const std::vector<std::string>& sources =
+            sentences.at({m.translator.model().source_pipeline.lang, m.translator.model().target_pipeline.lang});
+        check_translations(m.translator, sources, [&](size_t, const TranslationResult& r) { CHECK(found(r) == ""); });
+        TranslationOptions options = m.translator.default_options();  // the model's length penalty, as they were found
+        off(options);
+        for (const TranslationResult& r : m.translator.translate_batch(sources, options)) {
+            count++;
+            if (!found(r).empty()) without++;
+        }
+    }
+    CHECK(without * 2 >= count);
+}
+
 // A small model falls into saying a phrase twice ("ein Pferd ein Pferd", "in midair in midair"): each of these
 // sentences did so, without the phrase limit (no_adjacent_repeat_size), with the model of its direction shipped when
 // they were chosen. With it, no translation holds a phrase of 2 to 4 words right after itself; without it, at least
@@ -328,22 +350,8 @@ TEST_CASE("shipped models: no phrase of a translation comes right after itself")
                 }
         return found;
     };
-    int pairs = 0, stuttered_without = 0;
-    for (const ShippedModel& m : shipped_models()) {
-        CAPTURE(m.file);
-        const std::vector<std::string>& sources =
-            sentences.at({m.translator.model().source_pipeline.lang, m.translator.model().target_pipeline.lang});
-        check_translations(m.translator, sources, [&](size_t, const TranslationResult& r) {
-            CHECK(said_twice(r.tokenized) == "");
-        });
-        TranslationOptions off = m.translator.default_options();  // the model's length penalty, as they were found
-        off.no_adjacent_repeat_size = 0;
-        for (const TranslationResult& r : m.translator.translate_batch(sources, off)) {
-            pairs++;
-            if (!said_twice(r.tokenized).empty()) stuttered_without++;
-        }
-    }
-    CHECK(stuttered_without * 2 >= pairs);
+    check_rule_is_needed(sentences, [&](const TranslationResult& r) { return said_twice(r.tokenized); },
+                         [](TranslationOptions& off) { off.no_adjacent_repeat_size = 0; });
 }
 
 // A small model also stutters inside a word, a piece again and again ("ParkParkParkteil" for "parka",
@@ -374,24 +382,8 @@ TEST_CASE("shipped models: no piece inside a word comes three times in a row") {
                 return t[i];
         return std::string();
     };
-    int count = 0, stuttered_without = 0;
-    for (const ShippedModel& m : shipped_models()) {
-        CAPTURE(m.file);
-        const std::vector<std::string>& sources =
-            sentences.at({m.translator.model().source_pipeline.lang, m.translator.model().target_pipeline.lang});
-        check_translations(m.translator, sources, [&](size_t, const TranslationResult& r) {
-            CHECK(piece_thrice(r.target_tokens) == "");
-        });
-        TranslationOptions off = m.translator.default_options();
-        off.max_piece_run = 0;
-        for (const std::string& source : sources) {
-            count++;
-            const TranslationResult r = m.translator.translate(source, off);
-            if (!piece_thrice(r.target_tokens).empty()) stuttered_without++;
-            CAPTURE(r.text);
-        }
-    }
-    CHECK(stuttered_without * 2 >= count);
+    check_rule_is_needed(sentences, [&](const TranslationResult& r) { return piece_thrice(r.target_tokens); },
+                         [](TranslationOptions& off) { off.max_piece_run = 0; });
 }
 
 // Text in capitals is rare in training data, and a cased model garbles it ("A MAN IS WALKING HIS DOG." came out as
