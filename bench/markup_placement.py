@@ -195,7 +195,8 @@ def choose_layers(a, sources, plain, cs, common, tgt):
             print(f"  layers {first}-{last}: exact {exact}/{len(known)} ({100 * exact / len(known):.1f}%), "
                   f"covered {covered}", flush=True)
     best = max(ranked)
-    print(f"best (exact, then covered; ties to every layer, then the earlier run): --alignment-layers {best[3]},{best[4]}")
+    print("best (exact, then covered; ties to every layer, then the earlier run): "
+          f"--alignment-layers {best[3]},{best[4]}")
 
 
 if __name__ == "__main__":

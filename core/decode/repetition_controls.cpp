@@ -30,7 +30,9 @@ RepetitionControls::RepetitionControls(const SearchOptions& options, int vocab_s
     if (max_piece_run_ < 0) throw Error("max_piece_run must not be negative, got " + std::to_string(max_piece_run_));
     if ((max_char_run_ > 0 || max_piece_run_ > 0 || numbers_) &&
         (!shapes_ || static_cast<int>(shapes_->size()) != vocab_size))
-        throw Error(std::string(numbers_ ? "numbers_from_source" : max_char_run_ > 0 ? "max_char_run" : "max_piece_run") +
+        throw Error(std::string(numbers_            ? "numbers_from_source"
+                                : max_char_run_ > 0 ? "max_char_run"
+                                                    : "max_piece_run") +
                     " needs the shape of every one of the " + std::to_string(vocab_size) + " tokens");
     if (numbers_)
         for (int v = 0; v < vocab_size; v++)

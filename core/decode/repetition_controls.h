@@ -20,9 +20,8 @@ public:
     // logits [V] of the token that follows `generated` [length] (tokens after <bos>): repeated tokens get the
     // penalty, and a token that would repeat an n-gram of `generated`, end a phrase said twice in a row, run on too
     // long (one token, one piece inside a word, or one character), or write a number the source does not hold gets
-    // -infinity. Leaves eos_id
-    // (which cannot occur inside `generated`, and has no text) alone except where a number must go on and a digit
-    // may, so every row keeps a finite logit.
+    // -infinity. Leaves eos_id (which cannot occur inside `generated`, and has no text) alone except where a number
+    // must go on and a digit may, so every row keeps a finite logit.
     void apply(float* logits, const int* generated, int length);
 
 private:

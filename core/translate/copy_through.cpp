@@ -422,7 +422,8 @@ std::vector<CopySpan> find_name_spans(std::string_view t, Lang lang, const Vocab
                 return {0, 0};
         }
         for (CopySpan next = capitalized_word_after(name.end);
-             next.end > 0 && !known(t.substr(next.begin, next.end - next.begin)); next = capitalized_word_after(name.end))
+             next.end > 0 && !known(t.substr(next.begin, next.end - next.begin));
+             next = capitalized_word_after(name.end))
             name.end = next.end;
         return {i, name.end};
     };

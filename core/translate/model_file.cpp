@@ -57,7 +57,7 @@ void check_name_placeholders(const std::vector<std::string>& names, const std::s
     }
 }
 
-// first <= last, both layers of the network's cross attention.
+// Throws unless first <= last, both layers of the network's cross attention.
 void check_alignment_layers(const std::array<int, 2>& layers, const TranslatorNetwork& network,
                             const std::string& where) {
     const int n = network.cross_attention_layers();
