@@ -413,12 +413,9 @@ std::vector<CopySpan> find_name_spans(std::string_view t, Lang lang, const Vocab
         CopySpan name = capitalized_word_after(end + 1);
         if (name.end == 0) return {0, 0};
         if (end == i + 1) {
-            std::size_t before = i;
-            while (before > 0 && t[before - 1] == ' ') --before;
-            std::size_t word = before;
-            while (word > 0 && std::isalpha(static_cast<unsigned char>(t[word - 1]))) --word;
+            const std::string_view before = word_before(t, i);
             if (known(t.substr(name.begin, name.end - name.begin)) ||
-                (before < i && word < before && capitalized_word_end(t, word) == before))
+                (!before.empty() && capitalized_word_end(before, 0) == before.size()))
                 return {0, 0};
         }
         for (CopySpan next = capitalized_word_after(name.end);
