@@ -52,6 +52,11 @@ export interface TranslateOptions {
    * model's cross attention aligns with it; false: at the same share of the words. Default true.
    */
   alignMarkup?: boolean;
+  /**
+   * Beam search prefers a translation that closes the quotation marks and round brackets it opens (and closes none it
+   * did not open), where the source's own marks pair up; greedy search cannot look ahead. Default true.
+   */
+  closeMarks?: boolean;
   /** Never generate an n-gram of this size twice (0: off). Default 4. */
   noRepeatNgramSize?: number;
   /** Logits of tokens generated before are divided by this (> 1 discourages repeats; 1: off). Default 1. */

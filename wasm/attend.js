@@ -242,7 +242,7 @@ function optionsJson(options, rules) {
   const attention = options.attention ?? DEFAULT_ATTENTION;
   if (typeof attention !== 'boolean') throw new TypeError(`option attention must be true or false, got ${describe(attention)}`);
   out.attention = attention;
-  for (const name of ['copyThrough', 'recaseCapitals', 'alignMarkup']) {
+  for (const name of ['copyThrough', 'recaseCapitals', 'alignMarkup', 'closeMarks']) {
     const value = options[name];
     if (value === undefined || value === null) continue;
     if (typeof value !== 'boolean') throw new TypeError(`option ${name} must be true or false, got ${describe(value)}`);
@@ -307,7 +307,7 @@ export class AttendTranslator {
   // The options translate() uses where a call leaves one out: the core's (with the model's own length penalty
   // where its file has one), attention: true. { beam, maxLength, maxInputLength, maxLengthRatio, lengthPenalty,
   // noRepeatNgramSize, repetitionPenalty, maxTokenRun, maxPieceRun, noAdjacentRepeatSize, maxCharRun,
-  // clauseSplitWords, minConfidence, copyThrough, recaseCapitals, alignMarkup, attention }
+  // clauseSplitWords, minConfidence, copyThrough, recaseCapitals, alignMarkup, closeMarks, attention }
   defaultOptions() {
     this.#check();
     const defaults = JSON.parse(this.#core.UTF8ToString(this.#core._attend_translator_defaults(this.#handle)));
@@ -331,7 +331,8 @@ export class AttendTranslator {
   // copyThrough (true: URLs, e-mail addresses, numbers and names inside an English or French sentence are copied
   // unchanged, and the model writes in digits only the source's numbers), recaseCapitals (true: a sentence in capitals is translated in sentence case and its
   // translation put in capitals), alignMarkup (true: a tag on a word goes around the words the cross attention
-  // aligns with it), signal (an AbortSignal).
+  // aligns with it), closeMarks (true: beam search prefers a translation that closes the quotation marks and
+  // brackets it opens, where the source's own pair up), signal (an AbortSignal).
   async translate(text, options) {
     const signal = checkSignal(options?.signal, 'translate(text, options)');
     if (!Array.isArray(text)) {

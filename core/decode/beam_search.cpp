@@ -7,6 +7,7 @@
 #include "kernels/topk.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <limits>
 #include <vector>
 
@@ -33,6 +34,14 @@ bool ranks_above(const Hypothesis& a, const Hypothesis& b) {
     return a.score > b.score;
 }
 
+// Whether a finished hypothesis leaves a quotation mark or bracket open that options ask to be closed.
+bool leaves_open(const Hypothesis& h, const SearchOptions& options) {
+    if (!options.close_quotes && !options.close_brackets) return false;
+    if (!options.token_shapes) throw Error("beam search: close_quotes and close_brackets need token_shapes");
+    const MarkPairs pairs = marks_pair_up(h.tokens, *options.token_shapes);
+    return (options.close_quotes && !pairs.quotes) || (options.close_brackets && !pairs.brackets);
+}
+
 }  // namespace
 
 std::vector<Hypothesis> beam_search(StepModel& model, const SearchOptions& options) {
@@ -45,6 +54,10 @@ std::vector<Hypothesis> beam_search(StepModel& model, const SearchOptions& optio
 
     // Every buffer is sized here: a step allocates nothing but the hypotheses that finish.
     std::vector<Hypothesis> live(K), next_live(K), finished;
+    // Finished with a mark open (SearchOptions::close_quotes): set aside, and kept only while the search without
+    // that preference would still be running.
+    std::vector<Hypothesis> left_open;
+    int plain_stop = -1;  // the step at which the search without it would have stopped
     for (Hypothesis& h : live) h.tokens.reserve(options.max_length);
     for (Hypothesis& h : next_live) h.tokens.reserve(options.max_length);
     int n_live = 1;  // live[0]: the empty hypothesis
@@ -85,7 +98,10 @@ std::vector<Hypothesis> beam_search(StepModel& model, const SearchOptions& optio
                     h.log_prob = c.log_prob;
                     h.finished = true;
                     h.score = normalized_score(h.log_prob, static_cast<int>(h.tokens.size()), options.length_penalty);
-                    finished.push_back(std::move(h));
+                    if (!leaves_open(h, options))
+                        finished.push_back(std::move(h));
+                    else if (plain_stop < 0)
+                        left_open.push_back(std::move(h));
                 }
                 continue;
             }
@@ -99,17 +115,33 @@ std::vector<Hypothesis> beam_search(StepModel& model, const SearchOptions& optio
             last_tokens[n_next] = c.token;
             n_next++;
         }
+        if (plain_stop < 0 && static_cast<int>(finished.size() + left_open.size()) >= K) {
+            plain_stop = t;
+            // Where the best of them closes its marks, that search's answer stands.
+            auto by_score = [](const Hypothesis& a, const Hypothesis& b) { return a.score < b.score; };
+            if (!finished.empty() &&
+                (left_open.empty() || std::max_element(finished.begin(), finished.end(), by_score)->score >=
+                                          std::max_element(left_open.begin(), left_open.end(), by_score)->score))
+                break;
+        }
         if (static_cast<int>(finished.size()) >= K) break;
+        if (plain_stop >= 0 && t - plain_stop >= options.close_steps) break;
         std::swap(live, next_live);
         n_live = n_next;
         if (n_live > 0) model.select(parents.data(), n_live);
     }
     live.resize(n_live);
 
-    // Hypotheses cut by max_length compete only when fewer than K finished.
-    if (static_cast<int>(finished.size()) < K)
-        for (Hypothesis& h : live) finished.push_back(std::move(h));
+    // Those that left a mark open come after every one that closed its marks, then those cut by max_length, which
+    // compete only when fewer than K finished.
     std::stable_sort(finished.begin(), finished.end(), ranks_above);
+    std::stable_sort(left_open.begin(), left_open.end(), ranks_above);
+    for (Hypothesis& h : left_open) finished.push_back(std::move(h));
+    if (static_cast<int>(finished.size()) < K) {
+        const size_t cut = finished.size();
+        for (Hypothesis& h : live) finished.push_back(std::move(h));
+        std::stable_sort(finished.begin() + static_cast<std::ptrdiff_t>(cut), finished.end(), ranks_above);
+    }
     // But where the only hypothesis that finished is the empty translation (<eos> first), a cut one that scores
     // better comes first: a length limit too short for any real translation then gives the best cut one, as greedy
     // search does, instead of nothing.

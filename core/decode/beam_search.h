@@ -11,7 +11,7 @@ namespace attend {
 
 // Returns up to beam_size hypotheses, best first. Finished ones rank above unfinished ones cut by max_length, except
 // that the best cut one comes first where the one finished hypothesis is the empty translation (<eos> alone) and
-// scores worse.
+// scores worse; with close_quotes or close_brackets, those that close their marks above those that leave one open.
 std::vector<Hypothesis> beam_search(StepModel& model, const SearchOptions& options);
 
 }  // namespace attend

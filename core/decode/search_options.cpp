@@ -38,7 +38,45 @@ TokenShape token_shape(const std::string& token) {
     shape.head_digits = std::string(text.substr(0, head));
     shape.tail_digits = std::string(text.substr(text.size() - tail));
     shape.digits_only = head == text.size();
+    for (size_t i = 0; i < text.size();) {
+        if (text.compare(i, 6, "&quot;") == 0) {
+            shape.quotes++, i += 6;
+        } else {
+            const char c = text[i++];
+            shape.quotes += c == '"';
+            shape.opens += c == '(';
+            shape.closes += c == ')';
+        }
+    }
     return shape;
+}
+
+namespace {
+
+struct MarkCount {
+    int quotes = 0, depth = 0;
+    bool in_order = true;
+    void add(const TokenShape& shape) {
+        quotes += shape.quotes;
+        depth += shape.opens - shape.closes;
+        in_order = in_order && depth >= 0;
+    }
+    MarkPairs pairs() const { return {quotes % 2 == 0, in_order && depth == 0}; }
+};
+
+}  // namespace
+
+MarkPairs marks_pair_up(const std::vector<std::string>& tokens) {
+    MarkCount count;
+    for (const std::string& token : tokens) count.add(token_shape(token));
+    return count.pairs();
+}
+
+MarkPairs marks_pair_up(const std::vector<int>& tokens, const std::vector<TokenShape>& shapes) {
+    MarkCount count;
+    for (int token : tokens)
+        if (token >= 0 && token < static_cast<int>(shapes.size())) count.add(shapes[token]);
+    return count.pairs();
 }
 
 std::vector<NumberRun> digit_runs(const std::vector<std::string>& tokens) {

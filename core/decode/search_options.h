@@ -52,6 +52,20 @@ struct SearchOptions {
     // are not checked. Requires token_shapes.
     bool numbers_from_source = false;
     std::vector<struct NumberRun> source_numbers;  // digit_runs() of the source tokens
+    // Beam search (only: greedy search cannot look ahead) prefers a translation that closes the quotation marks
+    // (close_quotes: an even number of '"') and round brackets (close_brackets: each ')' after its '(') it opens:
+    // "ein Stofftier mit der Aufschrift „." reads as broken. A hypothesis that ends with one open is set aside
+    // instead of counting among the beam_size finished ones, and ranks below every finished one that closes its
+    // marks, so the search goes on to find those where the best that had finished left one open: at most
+    // close_steps steps past where it would have stopped, as closing a mark takes a token or two. Those it finds in
+    // that time come first; where it finds none, the result is what the search without the preference gives, and
+    // where the best closed its marks, it is that. (Forbidding <eos> while a mark is open would make a search
+    // that cannot close it ramble on to max_length, and going on longer lets a long-winded hypothesis win under a
+    // large length penalty.) The translator asks for each only where the source's own marks pair up
+    // (marks_pair_up). Requires token_shapes.
+    bool close_quotes = false;
+    bool close_brackets = false;
+    int close_steps = 4;
 };
 
 // A run of ASCII digits in a text, and whether the text glues something other than digits on to its end.
@@ -70,10 +84,21 @@ struct TokenShape {
     bool uniform = false, joins_next = false;
     std::string head_digits, tail_digits;  // "12" and "3" for "12ab3"; both the whole text for "123"
     bool digits_only = false;
+    // The '"' marks (Moses' escape &quot; too), '(' and ')' in its text.
+    int quotes = 0, opens = 0, closes = 0;
 };
 
 // The shape of a token's text; "@@" at its end marks a BPE continuation.
 TokenShape token_shape(const std::string& token);
+
+// Whether the quotation marks of a tokenized text (tokens as token_shape reads them) come in pairs, and whether its
+// round brackets close in order, each opened before it is closed and none left open.
+struct MarkPairs {
+    bool quotes = true, brackets = true;
+};
+MarkPairs marks_pair_up(const std::vector<std::string>& tokens);
+// The same of token ids, each read by its shape (shapes [V]; an id outside them has no marks).
+MarkPairs marks_pair_up(const std::vector<int>& tokens, const std::vector<TokenShape>& shapes);
 
 // The runs of ASCII digits in the text that BPE tokens spell ("1@@ 5@@ h@@ 30 m" -> 15 glued, 30), each once (glued
 // where any of its places is), in order; not the code of a character reference ("&#@@ 9@@ 1@@ ;", Moses' "[").

@@ -330,6 +330,11 @@ SearchOptions Translator::search_options(const TranslationOptions& options,
     // Numbers are the model's to copy only with copy-through; without it they are text like any other.
     search.numbers_from_source = options.copy_through;
     if (options.copy_through) search.source_numbers = digit_runs(source_tokens);
+    if (options.close_marks) {
+        const MarkPairs pairs = marks_pair_up(source_tokens);
+        search.close_quotes = pairs.quotes;
+        search.close_brackets = pairs.brackets;
+    }
     return search;
 }
 

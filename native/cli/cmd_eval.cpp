@@ -30,7 +30,7 @@ struct EvalFlags {
     std::string data_dir, output, output_text;
     std::vector<std::string> splits = {"test_2016_flickr"};
     int limit = 0, threads = 0;
-    TranslationOptions options;         // beam_size, length_penalty and copy_through are flags
+    TranslationOptions options;         // beam_size, length_penalty, copy_through, two limits and close_marks are flags
     bool length_penalty_given = false;  // else the model's own (Translator::default_options)
 };
 
@@ -94,6 +94,7 @@ void eval_split(const Translator& translator, const EvalFlags& f, const std::str
     opt.copy_through = f.options.copy_through;
     opt.no_adjacent_repeat_size = f.options.no_adjacent_repeat_size;
     opt.max_piece_run = f.options.max_piece_run;
+    opt.close_marks = f.options.close_marks;
     std::vector<std::string> hyps(sources.size()), texts(sources.size());
     std::vector<float> confidence(sources.size(), -1.0f);  // -1: left untranslated
     auto start = std::chrono::steady_clock::now();
@@ -176,6 +177,8 @@ CommandRegistrar registrar([](CLI::App& app) {
                     "No piece inside a word (a BPE piece such as ter@@) more than this many times in a row, unless the "
                     "source has it so (0: off)")
         ->capture_default_str();
+    cmd->add_flag("!--no-close-marks", o.close_marks,
+                  "Beam search: do not prefer a translation that closes the quotation marks and brackets it opens");
     cmd->add_option("--output", f->output, "Write the tokenized translations here (several splits: FILE.<split>.ext)");
     cmd->add_option("--output-text", f->output_text, "Write the detokenized translations here (as --output)");
     cmd->add_option("--threads", f->threads, "CPU threads")->check(at_least(1));

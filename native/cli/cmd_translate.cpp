@@ -362,6 +362,8 @@ CommandRegistrar registrar([](CLI::App& app) {
     cmd->add_option("--max-char-run", o.max_char_run,
                     "No character more than this many times in a row, unless the source has such a run (0: off)")
         ->capture_default_str();
+    cmd->add_flag("!--no-close-marks", o.close_marks,
+                  "Beam search: do not prefer a translation that closes the quotation marks and brackets it opens");
     cmd->add_option("--batch", o.max_batch_size,
                     "Greedy search (-b 1) without --attention: sentences decoded together (1: one at a time)")
         ->capture_default_str()->check(at_least(1));

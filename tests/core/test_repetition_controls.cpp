@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 using namespace attend;
@@ -143,10 +144,12 @@ double reference_log_prob(uint64_t seed, const std::vector<int>& tokens, int V, 
     return total;
 }
 
-// Row i decodes with seed seeds[i]; each row remembers its history, as a model keeps its caches.
+// Row i decodes with seed seeds[i]; each row remembers its history, as a model keeps its caches. eos_gain raises
+// <eos>'s logit by that much for each token generated, so that a row ends.
 class LoopingModel : public StepModel {
 public:
-    LoopingModel(std::vector<uint64_t> seeds, int V) : seeds_(std::move(seeds)), V_(V), histories_(seeds_.size()) {}
+    LoopingModel(std::vector<uint64_t> seeds, int V, float eos_gain = 0.0f)
+        : seeds_(std::move(seeds)), V_(V), eos_gain_(eos_gain), histories_(seeds_.size()) {}
     int vocab_size() const override { return V_; }
     void step(float* logits, const int* last_tokens, int n) override {
         REQUIRE(n == static_cast<int>(histories_.size()));
@@ -154,6 +157,7 @@ public:
             if (started_) histories_[i].push_back(last_tokens[i]);
             else REQUIRE(last_tokens[i] == BOS);
             std::vector<float> l = looping_logits(seeds_[i], histories_[i], V_);
+            l[EOS] += eos_gain_ * static_cast<float>(histories_[i].size());
             std::copy(l.begin(), l.end(), logits + static_cast<size_t>(i) * V_);
         }
         started_ = true;
@@ -172,6 +176,7 @@ public:
 private:
     std::vector<uint64_t> seeds_;
     int V_;
+    float eos_gain_;
     std::vector<std::vector<int>> histories_;
     bool started_ = false;
 };
@@ -629,3 +634,115 @@ TEST_CASE("number rule: greedy, batched greedy and beam search write only the so
     CHECK(invented >= 10);  // the synthetic model does invent numbers, so the checks above can fail
     CHECK(written >= 5);    // and under the rule it still writes the source's
 }
+
+namespace {
+
+// Tokens of quotation marks and brackets ("[" and "]" are not among the brackets closed).
+const std::vector<std::string> kMarkTokens = {"&quot;", "(", "<bos>", "<eos>", "a", ")", "[", "]", "\"@@"};
+
+const std::vector<TokenShape>& mark_shapes() {
+    static const std::vector<TokenShape> s = [] {
+        std::vector<TokenShape> v;
+        for (const std::string& t : kMarkTokens) v.push_back(token_shape(t));
+        return v;
+    }();
+    return s;
+}
+
+SearchOptions mark_rule(int max_length, int beam_size, bool close) {
+    SearchOptions o;
+    o.bos_id = BOS;
+    o.eos_id = EOS;
+    o.max_length = max_length;
+    o.beam_size = beam_size;
+    o.token_shapes = &mark_shapes();
+    o.close_quotes = o.close_brackets = close;
+    return o;
+}
+
+// Whether the tokens of kMarkTokens leave a quotation mark or a bracket open, or close a bracket none opened,
+// read from their texts.
+bool marks_open(const std::vector<int>& tokens) {
+    std::vector<std::string> text;
+    for (int t : tokens)
+        if (t != EOS) text.push_back(kMarkTokens[t]);
+    const MarkPairs pairs = marks_pair_up(text);
+    return !pairs.quotes || !pairs.brackets;
+}
+
+}  // namespace
+
+TEST_CASE("token shapes: the quotation marks and round brackets of a token's text, Moses' escape of '\"' included") {
+    CHECK(token_shape("&quot;").quotes == 1);
+    CHECK(token_shape("\"").quotes == 1);
+    CHECK(token_shape("&quot;@@").quotes == 1);
+    CHECK(token_shape("a&quot;b&quot;").quotes == 2);
+    CHECK(token_shape("&quot").quotes == 0);  // no escape without its semicolon
+    CHECK(token_shape("(").opens == 1);
+    CHECK(token_shape(")").closes == 1);
+    CHECK(token_shape(")@@").closes == 1);
+    const TokenShape both = token_shape("(a)");
+    CHECK(both.opens == 1);
+    CHECK(both.closes == 1);
+    const TokenShape square = token_shape("&#91;");
+    CHECK(square.quotes + square.opens + square.closes == 0);
+    const TokenShape word = token_shape("Haus");
+    CHECK(word.quotes + word.opens + word.closes == 0);
+    CHECK(token_shape("<eos>").quotes == 0);
+}
+
+TEST_CASE("marks_pair_up: quotation marks in pairs, brackets each opened before it is closed and none left open") {
+    using T = std::vector<std::string>;
+    CHECK(marks_pair_up(T{"a", "&quot;", "b", "&quot;", "."}).quotes);
+    CHECK_FALSE(marks_pair_up(T{"&quot;", "b@@", "c"}).quotes);
+    CHECK(marks_pair_up(T{"&quot;", "b", "&quot;", "&quot;", "c", "&quot;"}).quotes);
+    CHECK(marks_pair_up(T{"(", "a", "(", "b", ")", ")"}).brackets);
+    CHECK_FALSE(marks_pair_up(T{"(", "a"}).brackets);
+    CHECK_FALSE(marks_pair_up(T{")", "a", "("}).brackets);  // as many of each, closed before it is opened
+    CHECK(marks_pair_up(T{"&#91;", "a"}).brackets);          // square brackets are not counted
+    const MarkPairs mixed = marks_pair_up(T{"&quot;", "(", "a", ")"});
+    CHECK_FALSE(mixed.quotes);
+    CHECK(mixed.brackets);
+    CHECK(marks_pair_up(T{}).quotes);
+    CHECK(marks_pair_up(T{}).brackets);
+    // Token ids read by their shapes (kMarkTokens: 0 &quot;, 1 (, 4 a, 5 ), 8 "@@; <eos> and ids outside have none).
+    using I = std::vector<int>;
+    CHECK(marks_pair_up(I{0, 4, 8, 4, EOS}, mark_shapes()).quotes);
+    CHECK_FALSE(marks_pair_up(I{0, 4, EOS}, mark_shapes()).quotes);
+    CHECK_FALSE(marks_pair_up(I{5, 1}, mark_shapes()).brackets);
+    CHECK(marks_pair_up(I{1, 4, 5, 99, -1}, mark_shapes()).brackets);
+}
+
+TEST_CASE("closing marks: beam search ranks the translations that close their marks above those that leave one open") {
+    REQUIRE(SearchOptions().close_steps == 4);
+    // <eos> grows likelier with every token, so that the looping model ends.
+    const float gain = 0.3f;
+    int fixed = 0;
+    for (uint64_t seed = 1; seed <= 40; seed++) {
+        CAPTURE(seed);
+        LoopingModel a({seed}, 9, gain), b({seed}, 9, gain);
+        const std::vector<Hypothesis> plain = beam_search(a, mark_rule(24, 4, false));
+        const std::vector<Hypothesis> closing = beam_search(b, mark_rule(24, 4, true));
+        REQUIRE_FALSE(closing.empty());
+        REQUIRE(closing.size() <= 4);
+        // Closed and finished, then finished with a mark open, then cut by the length limit: never back up.
+        auto rank = [](const Hypothesis& h) { return !h.finished ? 2 : marks_open(h.tokens) ? 1 : 0; };
+        for (size_t i = 1; i < closing.size(); i++) CHECK(rank(closing[i - 1]) <= rank(closing[i]));
+        for (size_t i = 1; i < closing.size(); i++)
+            if (rank(closing[i - 1]) == rank(closing[i])) CHECK(closing[i - 1].score >= closing[i].score);
+        if (plain.front().finished && marks_open(plain.front().tokens) && rank(closing.front()) == 0) fixed++;
+        // Where the best without the preference closed its marks, or none that closes them came within close_steps,
+        // the best is what it was.
+        if (plain.front().finished && !marks_open(plain.front().tokens))
+            CHECK(closing.front().tokens == plain.front().tokens);
+        if (rank(closing.front()) == 1) CHECK(closing.front().tokens == plain.front().tokens);
+        // A closed one is found only close_steps past where the search without the preference stopped.
+        if (plain.front().finished && rank(closing.front()) == 0) {
+            size_t stop = 0;
+            for (const Hypothesis& h : plain) stop = std::max(stop, h.finished ? h.tokens.size() : 0);
+            CHECK(closing.front().tokens.size() <= stop + 4);
+        }
+    }
+    CHECK(fixed >= 5);  // the synthetic model's best does leave marks open, and the rule finds one that closes them
+}
+

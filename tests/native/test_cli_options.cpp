@@ -438,6 +438,25 @@ TEST_CASE("attend translate --no-align-markup: marks go back at the same share o
     CHECK(without == plain.output);
 }
 
+TEST_CASE("attend translate --no-close-marks: the best hypothesis may leave a quotation mark open") {
+    const std::string model = std::string(ATTEND_SOURCE_DIR) + "/web/models/multi30k-en-de-cased.safetensors";
+    const std::string source =
+        "A little blond girl with a polka dot shirt is giving a stuffed animal a \"bath\" in a sink.";
+    auto quotes = [](const std::string& text) {
+        int n = 0;
+        for (const char32_t c : attend::utf8_decode(text)) n += c == U'"' || c == U'„' || c == U'“';
+        return n;
+    };
+    const Run closed = run_attend("translate -m '" + model + "' -t '" + source + "'");
+    const Run open = run_attend("translate -m '" + model + "' -t '" + source + "' --no-close-marks");
+    REQUIRE(closed.status == 0);
+    REQUIRE(open.status == 0);
+    CAPTURE(closed.output);
+    CAPTURE(open.output);
+    CHECK(quotes(closed.output) % 2 == 0);
+    CHECK(quotes(open.output) % 2 == 1);
+}
+
 TEST_CASE("attend translate and eval: -m given twice is an ensemble; models that differ are refused") {
     const std::string de = std::string(ATTEND_SOURCE_DIR) + "/web/models/multi30k-en-de-cased.safetensors";
     const std::string fr = std::string(ATTEND_SOURCE_DIR) + "/web/models/multi30k-en-fr-cased.safetensors";

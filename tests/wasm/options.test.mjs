@@ -15,7 +15,7 @@ test('defaultOptions() are the core\'s defaults and what translate() uses when a
     beam: 5, maxLength: 0, maxInputLength: 0, maxLengthRatio: 2, lengthPenalty: t.info().decoding.lengthPenalty,
     noRepeatNgramSize: 4, repetitionPenalty: 1, maxTokenRun: 3, maxPieceRun: 2, noAdjacentRepeatSize: 8, maxCharRun: 4,
     clauseSplitWords: 24, minConfidence: 0,
-    copyThrough: true, recaseCapitals: true, alignMarkup: true, attention: true,
+    copyThrough: true, recaseCapitals: true, alignMarkup: true, closeMarks: true, attention: true,
   });
   const text = 'A man in a blue shirt is standing on a ladder.';
   const byDefault = await t.translate(text);

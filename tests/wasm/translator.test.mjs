@@ -319,6 +319,25 @@ test('markup tags are taken out, and put back touching the words they touched', 
   t.dispose();
 });
 
+test('closeMarks (default true): beam search prefers a translation that closes its quotation marks', async () => {
+  const model = path.join(root, 'web', 'models', 'multi30k-en-de-cased.safetensors');
+  const t = await Attend.load(new Uint8Array(fs.readFileSync(model)));
+  // The shipped model's best hypothesis for these leaves a quotation mark open ('... mit der Aufschrift „.').
+  const sources = ['A little blond girl with a polka dot shirt is giving a stuffed animal a "bath" in a sink.',
+    'Red planes are flying in a "V" formation with a green plane below them.'];
+  const quotes = (text) => [...text].filter((c) => '"„“”«»'.includes(c)).length;
+  let open = 0;
+  for (const source of sources) {
+    const closed = await t.translate(source, { attention: false });
+    assert.equal(quotes(closed.text) % 2, 0, closed.text);
+    const free = await t.translate(source, { attention: false, closeMarks: false });
+    open += quotes(free.text) % 2;
+  }
+  assert.ok(open >= 1, 'the rule is needed for at least one of them');
+  await assert.rejects(t.translate('A dog.', { closeMarks: 1 }), /option closeMarks must be true or false/);
+  t.dispose();
+});
+
 test('a sentence in capitals is read in sentence case and translated into capitals; recaseCapitals: false reads it as it is', async () => {
   const model = path.join(root, 'web', 'models', 'multi30k-en-de-cased.safetensors');
   const t = await Attend.load(new Uint8Array(fs.readFileSync(model)));

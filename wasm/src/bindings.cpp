@@ -129,6 +129,7 @@ struct BoolOption {
 const BoolOption kBoolOptions[] = {{"copyThrough", &TranslationOptions::copy_through},
                                    {"recaseCapitals", &TranslationOptions::recase_capitals},
                                    {"alignMarkup", &TranslationOptions::align_markup},
+                                   {"closeMarks", &TranslationOptions::close_marks},
                                    {"attention", &TranslationOptions::return_attention}};
 
 // The options in the JavaScript API's names.
