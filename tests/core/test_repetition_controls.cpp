@@ -482,12 +482,14 @@ namespace {
 // A vocabulary of digit pieces in the synthetic models' 9 places (<bos> and <eos> where they are).
 const std::vector<std::string> kDigitTokens = {"5@@", "0@@", "<bos>", "<eos>", "5", "0", "1@@", "pm", "x@@"};
 
+std::vector<TokenShape> shapes_of(const std::vector<std::string>& tokens) {
+    std::vector<TokenShape> v;
+    for (const std::string& t : tokens) v.push_back(token_shape(t));
+    return v;
+}
+
 const std::vector<TokenShape>& digit_shapes() {
-    static const std::vector<TokenShape> s = [] {
-        std::vector<TokenShape> v;
-        for (const std::string& t : kDigitTokens) v.push_back(token_shape(t));
-        return v;
-    }();
+    static const std::vector<TokenShape> s = shapes_of(kDigitTokens);
     return s;
 }
 
@@ -641,11 +643,7 @@ namespace {
 const std::vector<std::string> kMarkTokens = {"&quot;", "(", "<bos>", "<eos>", "a", ")", "[", "]", "\"@@"};
 
 const std::vector<TokenShape>& mark_shapes() {
-    static const std::vector<TokenShape> s = [] {
-        std::vector<TokenShape> v;
-        for (const std::string& t : kMarkTokens) v.push_back(token_shape(t));
-        return v;
-    }();
+    static const std::vector<TokenShape> s = shapes_of(kMarkTokens);
     return s;
 }
 
