@@ -37,7 +37,6 @@ bool ranks_above(const Hypothesis& a, const Hypothesis& b) {
 // Whether a finished hypothesis leaves a quotation mark or bracket open that options ask to be closed.
 bool leaves_open(const Hypothesis& h, const SearchOptions& options) {
     if (!options.close_quotes && !options.close_brackets) return false;
-    if (!options.token_shapes) throw Error("beam search: close_quotes and close_brackets need token_shapes");
     const MarkPairs pairs = marks_pair_up(h.tokens, *options.token_shapes);
     return (options.close_quotes && !pairs.quotes) || (options.close_brackets && !pairs.brackets);
 }
@@ -47,6 +46,8 @@ bool leaves_open(const Hypothesis& h, const SearchOptions& options) {
 std::vector<Hypothesis> beam_search(StepModel& model, const SearchOptions& options) {
     if (options.beam_size < 1) throw Error("beam search: beam_size must be at least 1");
     if (options.max_length < 1) throw Error("beam search: max_length must be at least 1");
+    if ((options.close_quotes || options.close_brackets) && !options.token_shapes)
+        throw Error("beam search: close_quotes and close_brackets need token_shapes");
     const int K = options.beam_size;
     const int V = model.vocab_size();
     // 2K candidates per step: even if K of them end in <eos>, K remain to continue the beam.
