@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 
 # Build and test dependencies (ccache: the five trees of scripts/build.sh and scripts/fuzz.sh recompile only what
 # changed, in a fresh clone too; clang-14 + libfuzzer-14-dev: the fuzz harnesses, scripts/fuzz.sh; OpenMPI: data-parallel
-# training, `mpirun -np N attend train`; OpenBLAS's OpenMP build: the training GEMMs). python3-torch is not here: it
+# training, `mpirun -np N attend train`; OpenBLAS's OpenMP build: the training GEMMs; SentencePiece: subword models
+# trained on raw text, and the reference the portable encoder in core/ is checked against). python3-torch is not here: it
 # only generates fixtures and is a benchmark peer (scripts/setup-torch.sh installs it); the test suite never needs it.
 packages=(
   cmake ninja-build g++ make pkg-config ccache
@@ -16,6 +17,7 @@ packages=(
   clang-14 libfuzzer-14-dev
   openmpi-bin libopenmpi-dev
   libopenblas-openmp-dev
+  sentencepiece libsentencepiece-dev
 )
 
 missing=()
