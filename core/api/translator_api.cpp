@@ -45,11 +45,11 @@ DocumentTranslation Translator::translate_document(std::string_view text, const 
 }
 
 std::string Translator::source_language() const {
-    return lang_code(impl_->translator.model().source_pipeline.lang);
+    return language_code(impl_->translator.model().source_pipeline);
 }
 
 std::string Translator::target_language() const {
-    return lang_code(impl_->translator.model().target_pipeline.lang);
+    return language_code(impl_->translator.model().target_pipeline);
 }
 
 std::string Translator::info_json() const { return impl_->translator.info().dump(); }

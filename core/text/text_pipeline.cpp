@@ -4,6 +4,9 @@
 #include "text/bpe.h"
 #include "text/d2l_preprocess.h"
 #include "text/detokenizer.h"
+#include "text/bleu.h"
+#include "text/tokenizer_13a.h"
+#include "text/utf8.h"
 
 namespace attend {
 
@@ -11,6 +14,7 @@ namespace {
 
 constexpr const char* kMosesBpe = "moses+bpe";
 constexpr const char* kD2lWords = "d2l-words";
+constexpr const char* kSentencePiece = "sentencepiece";
 
 std::string join_spaces(const std::vector<std::string>& words) {
     std::string line;
@@ -27,7 +31,53 @@ TextPipeline d2l_words_pipeline(Lang lang) {
     return p;
 }
 
+std::string language_code(const TextPipeline& pipeline) {
+    return pipeline.type == TextPipelineType::sentencepiece ? pipeline.language : lang_code(pipeline.lang);
+}
+
+TextPipeline sentencepiece_pipeline(const std::string& language, std::shared_ptr<const SentencePieceModel> model) {
+    check_language_code(language);
+    if (!model || model->size() == 0) throw Error("sentencepiece pipeline: no subword model");
+    TextPipeline p;
+    p.type = TextPipelineType::sentencepiece;
+    p.language = language;
+    p.sentencepiece = std::move(model);
+    return p;
+}
+
+std::string subword_text(std::string_view raw_text) {
+    utf8_validate(raw_text, "the text");
+    std::string out;
+    out.reserve(raw_text.size());
+    for (std::size_t i = 0; i < raw_text.size();) {
+        const unsigned char b = static_cast<unsigned char>(raw_text[i]);
+        if (b < 0x80) {  // ASCII: the common case, one byte at a time
+            out += b < 0x20 || b == 0x7F ? ' ' : static_cast<char>(b);
+            i++;
+            continue;
+        }
+        const std::size_t n = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : 2;
+        const char32_t cp = utf8_decode(raw_text.substr(i, n))[0];
+        i += n;
+        if (cp == 0x200B || cp == 0x2060 || cp == 0xFEFF) continue;  // invisible: a zero-width space, word joiner, BOM
+        if ((cp >= 0x80 && cp <= 0x9F) || cp == 0x2028 || cp == 0x2029 || is_python_space(cp)) {
+            out += ' ';
+            continue;
+        }
+        utf8_append(out, cp);
+    }
+    return out;
+}
+
+std::string bleu_tokenized(std::string_view raw_text, const TextPipeline& pipeline) {
+    if (pipeline.type != TextPipelineType::sentencepiece) return std::string(raw_text);
+    BleuOptions options;
+    options.tokenize = default_bleu_tokenize(pipeline.language);
+    return bleu_preprocess(std::string(raw_text), options);
+}
+
 std::vector<std::string> preprocess_for_model(std::string_view raw_text, const TextPipeline& pipeline) {
+    if (pipeline.type == TextPipelineType::sentencepiece) return pipeline.sentencepiece->encode_pieces(subword_text(raw_text));
     if (pipeline.type == TextPipelineType::d2l_words) {
         // The training data never holds two spaces in a row; user text may, or tabs and newlines: a run of
         // whitespace separates two words and none becomes an empty word.
@@ -49,6 +99,7 @@ std::vector<std::string> preprocess_for_model(std::string_view raw_text, const T
 }
 
 std::string postprocess_for_display(const std::vector<std::string>& model_tokens, const TextPipeline& pipeline) {
+    if (pipeline.type == TextPipelineType::sentencepiece) return pipeline.sentencepiece->decode_pieces(model_tokens);
     if (pipeline.type == TextPipelineType::d2l_words) return join_spaces(model_tokens);
     std::vector<std::string> words = pipeline.bpe ? undo_bpe(model_tokens) : model_tokens;
     DetokenizeOptions options;
@@ -57,10 +108,16 @@ std::string postprocess_for_display(const std::vector<std::string>& model_tokens
 }
 
 std::string postprocess_for_bleu(const std::vector<std::string>& model_tokens, const TextPipeline& pipeline) {
+    if (pipeline.type == TextPipelineType::sentencepiece)
+        return bleu_tokenized(postprocess_for_display(model_tokens, pipeline), pipeline);
     return join_spaces(pipeline.bpe ? undo_bpe(model_tokens) : model_tokens);
 }
 
 void to_json(nlohmann::json& j, const TextPipeline& pipeline) {
+    if (pipeline.type == TextPipelineType::sentencepiece) {
+        j = nlohmann::json{{"type", kSentencePiece}, {"lang", pipeline.language}, {"model", *pipeline.sentencepiece}};
+        return;
+    }
     if (pipeline.type == TextPipelineType::d2l_words) {
         j = nlohmann::json{{"type", kD2lWords}, {"lang", lang_code(pipeline.lang)}};
         return;
@@ -80,10 +137,12 @@ void to_json(nlohmann::json& j, const TextPipeline& pipeline) {
 
 void from_json(const nlohmann::json& j, TextPipeline& pipeline) {
     if (!j.is_object() || !j.contains("type") || !j["type"].is_string())
-        throw Error("tokenizer description: expected an object with a \"type\" (\"moses+bpe\" or \"d2l-words\")");
+        throw Error("tokenizer description: expected an object with a \"type\" (\"moses+bpe\", \"d2l-words\" or "
+                    "\"sentencepiece\")");
     const std::string type = j["type"].get<std::string>();
-    if (type != kMosesBpe && type != kD2lWords)
-        throw Error("tokenizer description: unknown type '" + type + "' (expected \"moses+bpe\" or \"d2l-words\")");
+    if (type != kMosesBpe && type != kD2lWords && type != kSentencePiece)
+        throw Error("tokenizer description: unknown type '" + type +
+                    "' (expected \"moses+bpe\", \"d2l-words\" or \"sentencepiece\")");
     const auto flag = [&](const char* key, bool fallback) {
         if (!j.contains(key)) return fallback;
         if (!j[key].is_boolean()) throw Error(std::string("tokenizer description: '") + key + "' is not a boolean");
@@ -91,6 +150,17 @@ void from_json(const nlohmann::json& j, TextPipeline& pipeline) {
     };
     if (!j.contains("lang") || !j["lang"].is_string()) throw Error("tokenizer description: 'lang' is missing");
     pipeline = TextPipeline();
+    if (type == kSentencePiece) {
+        if (!j.contains("model") || !j["model"].is_object())
+            throw Error("tokenizer description: a sentencepiece pipeline needs its \"model\" (an object)");
+        auto model = std::make_shared<SentencePieceModel>(j["model"].get<SentencePieceModel>());
+        try {
+            pipeline = sentencepiece_pipeline(j["lang"].get<std::string>(), std::move(model));
+        } catch (const Error& e) {
+            throw Error(std::string("tokenizer description: ") + e.what());
+        }
+        return;
+    }
     pipeline.lang = parse_lang(j["lang"].get<std::string>());
     if (type == kD2lWords) {
         pipeline.type = TextPipelineType::d2l_words;

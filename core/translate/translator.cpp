@@ -635,9 +635,11 @@ std::vector<TranslationResult> Translator::translate_batch_prepared(const std::v
 
 std::vector<Clause> Translator::segments(std::string_view text, const TranslationOptions& options) const {
     std::vector<Clause> out;
+    // Clauses are split at the conjunctions of the languages the Moses pipelines know; other models read sentences.
+    const int clause_words =
+        model_->source_pipeline.type == TextPipelineType::moses_bpe ? options.clause_split_words : 0;
     for (const SentenceSpan& sentence : split_sentences(text, model_->source_pipeline.prefixes))
-        for (Clause& clause :
-             split_clauses(text, sentence, model_->source_pipeline.lang, options.clause_split_words))
+        for (Clause& clause : split_clauses(text, sentence, model_->source_pipeline.lang, clause_words))
             out.push_back(std::move(clause));
     return out;
 }
@@ -745,8 +747,8 @@ nlohmann::json Translator::info() const {
     const TranslationOptions defaults = default_options();
     return {
         {"architecture", model_->architecture()},
-        {"source_language", lang_code(model_->source_pipeline.lang)},
-        {"target_language", lang_code(model_->target_pipeline.lang)},
+        {"source_language", language_code(model_->source_pipeline)},
+        {"target_language", language_code(model_->target_pipeline)},
         {"config", model_->config_json()},
         {"parameters", parameter_count(*model_)},
         {"dtype", dtype_name(model_->weights_dtype)},

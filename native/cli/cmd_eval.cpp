@@ -110,7 +110,7 @@ void eval_split(const Translator& translator, const EvalFlags& f, const std::str
     const std::string ensemble =
         translator.ensemble_size() > 1 ? " (ensemble of " + std::to_string(translator.ensemble_size()) + ")" : "";
     std::printf("%s %s-%s beam %d%s, length penalty %.2g, %zu sentences: %s\n", split.c_str(),
-                lang_code(m.source_pipeline.lang).c_str(), lang_code(m.target_pipeline.lang).c_str(), opt.beam_size,
+                language_code(m.source_pipeline).c_str(), language_code(m.target_pipeline).c_str(), opt.beam_size,
                 ensemble.c_str(), opt.length_penalty, sources.size(), scores.format().c_str());
     std::printf("%s confidence: %s\n", split.c_str(), confidence_summary(confidence, opt.min_confidence).c_str());
     std::fflush(stdout);

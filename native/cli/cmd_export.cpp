@@ -86,8 +86,8 @@ void run_info(const std::string& path, bool json_output) {
     if (json_output) {
         std::printf("%s\n", nlohmann::json{{"file", path}, {"bytes", m.file_bytes}, {"dtype", dtype_name(m.weights_dtype)},
                                            {"parameters", parameter_count(m)}, {"config", m.config_json()},
-                                           {"source_language", lang_code(m.source_pipeline.lang)},
-                                           {"target_language", lang_code(m.target_pipeline.lang)},
+                                           {"source_language", language_code(m.source_pipeline)},
+                                           {"target_language", language_code(m.target_pipeline)},
                                            {"card", m.card},
                                            {"length_penalty", m.length_penalty ? nlohmann::json(*m.length_penalty)
                                                                                : nlohmann::json(nullptr)},
@@ -101,13 +101,17 @@ void run_info(const std::string& path, bool json_output) {
         return;
     }
     std::printf("file        %s (%.2f MB)\n", path.c_str(), m.file_bytes / 1e6);
-    std::printf("languages   %s -> %s\n", lang_code(m.source_pipeline.lang).c_str(), lang_code(m.target_pipeline.lang).c_str());
+    std::printf("languages   %s -> %s\n", language_code(m.source_pipeline).c_str(), language_code(m.target_pipeline).c_str());
     std::printf("model       %s\n", m.network->description().c_str());
     std::printf("parameters  %zu\n", parameter_count(m));
     std::printf("weights     %s\n", dtype_name(m.weights_dtype));
     if (m.source_pipeline.type == TextPipelineType::d2l_words)
         std::printf("vocabulary  %zu source, %zu target words; d2l word tokenizer (preprocess_nmt)\n",
                     m.source_vocab.size(), m.target_vocab.size());
+    else if (m.source_pipeline.type == TextPipelineType::sentencepiece)
+        std::printf("vocabulary  %zu pieces, joint; SentencePiece %s with byte fallback (raw text, any script)\n",
+                    m.source_vocab.size(),
+                    m.source_pipeline.sentencepiece->options().algorithm == SentencePieceModel::Algorithm::bpe ? "BPE" : "unigram");
     else
         std::printf("vocabulary  %zu source, %zu target; BPE %zu merges\n", m.source_vocab.size(), m.target_vocab.size(),
                     m.source_pipeline.bpe ? m.source_pipeline.bpe->size() : size_t{0});
@@ -123,6 +127,24 @@ void run_info(const std::string& path, bool json_output) {
     if (m.alignment_layers)
         std::printf("alignment   cross attention layers %d to %d place markup (the model's own)\n",
                     (*m.alignment_layers)[0], (*m.alignment_layers)[1]);
+    if (m.card.contains("corpus") && m.card["corpus"].is_object()) {
+        // What it learned from, a line a source: a person should not have to read the card's JSON for that.
+        const nlohmann::json& corpus = m.card["corpus"];
+        for (const char* part : {"train", "valid", "test"}) {
+            if (!corpus.contains(part) || !corpus[part].is_array()) continue;
+            for (const nlohmann::json& r : corpus[part]) {
+                std::string crcs;
+                for (const nlohmann::json& f : r.value("files", nlohmann::json::array()))
+                    crcs += (crcs.empty() ? "" : ", ") + f.value("crc32", std::string("?"));
+                std::printf("%-11s %s: %lld pairs (crc32 %s)\n", part, r.value("spec", std::string("?")).c_str(),
+                            static_cast<long long>(r.value("used", r.value("pairs", std::int64_t{0}))), crcs.c_str());
+            }
+        }
+        if (corpus.contains("valid") && corpus["valid"].is_object())
+            std::printf("valid       %lld pairs held out of the training data (split seed %lld)\n",
+                        static_cast<long long>(corpus["valid"].value("pairs", std::int64_t{0})),
+                        static_cast<long long>(corpus["valid"].value("split_seed", std::int64_t{0})));
+    }
     if (!m.card.empty()) std::printf("card        %s\n", m.card.dump().c_str());
 }
 

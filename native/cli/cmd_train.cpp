@@ -140,9 +140,43 @@ CommandRegistrar registrar([](CLI::App& app) {
     using O = TrainOptions;
     cmd->add_option("--preset", call->preset, "Preset to start from")->capture_default_str();
     f.add<std::string>("--source", [](O& o, const std::string& v) { o.corpus.source_lang = v; },
-                       "Source language (en, de, fr; default: the preset's)");
+                       "Source language: en, de or fr for the built-in data sets; any code (zh, pt-BR) with --train "
+                       "(default: the preset's)");
     f.add<std::string>("--target", [](O& o, const std::string& v) { o.corpus.target_lang = v; },
-                       "Target language (en, de, fr; default: the preset's)");
+                       "Target language, as --source");
+    using Files = std::vector<std::string>;
+    f.add<Files>("--train",
+                 [](O& o, const Files& v) {
+                     o.corpus.dataset = "files";
+                     o.corpus.train_sets = v;
+                 },
+                 "Train on these files instead of a built-in data set, subwords learned on their raw text (any "
+                 "language): SOURCE_FILE,TARGET_FILE (aligned lines) or FILE.tsv (source in column 1, target in "
+                 "column 2; :columns=2,1 names others), plain or .gz, :weight=W to see a set W times an epoch; "
+                 "may be given again");
+    f.add<Files>("--valid", [](O& o, const Files& v) { o.corpus.valid_sets = v; },
+                 "Validation data, as --train (default: --valid-size source sentences held out of the training data)");
+    f.add<Files>("--test", [](O& o, const Files& v) { o.corpus.test_sets = v; },
+                 "Test data, as --train: a training pair that shares a sentence with it is dropped (and counted)");
+    f.add<int>("--valid-size", [](O& o, int n) { o.corpus.valid_size = n; },
+               "Without --valid: source sentences held out for validation, with every pair that has one")
+        ->check(at_least(1, 1000000));
+    f.add<int>("--split-seed", [](O& o, int n) { o.corpus.split_seed = n; },
+               "Without --valid: the seed that chooses the held-out sentences (not the training seed)")
+        ->check(at_least(1));
+    f.add<std::string>("--subwords", [](O& o, const std::string& v) { o.corpus.subwords = v; },
+                       "With --train: SentencePiece unigram or bpe")
+        ->check(CLI::IsMember({"unigram", "bpe"}));
+    f.add<int>("--vocab-size", [](O& o, int n) { o.corpus.vocab_size = n; },
+               "With --train: subword vocabulary size, the 4 specials and 256 byte pieces included")
+        ->check(at_least(300, 256000));
+    f.add<double>("--character-coverage", [](O& o, double v) { o.corpus.character_coverage = v; },
+                  "With --train: the share of characters the subword pieces cover, the rest spelled in bytes "
+                  "(default 0.9995 for Chinese, Japanese and other unspaced languages, else 1)")
+        ->check(CLI::Range(0.9, 1.0));
+    f.add<int>("--max-line-bytes", [](O& o, int n) { o.corpus.max_line_bytes = n; },
+               "With --train: a longer line is skipped and counted")
+        ->check(at_least(16, 1 << 20));
     call->out = f.add("--out", &O::out_dir, "Run folder: checkpoints, train.jsonl, best.safetensors");
     f.add<std::string>("--data", [](O& o, const std::string& v) { o.corpus.data_dir = v; },
                        "Data folder (default ../shared/data or $ATTEND_DATA)");
@@ -177,7 +211,6 @@ CommandRegistrar registrar([](CLI::App& app) {
     f.add<int>("--heads", [](O& o, int n) { o.model.heads = n; }, "Attention heads")->check(at_least(1, kMaxHeads));
     f.add<int>("--ffn", [](O& o, int n) { o.model.ffn_dim = n; }, "Feed-forward dimension")
         ->check(at_least(1, kMaxFfnDim));
-    using Files = std::vector<std::string>;
     f.add<Files>("--train-target", [](O& o, const Files& v) { o.corpus.train_target_files = v; },
                  "Training targets from this file instead of the data set's: raw text, a line for each training "
                  "pair (a teacher's translations: sequence-level knowledge distillation); given again, each file's "

@@ -125,6 +125,12 @@ std::string describe_model(const TranslatorModel& tm) {
 }
 
 std::string describe_data(const CorpusOptions& c) {
+    if (c.dataset == "files") {
+        std::string sets;
+        for (const std::string& spec : c.train_sets) sets += (sets.empty() ? "" : " + ") + spec;
+        return "files " + c.source_lang + "-" + c.target_lang + ": " + sets + "; SentencePiece " + c.subwords + " " +
+               std::to_string(c.vocab_size);
+    }
     if (c.dataset == "tatoeba")
         return "tatoeba eng-fra, first " + std::to_string(c.max_train_sentences) + " pairs, word vocabulary (min_freq " +
                std::to_string(c.min_freq) + ")";
@@ -301,7 +307,7 @@ ResolvedRun resolve_run(const TrainOptions& requested, bool resume, const RunLog
             throw Error("--start-from " + o.start_from + " holds a " + run.start->architecture() +
                         " model, the options say " + o.architecture);
         const std::string model_pair =
-            lang_code(run.start->source_pipeline.lang) + "-" + lang_code(run.start->target_pipeline.lang);
+            language_code(run.start->source_pipeline) + "-" + language_code(run.start->target_pipeline);
         const std::string options_pair = o.corpus.source_lang + "-" + o.corpus.target_lang;
         if (model_pair != options_pair)
             throw Error("--start-from " + o.start_from + " translates " + model_pair + ", the run is for " +
@@ -320,6 +326,46 @@ ResolvedRun resolve_run(const TrainOptions& requested, bool resume, const RunLog
     return run;
 }
 
+// What a corpus of files gave, a line a source: the counts a person checks before trusting a run.
+void say_corpus_record(const json& record, const RunLog& log) {
+    auto sources = [&](const char* part) {
+        if (!record.contains(part) || !record[part].is_array()) return;
+        for (const json& r : record[part]) {
+            std::string skipped;
+            for (const auto& [reason, n] : r["skipped"].items())
+                if (n.get<std::int64_t>() > 0) skipped += (skipped.empty() ? "" : ", ") + std::to_string(n.get<std::int64_t>()) + " " + reason;
+            log.say(std::string(part) + " " + r["spec"].get<std::string>() + ": " + std::to_string(r["lines"].get<std::int64_t>()) +
+                    " lines, " + std::to_string(r["pairs"].get<std::int64_t>()) + " pairs" +
+                    (r.contains("used") ? ", " + std::to_string(r["used"].get<std::int64_t>()) + " used" : "") +
+                    (skipped.empty() ? ", none skipped" : "; skipped: " + skipped));
+        }
+    };
+    sources("train");
+    sources("valid");
+    sources("test");
+    if (record.contains("dropped")) log.say("training pairs dropped: " + record["dropped"].dump());
+    if (record.contains("subwords")) log.say("subwords: " + record["subwords"].dump());
+}
+
+// The run folder's record of its data: data.json, and the validation pairs as they were read (valid.tsv), so a
+// held-out split can be checked and reused.
+void write_corpus_record(const std::string& out_dir, const TranslationCorpus& corpus) {
+    if (corpus.record.is_null()) return;
+    const std::string tmp = out_dir + "/data.json.tmp";
+    {
+        std::ofstream out(tmp);
+        out << corpus.record.dump(2) << "\n";
+        if (!out.flush()) throw Error(tmp + ": cannot write the run's data record");
+    }
+    fs::rename(tmp, out_dir + "/data.json");
+    std::ofstream tsv(out_dir + "/valid.tsv.tmp");
+    for (size_t i = 0; i < corpus.val_source_text.size(); i++)
+        tsv << corpus.val_source_text[i] << '\t' << corpus.val_target_text[i] << '\n';
+    if (!tsv.flush()) throw Error(out_dir + "/valid.tsv: cannot write the validation pairs");
+    tsv.close();
+    fs::rename(out_dir + "/valid.tsv.tmp", out_dir + "/valid.tsv");
+}
+
 // A resumed run, or one started from a model, encodes with that model's own tokenizers and vocabularies.
 TranslationCorpus load_corpus(const ResolvedRun& run, const RunLog& log) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -327,6 +373,7 @@ TranslationCorpus load_corpus(const ResolvedRun& run, const RunLog& log) {
     TranslationCorpus corpus =
         m ? encode_corpus(run.o.corpus, m->source_pipeline, m->target_pipeline, m->source_vocab, m->target_vocab)
           : prepare_corpus(run.o.corpus);
+    if (!corpus.record.is_null()) say_corpus_record(corpus.record, log);
     const std::string origin = describe_training_pairs(run.o.corpus);
     log.say("data: " + std::to_string(corpus.train_source.size()) + " training pairs" +
         (origin.empty() ? "" : " (" + origin + ")") + " (" +
@@ -649,9 +696,11 @@ private:
     }
 
     json card(double val_bleu, int epochs_done) const {
-        return json{{"data", describe_data(o_.corpus)}, {"preset", o_.preset}, {"architecture", o_.architecture},
+        json c{{"data", describe_data(o_.corpus)}, {"preset", o_.preset}, {"architecture", o_.architecture},
                     {"steps", state.step}, {"epochs", epochs_done}, {"training_seconds", state.elapsed_seconds},
                     {"hardware", step_.hardware}, {"threads", omp_get_max_threads()}, {"val_bleu_greedy", val_bleu}};
+        if (!corpus_.record.is_null()) c["corpus"] = corpus_.record;
+        return c;
     }
 
     TrainOptions o_;
@@ -698,6 +747,7 @@ TrainResult train_translator(const TrainOptions& requested, bool resume, const T
     mallopt(M_TRIM_THRESHOLD, -1);
     if (run.o.threads > 0) omp_set_num_threads(run.o.threads);
     const TranslationCorpus corpus = load_corpus(run, log);
+    if (comm.rank() == 0) write_corpus_record(run.o.out_dir, corpus);
     Training t(std::move(run), corpus, hooks, log, comm);
     while (t.state.epoch < t.options().epochs) {
         const std::vector<std::vector<size_t>> batches = t.begin_epoch();

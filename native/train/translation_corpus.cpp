@@ -5,6 +5,7 @@
 #include "data/nonbreaking_prefix_file.h"
 #include "data/tatoeba.h"
 #include "data/text_file.h"
+#include "train/file_corpus.h"
 #include "error.h"
 #include "text/moses_pipeline.h"
 
@@ -40,6 +41,16 @@ void each_saved_field(Options& o, Visit&& visit) {
     visit("train_target_files", o.train_target_files);
     visit("with_references", o.with_references);
     visit("train_source_files", o.train_source_files);
+    visit("train_sets", o.train_sets);
+    visit("valid_sets", o.valid_sets);
+    visit("test_sets", o.test_sets);
+    visit("valid_size", o.valid_size);
+    visit("split_seed", o.split_seed);
+    visit("subwords", o.subwords);
+    visit("vocab_size", o.vocab_size);
+    visit("character_coverage", o.character_coverage);
+    visit("subword_sample", o.subword_sample);
+    visit("max_line_bytes", o.max_line_bytes);
 }
 
 }  // namespace
@@ -215,6 +226,7 @@ std::string describe_training_pairs(const CorpusOptions& o) {
 }
 
 TranslationCorpus prepare_corpus(const CorpusOptions& o) {
+    if (o.dataset == "files") return prepare_file_corpus(o, nullptr);
     if (o.dataset == "tatoeba") {
         TatoebaWords w = read_tatoeba_words(o);
         TranslationCorpus c;
@@ -266,6 +278,7 @@ TranslationCorpus encode_corpus(const CorpusOptions& o, TextPipeline source_pipe
     c.target_pipeline = std::move(target_pipeline);
     c.source_vocab = std::move(source_vocab);
     c.target_vocab = std::move(target_vocab);
+    if (o.dataset == "files") return prepare_file_corpus(o, &c);
     if (o.dataset == "tatoeba") return encode_tatoeba(read_tatoeba_words(o), std::move(c));
     ParallelText train = read_training_pairs(o);
     auto encode_all = [](const std::vector<std::string>& lines, const TextPipeline& p, const Vocab& v) {

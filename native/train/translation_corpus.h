@@ -1,10 +1,13 @@
 // A parallel corpus ready for training a translator: the tokenizer pipelines (with the BPE learned on the
-// training text), the vocabularies, and every split as token ids. Two data sets:
+// training text), the vocabularies, and every split as token ids. Three sources of data:
 //   multi30k  the tokenized tok/ files (or the raw files tokenized with case kept), joint BPE, train and val
 //             splits (moses+bpe pipelines)
 //   tatoeba   the d2l fra-eng pairs (tatoeba/eng-fra-5k.tsv): the first max_train_sentences pairs train, the next
 //             val_sentences pairs validate; the seeds' preprocess_nmt and word split (d2l-words pipelines), word
 //             vocabularies with min_freq and <unk> <pad> <bos> <eos> (load_data_nmt); English -> French only
+//   files     any corpus in any language (train/file_corpus.h): training sets given as files (data/parallel_corpus.h),
+//             validation sets given or held out by source sentence, one SentencePiece model learned on the raw
+//             training text of both sides (sentencepiece pipelines, a joint vocabulary)
 #pragma once
 #include "text/text_pipeline.h"
 #include "text/vocab.h"
@@ -17,7 +20,7 @@ namespace attend {
 
 struct CorpusOptions {
     std::string data_dir;          // ../shared/data unless set
-    std::string dataset = "multi30k";  // or "tatoeba"
+    std::string dataset = "multi30k";  // or "tatoeba", or "files"
     std::string source_lang = "en", target_lang = "de";
     int bpe_merges = 10000;        // joint BPE on source + target training text
     int min_freq = 1;              // vocabulary threshold (after BPE)
@@ -42,6 +45,21 @@ struct CorpusOptions {
     // models' translations of the training targets: back-translation), each paired with the data set's target and
     // added to the training pairs above.
     std::vector<std::string> train_source_files;
+
+    // files: corpus sources (data/parallel_corpus.h: "a.en,a.de", "pairs.tsv:columns=2,1:weight=3"), any language
+    // code in source_lang / target_lang.
+    std::vector<std::string> train_sets;
+    std::vector<std::string> valid_sets;  // none: valid_size source sentences of the training sets are held out
+    // Their pairs' sentences (either side) never train: a training pair that shares a side with one is dropped.
+    std::vector<std::string> test_sets;
+    int valid_size = 1000;             // distinct source sentences held out (with every pair that has one)
+    int split_seed = 1;                // which ones: fixed by this seed, not by the training seed
+    std::string subwords = "unigram";  // SentencePiece algorithm: unigram or bpe
+    int vocab_size = 8000;             // pieces, the four specials and 256 bytes included
+    double character_coverage = 0;     // share of the characters the pieces cover; 0: 0.9995 for an unspaced
+                                       // language (Chinese, Japanese, ...), else 1
+    int subword_sample = 1000000;      // at most this many sentences (both sides) learn the subword model
+    int max_line_bytes = 4096;         // a longer line is skipped and counted
 };
 // A key that is missing takes the default; data_dir belongs to each call, not to the run. A run saved with one
 // file a side ("train_target_file": "a.de") reads as a list of that one.
@@ -54,8 +72,12 @@ struct TranslationCorpus {
     // Token ids without specials; the trainer adds <eos> to sources and <bos>/<eos> to targets.
     std::vector<std::vector<int>> train_source, train_target, val_source, val_target;
     std::vector<std::string> val_references;  // tokenized target lines (for BLEU), lowercased unless cased
+    std::vector<std::string> val_source_text, val_target_text;  // files: the validation pairs as read (the run keeps them)
     int dropped_long = 0;   // pairs with a side over max_tokens_per_sentence
     int dropped_empty = 0;  // pairs with an empty side (an empty line in the data or a --train-target/--train-source file)
+    // files: what was read and what became of it (sources, checksums, counts by reason, the held-out split, the
+    // subword model): the run's data.json and the model card's "corpus".
+    nlohmann::json record;
 };
 
 // Reads the training and validation text, learns the BPE (multi30k), builds the vocabularies and encodes.
