@@ -5,10 +5,12 @@
 #include <cstdio>
 #include <unordered_map>
 
+#include "attend_version.h"
 #include "error.h"
 #include "text/case_mapping.h"
 #include "text/d2l_preprocess.h"
 #include "text/tokenizer_13a.h"
+#include "text/tokenizer_zh.h"
 
 namespace attend {
 namespace {
@@ -118,7 +120,46 @@ CorpusBleu corpus_bleu(const std::vector<std::string>& hypotheses, const std::ve
 
 std::string bleu_preprocess(const std::string& line, const BleuOptions& options) {
     std::string out = options.lowercase ? lowercase(line) : line;
-    return options.tokenize == BleuTokenize::v13a ? tokenize_13a(out) : out;
+    switch (options.tokenize) {
+        case BleuTokenize::v13a: return tokenize_13a(out);
+        case BleuTokenize::zh: return tokenize_zh(out);
+        case BleuTokenize::none: break;
+    }
+    return out;
+}
+
+std::string bleu_tokenize_name(BleuTokenize tokenize) {
+    switch (tokenize) {
+        case BleuTokenize::none: return "none";
+        case BleuTokenize::v13a: return "13a";
+        case BleuTokenize::zh: return "zh";
+    }
+    return "none";
+}
+
+BleuTokenize parse_bleu_tokenize(std::string_view name) {
+    for (BleuTokenize t : {BleuTokenize::none, BleuTokenize::v13a, BleuTokenize::zh})
+        if (name == bleu_tokenize_name(t)) return t;
+    throw Error("unknown BLEU tokenizer '" + std::string(name) + "' (expected none, 13a or zh)");
+}
+
+BleuTokenize default_bleu_tokenize(const std::string& language_code) {
+    std::string primary;
+    for (char c : language_code) {
+        if (c == '-' || c == '_') break;
+        primary.push_back(c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c);
+    }
+    for (const char* chinese : {"zh", "zho", "chi", "cmn"})
+        if (primary == chinese) return BleuTokenize::zh;
+    return BleuTokenize::v13a;
+}
+
+std::string metrics_version() { return std::string("attend-") + kAttendVersion; }
+
+std::string bleu_signature(const BleuOptions& options) {
+    return std::string("nrefs:1|case:") + (options.lowercase ? "lc" : "mixed") +
+           "|eff:no|tok:" + bleu_tokenize_name(options.tokenize) +
+           "|smooth:" + (options.smoothing == BleuSmoothing::exp ? "exp" : "none") + "|version:" + metrics_version();
 }
 
 CorpusBleu corpus_bleu(const std::vector<std::string>& hypotheses, const std::vector<std::string>& references,

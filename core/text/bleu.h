@@ -43,7 +43,18 @@ CorpusBleu corpus_bleu(const std::vector<std::string>& hypotheses, const std::ve
 enum class BleuTokenize {
     none,  // split at whitespace: the lines are already tokenized
     v13a,  // sacreBLEU's default (text/tokenizer_13a.h), for detokenized lines
+    zh,    // sacreBLEU's for Chinese (text/tokenizer_zh.h): each Chinese character a token, then 13a's rules
 };
+
+// sacreBLEU's names, as --tokenize takes them and signatures show them: "none", "13a", "zh".
+std::string bleu_tokenize_name(BleuTokenize tokenize);
+// The inverse; anything else throws attend::Error naming the value and the known names.
+BleuTokenize parse_bleu_tokenize(std::string_view name);
+
+// The tokenizer for detokenized text in this target language, as sacreBLEU picks it from -l: zh for Chinese
+// ("zh", "zho", "chi", "cmn", with or without a region or script subtag such as "zh-TW", "zh_Hans"; any case),
+// 13a for every other language (its rules only split ASCII punctuation, so they do no harm to other scripts).
+BleuTokenize default_bleu_tokenize(const std::string& language_code);
 
 struct BleuOptions {
     BleuTokenize tokenize = BleuTokenize::none;
@@ -54,7 +65,15 @@ struct BleuOptions {
 CorpusBleu corpus_bleu(const std::vector<std::string>& hypotheses, const std::vector<std::string>& references,
                        const BleuOptions& options);
 
-// What corpus_bleu scores for one line under these options: lowercased and/or 13a-tokenized.
+// What corpus_bleu scores for one line under these options: lowercased and/or tokenized.
 std::string bleu_preprocess(const std::string& line, const BleuOptions& options);
+
+// sacreBLEU 2.x's signature of a corpus BLEU computed with these options against one reference, its keys in
+// its order, with Attend's version in place of sacreBLEU's (scores are only comparable with the same
+// implementation): "nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:attend-0.1.0".
+std::string bleu_signature(const BleuOptions& options);
+
+// "attend-0.1.0": the version field of the signatures.
+std::string metrics_version();
 
 }  // namespace attend

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "error.h"
+#include "text/bleu.h"
 #include "text/tokenizer_13a.h"
 #include "text/utf8.h"
 
@@ -62,6 +63,12 @@ CorpusChrf corpus_chrf(const std::vector<std::string>& hypotheses, const std::ve
     if (result.precision + result.recall > 0)
         result.score = 100.0 * (1 + factor) * result.precision * result.recall / (factor * result.precision + result.recall);
     return result;
+}
+
+// eff:yes is sacreBLEU's way of saying that no epsilon smoothing is used: orders without n-grams drop out.
+std::string chrf_signature(bool lowercased) {
+    return std::string("nrefs:1|case:") + (lowercased ? "lc" : "mixed") + "|eff:yes|nc:" +
+           std::to_string(CorpusChrf::kOrder) + "|nw:0|space:no|version:" + metrics_version();
 }
 
 std::string CorpusChrf::format() const {

@@ -28,4 +28,9 @@ struct CorpusChrf {
 // Hypotheses and references must have the same count (attend::Error otherwise); invalid UTF-8 throws.
 CorpusChrf corpus_chrf(const std::vector<std::string>& hypotheses, const std::vector<std::string>& references);
 
+// sacreBLEU 2.x's signature of this chrF against one reference, with Attend's version (text/bleu.h's
+// metrics_version) in place of sacreBLEU's; `lowercased`: both sides were lowercased before scoring.
+// "nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:attend-0.1.0"
+std::string chrf_signature(bool lowercased);
+
 }  // namespace attend

@@ -105,7 +105,11 @@ std::string tokenize_13a(std::string_view input) {
         replace_all(line, "&lt;", "<");
         replace_all(line, "&gt;", ">");
     }
-    line = split_symbols(" " + line + " ");
+    return tokenize_13a_rules(" " + line + " ");
+}
+
+std::string tokenize_13a_rules(std::string_view input) {
+    std::string line = split_symbols(input);
     // re.sub(r'([^0-9])([\.,])', r'\1 \2 ', line)
     line = split_pairs(line, [](char a, char b) { return !is_digit(a) && is_period_or_comma(b); }, "", " ");
     // re.sub(r'([\.,])([^0-9])', r' \1 \2', line)

@@ -16,6 +16,11 @@ namespace attend {
 
 std::string tokenize_13a(std::string_view line);
 
+// The second half of tokenize_13a alone (sacreBLEU's TokenizerRegexp), which its zh tokenizer shares: the
+// punctuation rules and the whitespace collapse on the line as given. No unescaping, and no space added at
+// either end, so "5." at the very end of the line stays one token here where tokenize_13a splits it.
+std::string tokenize_13a_rules(std::string_view line);
+
 // Python's str.isspace for one code point (what str.split() separates at).
 bool is_python_space(char32_t cp);
 

@@ -38,4 +38,19 @@ std::string TranslationScores::format() const {
     return bleu.format() + tail;
 }
 
+
+DetokenizedScores score_detokenized(const std::vector<std::string>& detokenized_hypotheses,
+                                    const std::vector<std::string>& raw_references, BleuTokenize tokenize) {
+    DetokenizedScores scores;
+    scores.bleu_options.tokenize = tokenize;
+    scores.bleu = corpus_bleu(detokenized_hypotheses, raw_references, scores.bleu_options);
+    scores.chrf = corpus_chrf(detokenized_hypotheses, raw_references);
+    return scores;
+}
+
+std::string DetokenizedScores::format() const {
+    return bleu.format() + "\nBLEU|" + bleu_signature(bleu_options) + "\n" + chrf.format() + "\nchrF2|" +
+           chrf_signature(bleu_options.lowercase);
+}
+
 }  // namespace attend

@@ -22,6 +22,24 @@ struct TranslationScores {
     std::string format() const;
 };
 
+// The scores of a translation of any test set, which has raw references only: cased BLEU with the target
+// language's tokenizer (default_bleu_tokenize, or the one asked for) and chrF2, both on the detokenized output.
+struct DetokenizedScores {
+    BleuOptions bleu_options;
+    CorpusBleu bleu;
+    CorpusChrf chrf;
+    // Four lines, each score line followed by its metric's name and sacreBLEU-style signature:
+    // "BLEU = 30.12 61.0/36.2/23.5/15.7 (BP = 1.000 ratio = 1.012 hyp_len = 12140 ref_len = 11996)\n"
+    // "BLEU|nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:attend-0.1.0\n"
+    // "chrF2 = 55.12\n"
+    // "chrF2|nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:attend-0.1.0" (no newline at the end)
+    std::string format() const;
+};
+
+// Line-aligned (attend::Error otherwise).
+DetokenizedScores score_detokenized(const std::vector<std::string>& detokenized_hypotheses,
+                                    const std::vector<std::string>& raw_references, BleuTokenize tokenize);
+
 // All four lists line-aligned (attend::Error names the one that is not).
 TranslationScores score_translations(const std::vector<std::string>& tokenized_hypotheses,
                                      const std::vector<std::string>& detokenized_hypotheses,

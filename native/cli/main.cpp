@@ -1,10 +1,12 @@
 // The `attend` command line program: train, translate, evaluate, export, and benchmark.
 #include "train/communicator.h"
+#include "attend_version.h"
 #include "cli/command.h"
 #include "error.h"
 
 #include <cstdio>
 #include <exception>
+#include <string>
 
 namespace attend::cli {
 
@@ -31,7 +33,7 @@ CLI::App* bench_command(CLI::App& app) {
 int main(int argc, char** argv) {
     CLI::App app{"attend: attention models for machine translation (Transformer, GRU + Bahdanau)"};
     app.require_subcommand(1);
-    app.set_version_flag("--version", "attend 0.1.0");
+    app.set_version_flag("--version", std::string("attend ") + attend::kAttendVersion);
     for (auto& setup : attend::cli::command_registry()) setup(app);
     try {
         app.parse(argc, argv);

@@ -2,10 +2,12 @@
 
 #include <cmath>
 
+#include "attend_version.h"
 #include "error.h"
 #include "text/bleu.h"
 #include "text/chrf.h"
 #include "text/tokenizer_13a.h"
+#include "text/tokenizer_zh.h"
 #include "text/translation_metrics.h"
 
 using namespace attend;
@@ -207,4 +209,174 @@ TEST_CASE("translation scores: a lowercase model loses cased BLEU, not lowercase
                   expected, lower.chrf.score);
     CHECK(lower.format() == line);
     CHECK_THROWS_AS(score_translations({"a"}, {"a"}, {"a"}, {}), Error);
+}
+
+// Expected strings below are what sacreBLEU 2.6.0's TokenizerZh returns for the same input.
+TEST_CASE("sacreBLEU's zh tokenizer: each Chinese character a token, then 13a's punctuation rules") {
+    struct Row {
+        const char* raw;
+        const char* tokenized;
+    };
+    const Row rows[] = {
+        {"我爱北京天安门。", "我 爱 北 京 天 安 门 。"},
+        {"Hello,世界!", "Hello , 世 界 !"},                            // ASCII punctuation: 13a's rules
+        {"e-mail中文,ok.", "e-mail 中 文 , ok ."},                      // ASCII words stay whole
+        {"ＡＢＣ１２３，你好！", "Ａ Ｂ Ｃ １ ２ ３ ， 你 好 ！"},   // full-width forms: one token each
+        {"（注）【重要】《书》", "（ 注 ） 【 重 要 】 《 书 》"},  // CJK and full-width brackets
+        {"共3.5元，约1,000人", "共 3.5 元 ， 约 1,000 人"},          // ASCII digits: numbers stay whole
+        {"2-3号", "2 - 3 号"},                                         // - after a digit splits, as in 13a
+        {"Mr.王说:“3,5”", "Mr . 王 说 : “ 3,5 ”"},
+        {"他说“好”——然后…", "他 说 “ 好 ” — — 然 后 …"},          // curly quotes, dashes, ellipsis split
+        {"I ☺ u→v ≤ 3€", "I ☺ u → v ≤ 3 €"},                          // symbols of U+2001..U+2A6D too
+        {"ひらがなカタカナｶﾀｶﾅ한국", "ひらがなカタカナ ｶ ﾀ ｶ ﾅ 한국"},  // kana, hangul: only half-width forms
+        {"ㄅㄆ⺀", "ㄅ ㄆ ⺀"},                                        // bopomofo, CJK radicals
+        {"  你好 \t", "你 好"},
+        {"你\u3000好", "你 好"},                                       // ideographic space: whitespace
+        {"a\u00a0中", "a 中"},
+        // Unlike tokenize_13a, no space is added at the ends, so a number at either end keeps its . or ,
+        {"价格是5.", "价 格 是 5."},
+        {".5元", ".5 元"},
+        // ... and nothing is unescaped or removed first.
+        {"&quot;中&quot;", "& quot ; 中 & quot ;"},
+        {"<skipped>中", "< skipped > 中"},
+        {"", ""},
+    };
+    for (const Row& row : rows) {
+        CAPTURE(row.raw);
+        CHECK(tokenize_zh(row.raw) == row.tokenized);
+    }
+    CHECK(tokenize_13a("价格是5.") == "价格是5 .");  // the difference at the end of a line
+    CHECK(tokenize_13a("我爱北京。") == "我爱北京。");  // and why Chinese needs its own tokenizer
+    CHECK_THROWS_AS(tokenize_zh("\xff"), Error);
+}
+
+TEST_CASE("sacreBLEU's zh tokenizer: which code points count as Chinese, as Python reads its table") {
+    // The table's blocks, at their edges.
+    CHECK(is_sacrebleu_chinese(0x4E00));   // 一
+    CHECK(is_sacrebleu_chinese(0x9FBB));
+    CHECK_FALSE(is_sacrebleu_chinese(0x9FBC));
+    CHECK(is_sacrebleu_chinese(0x3400));   // extension A
+    CHECK(is_sacrebleu_chinese(0x4DB5));
+    CHECK_FALSE(is_sacrebleu_chinese(0x4DB6));
+    CHECK(is_sacrebleu_chinese(0xF900));   // compatibility ideographs
+    CHECK_FALSE(is_sacrebleu_chinese(0xFA2E));
+    CHECK(is_sacrebleu_chinese(0x3000));   // CJK symbols and punctuation: 、。「」
+    CHECK(is_sacrebleu_chinese(0x303F));
+    CHECK_FALSE(is_sacrebleu_chinese(0x3040));  // hiragana
+    CHECK_FALSE(is_sacrebleu_chinese(0x30A2));  // katakana ア
+    CHECK(is_sacrebleu_chinese(0xFF01));   // ！
+    CHECK(is_sacrebleu_chinese(0xFFEF));
+    CHECK_FALSE(is_sacrebleu_chinese(0xFFF0));
+    CHECK_FALSE(is_sacrebleu_chinese(0xAC00));  // hangul 가
+    // The two supplementary-plane entries, u'\u20000' and u'\u2f800', are two-character strings in Python: the
+    // first admits U+2001..U+2A6D, the second falls inside the Kangxi radicals, and nothing above U+FFFF counts.
+    CHECK_FALSE(is_sacrebleu_chinese(0x2000));
+    CHECK(is_sacrebleu_chinese(0x2001));
+    CHECK(is_sacrebleu_chinese(0x2014));   // —
+    CHECK(is_sacrebleu_chinese(0x201C));   // “
+    CHECK(is_sacrebleu_chinese(0x20AC));   // €
+    CHECK(is_sacrebleu_chinese(0x2A6D));
+    CHECK_FALSE(is_sacrebleu_chinese(0x2A6E));
+    CHECK_FALSE(is_sacrebleu_chinese(0x20000));  // 𠀀, extension B
+    CHECK_FALSE(is_sacrebleu_chinese(0x2F800));
+    CHECK(tokenize_zh("a\U00020000b") == "a\U00020000b");
+    // Nothing below U+2001 counts: ASCII, Latin, Greek, Cyrillic, Arabic, Devanagari...
+    int below = 0;
+    for (char32_t cp = 0; cp < 0x2001; ++cp) below += is_sacrebleu_chinese(cp) ? 1 : 0;
+    CHECK(below == 0);
+}
+
+namespace {
+const std::vector<std::string> kChineseHyp = {"我喜欢猫。", "今天天气很好", "我有3只猫"};
+const std::vector<std::string> kChineseRef = {"我喜欢狗。", "今天天气好。", "我有3只猫和1只狗"};
+}  // namespace
+
+TEST_CASE("corpus BLEU with the zh tokenizer on a Chinese set, counted by hand") {
+    // Each character is a token:
+    //  我 喜 欢 猫 。 / 我 喜 欢 狗 。:            1g 4/5 (我 喜 欢 。), 2g 2/4 (我喜 喜欢), 3g 1/3, 4g 0/2
+    //  今 天 天 气 很 好 / 今 天 天 气 好 。:       1g 5/6 (天 twice), 2g 3/5 (今天 天天 天气), 3g 2/4, 4g 1/3
+    //  我 有 3 只 猫 / 我 有 3 只 猫 和 1 只 狗:   1g 5/5, 2g 4/4, 3g 3/3, 4g 2/2
+    // Sums: 14/16, 9/13, 6/10, 3/7; hyp_len 16, ref_len 5 + 6 + 9 = 20, so BP = exp(1 - 20/16) = exp(-0.25).
+    // (sacreBLEU 2.6.0, tokenize=zh: BLEU = 48.93 87.5/69.2/60.0/42.9 (BP = 0.779 ratio = 0.800 ...))
+    BleuOptions zh;
+    zh.tokenize = BleuTokenize::zh;
+    const CorpusBleu score = corpus_bleu(kChineseHyp, kChineseRef, zh);
+    CHECK(score.correct == std::array<std::int64_t, 4>{14, 9, 6, 3});
+    CHECK(score.total == std::array<std::int64_t, 4>{16, 13, 10, 7});
+    CHECK(score.hyp_len == 16);
+    CHECK(score.ref_len == 20);
+    const double bp = std::exp(-0.25);
+    const double expected = 100.0 * bp * std::pow(14.0 / 16 * 9.0 / 13 * 6.0 / 10 * 3.0 / 7, 0.25);
+    CHECK(score.brevity_penalty == doctest::Approx(bp).epsilon(1e-12));
+    CHECK(score.score == doctest::Approx(expected).epsilon(1e-12));
+    CHECK(score.format() == "BLEU = 48.93 87.5/69.2/60.0/42.9 (BP = 0.779 ratio = 0.800 hyp_len = 16 ref_len = 20)");
+    CHECK(bleu_preprocess("我有3只猫", zh) == "我 有 3 只 猫");
+    // With 13a each line is a single token, and none matches.
+    BleuOptions v13a;
+    v13a.tokenize = BleuTokenize::v13a;
+    CHECK(corpus_bleu(kChineseHyp, kChineseRef, v13a).correct == std::array<std::int64_t, 4>{0, 0, 0, 0});
+}
+
+TEST_CASE("chrF2 of a Chinese set, counted by hand") {
+    // Character n-grams (hyp, ref, matches) for n = 1..6:
+    //  我喜欢猫。 / 我喜欢狗。:          (5,5,4) (4,4,2) (3,3,1) (2,2,0) (1,1,0) (0,0,0)
+    //  今天天气很好 / 今天天气好。:      (6,6,5) (5,5,3) (4,4,2) (3,3,1) (2,2,0) (1,1,0)
+    //  我有3只猫 / 我有3只猫和1只狗:     (5,9,5) (4,8,4) (3,7,3) (2,6,2) (1,5,1) (0,4,0)
+    // Sums: hyp 16 13 10 7 4 1, ref 20 17 14 11 8 5, matches 14 9 6 3 1 0: all six orders count.
+    // P = (14/16 + 9/13 + 6/10 + 3/7 + 1/4 + 0/1) / 6, R = (14/20 + 9/17 + 6/14 + 3/11 + 1/8 + 0/5) / 6,
+    // chrF2 = 100 * 5PR / (4P + R)  (sacreBLEU 2.6.0: chrF2 = 36.28)
+    const CorpusChrf score = corpus_chrf(kChineseHyp, kChineseRef);
+    CHECK(score.hyp == std::array<std::int64_t, 6>{16, 13, 10, 7, 4, 1});
+    CHECK(score.ref == std::array<std::int64_t, 6>{20, 17, 14, 11, 8, 5});
+    CHECK(score.match == std::array<std::int64_t, 6>{14, 9, 6, 3, 1, 0});
+    CHECK(score.effective_order == 6);
+    const double p = (14.0 / 16 + 9.0 / 13 + 6.0 / 10 + 3.0 / 7 + 1.0 / 4) / 6;
+    const double r = (14.0 / 20 + 9.0 / 17 + 6.0 / 14 + 3.0 / 11 + 1.0 / 8) / 6;
+    CHECK(score.precision == doctest::Approx(p).epsilon(1e-12));
+    CHECK(score.recall == doctest::Approx(r).epsilon(1e-12));
+    CHECK(score.score == doctest::Approx(100.0 * 5 * p * r / (4 * p + r)).epsilon(1e-12));
+    CHECK(score.format() == "chrF2 = 36.28");
+}
+
+TEST_CASE("signatures: sacreBLEU 2.x's keys in its order, Attend's version in place of sacreBLEU's") {
+    const std::string version = "version:attend-" + std::string(kAttendVersion);
+    CHECK(metrics_version() == "attend-" + std::string(kAttendVersion));
+    BleuOptions options;
+    options.tokenize = BleuTokenize::v13a;
+    CHECK(bleu_signature(options) == "nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|" + version);
+    options.tokenize = BleuTokenize::zh;
+    CHECK(bleu_signature(options) == "nrefs:1|case:mixed|eff:no|tok:zh|smooth:exp|" + version);
+    options.tokenize = BleuTokenize::none;
+    options.lowercase = true;
+    options.smoothing = BleuSmoothing::none;
+    CHECK(bleu_signature(options) == "nrefs:1|case:lc|eff:no|tok:none|smooth:none|" + version);
+    CHECK(chrf_signature(false) == "nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|" + version);
+    CHECK(chrf_signature(true) == "nrefs:1|case:lc|eff:yes|nc:6|nw:0|space:no|" + version);
+}
+
+TEST_CASE("BLEU tokenizers by name, and the default one for a target language") {
+    for (BleuTokenize t : {BleuTokenize::none, BleuTokenize::v13a, BleuTokenize::zh})
+        CHECK(parse_bleu_tokenize(bleu_tokenize_name(t)) == t);
+    CHECK(bleu_tokenize_name(BleuTokenize::v13a) == "13a");
+    CHECK_THROWS_WITH_AS(parse_bleu_tokenize("intl"), "unknown BLEU tokenizer 'intl' (expected none, 13a or zh)", Error);
+    for (const char* chinese : {"zh", "ZH", "zh-TW", "zh-Hans", "zh_CN", "cmn", "cmn-Hans", "zho", "chi"}) {
+        CAPTURE(chinese);
+        CHECK(default_bleu_tokenize(chinese) == BleuTokenize::zh);
+    }
+    for (const char* other : {"en", "de", "fr", "ja", "ko", "zu", "zha", "", "z"}) {
+        CAPTURE(other);
+        CHECK(default_bleu_tokenize(other) == BleuTokenize::v13a);
+    }
+}
+
+TEST_CASE("translation scores of a test set without tokenized references: BLEU and chrF2, each with its signature") {
+    const DetokenizedScores scores = score_detokenized(kChineseHyp, kChineseRef, BleuTokenize::zh);
+    CHECK(scores.bleu.correct == std::array<std::int64_t, 4>{14, 9, 6, 3});
+    const std::string version = "version:attend-" + std::string(kAttendVersion);
+    CHECK(scores.format() ==
+          "BLEU = 48.93 87.5/69.2/60.0/42.9 (BP = 0.779 ratio = 0.800 hyp_len = 16 ref_len = 20)\n"
+          "BLEU|nrefs:1|case:mixed|eff:no|tok:zh|smooth:exp|" + version + "\n"
+          "chrF2 = 36.28\n"
+          "chrF2|nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|" + version);
+    CHECK_THROWS_AS(score_detokenized({"a"}, {"a", "b"}, BleuTokenize::v13a), Error);
 }
