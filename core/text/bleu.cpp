@@ -92,7 +92,9 @@ CorpusBleu corpus_bleu(const std::vector<std::string>& hypotheses, const std::ve
     double log_sum = 0;
     double smooth = 1;
     bool zero = false;
-    for (int n = 0; n < 4; ++n) {
+    // sacreBLEU stops before smoothing when no n-gram of any order matches: every precision shows as 0.
+    const bool no_match = std::all_of(result.correct.begin(), result.correct.end(), [](std::int64_t c) { return c == 0; });
+    for (int n = 0; n < 4 && !no_match; ++n) {
         double precision = 0;
         if (result.total[n] > 0) {
             if (result.correct[n] > 0) {
@@ -114,7 +116,7 @@ CorpusBleu corpus_bleu(const std::vector<std::string>& hypotheses, const std::ve
         result.brevity_penalty = 1.0;
     }
     result.ratio = result.ref_len > 0 ? static_cast<double>(result.hyp_len) / static_cast<double>(result.ref_len) : 0;
-    result.score = zero ? 0.0 : result.brevity_penalty * std::exp(log_sum / 4.0);
+    result.score = zero || no_match ? 0.0 : result.brevity_penalty * std::exp(log_sum / 4.0);
     return result;
 }
 

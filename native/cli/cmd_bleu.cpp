@@ -1,7 +1,10 @@
-// `attend bleu --ref REF --hyp HYP`: corpus BLEU-4 and/or chrF2 as sacreBLEU computes them, printed as
-// sacreBLEU's score lines. The default scores already-tokenized files (tokenize=none, as multi-bleu.perl);
-// `--tokenize 13a` scores detokenized text the way sacreBLEU does by default, `--lowercase` ignores case.
-// chrF2 always works on the text as given (whitespace removed), like sacreBLEU's chrF.
+// `attend bleu --ref REF --hyp HYP`: corpus BLEU-4 and/or chrF2 as sacreBLEU computes them, each printed as
+// sacreBLEU's score line followed by the metric's name and signature as sacreBLEU 2.x cites them
+// ("BLEU|nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:attend-0.1.0"), so a reader can tell how the
+// number was computed. The default scores already-tokenized files (tokenize=none, as multi-bleu.perl);
+// `--tokenize 13a` scores detokenized text the way sacreBLEU does by default, `--tokenize zh` Chinese text as
+// sacreBLEU does for it, `--lowercase` ignores case. chrF2 always works on the text as given (whitespace
+// removed), like sacreBLEU's chrF.
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -28,10 +31,11 @@ void run_bleu(const BleuArgs& args) {
                     " has " + std::to_string(hypotheses.size()) + " (expected the same number of lines)");
     if (args.metric == "bleu" || args.metric == "all") {
         BleuOptions options;
-        options.tokenize = args.tokenize == "13a" ? BleuTokenize::v13a : BleuTokenize::none;
+        options.tokenize = parse_bleu_tokenize(args.tokenize);
         options.lowercase = args.lowercase;
         options.smoothing = args.no_smoothing ? BleuSmoothing::none : BleuSmoothing::exp;
         std::printf("%s\n", corpus_bleu(hypotheses, references, options).format().c_str());
+        std::printf("BLEU|%s\n", bleu_signature(options).c_str());
     }
     if (args.metric == "chrf" || args.metric == "all") {
         if (args.lowercase) {
@@ -39,6 +43,7 @@ void run_bleu(const BleuArgs& args) {
             for (std::string& line : references) line = lowercase(line);
         }
         std::printf("%s\n", corpus_chrf(hypotheses, references).format().c_str());
+        std::printf("chrF2|%s\n", chrf_signature(args.lowercase).c_str());
     }
 }
 
@@ -48,11 +53,12 @@ CommandRegistrar registrar([](CLI::App& app) {
     cmd->add_option("--ref,-r", args->ref, "Reference file, one sentence a line (plain or .gz)")->required();
     cmd->add_option("--hyp,-H", args->hyp, "Hypothesis file, line-aligned with the reference (plain or .gz)")->required();
     cmd->add_option("--tokenize", args->tokenize,
-                    "BLEU tokenizer: none (the files are tokenized) or 13a (sacreBLEU's default, for detokenized text)")
-        ->check(CLI::IsMember({"none", "13a"}))
+                    "BLEU tokenizer: none (the files are tokenized), 13a (sacreBLEU's default, for detokenized text) "
+                    "or zh (sacreBLEU's for Chinese: each Chinese character a token, then 13a)")
+        ->check(CLI::IsMember({"none", "13a", "zh"}))
         ->capture_default_str();
     cmd->add_flag("--lowercase,--lc", args->lowercase, "Lowercase both sides before scoring");
-    cmd->add_option("--metric", args->metric, "bleu, chrf, or all (one line each)")
+    cmd->add_option("--metric", args->metric, "bleu, chrf, or all (each a score line and a signature line)")
         ->check(CLI::IsMember({"bleu", "chrf", "all"}))
         ->capture_default_str();
     cmd->add_flag("--no-smoothing", args->no_smoothing, "multi-bleu.perl: a zero n-gram precision gives BLEU 0");

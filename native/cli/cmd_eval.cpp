@@ -3,8 +3,11 @@
 // the lowercased tokenized output against the official tokenized lowercase tok/ files, comparable with
 // published Multi30K results (multi-bleu / sacreBLEU tokenize=none); cased BLEU (sacreBLEU's default 13a
 // tokenizer) and chrF2 on the detokenized output against the raw references, what a reader of the output sees.
+// Any other test set comes as two files, --src and --ref: it has no official tokenized references, so it gets the
+// two scores on the detokenized output, cased BLEU (13a, or zh for a Chinese target: the tokenizer sacreBLEU
+// picks for the language; --tokenize chooses another) and chrF2, each with its sacreBLEU-style signature line.
 // A Tatoeba model (d2l word pipeline: transformer-d2l, bahdanau-d2l) gets the seeds' four-sentence table
-// instead: "go . => va !,  bleu 1.000" per line (greedy, bleu with k = 2), then the mean.
+// instead of the Multi30K splits: "go . => va !,  bleu 1.000" per line (greedy, bleu with k = 2), then the mean.
 #include "cli/command.h"
 #include "cli/model_loading.h"
 #include "cli/option_checks.h"
@@ -12,6 +15,7 @@
 #include "data/multi30k.h"
 #include "data/text_file.h"
 #include "error.h"
+#include "text/lang.h"
 #include "text/translation_metrics.h"
 #include "translate/d2l_examples.h"
 #include "translate/translator.h"
@@ -29,6 +33,8 @@ struct EvalFlags {
     std::vector<std::string> models;  // several: an ensemble
     std::string data_dir, output, output_text;
     std::vector<std::string> splits = {"test_2016_flickr"};
+    std::string src, ref;  // a test set of any two files instead of the splits
+    std::string tokenize;  // BLEU tokenizer for src/ref; empty: the target language's
     int limit = 0, threads = 0;
     TranslationOptions options;         // beam_size, length_penalty, copy_through, two limits and close_marks are flags
     bool length_penalty_given = false;  // else the model's own (Translator::default_options)
@@ -74,19 +80,50 @@ std::string confidence_summary(std::vector<float> confidence, float threshold) {
     return out;
 }
 
-void eval_split(const Translator& translator, const EvalFlags& f, const std::string& dir, const std::string& split,
-                const std::string& output, const std::string& output_text) {
+// What one evaluation translates and scores against.
+struct TestSet {
+    std::string name;                       // the split, or the source file
+    std::vector<std::string> sources, raw_refs;
+    std::vector<std::string> tok_refs;      // Multi30K's official tokenized references
+    bool multi30k = true;                   // false: files, which have no tokenized references
+};
+
+TestSet load_split(const TranslatorModel& m, const std::string& dir, const std::string& split) {
+    // Any model of Multi30K's languages: a subword model's code names them too (and an error names one it lacks).
+    const Lang source = parse_lang(language_code(m.source_pipeline)), target = parse_lang(language_code(m.target_pipeline));
+    TestSet set{split, read_lines(multi30k_path(dir, split, source, TextForm::raw)),
+                read_lines(multi30k_path(dir, split, target, TextForm::raw)),
+                read_lines(multi30k_path(dir, split, target, TextForm::tok))};
+    // The tokenized lowercase figure compares Moses tokens with Moses tokens: a raw-text subword model writes none.
+    set.multi30k = m.target_pipeline.type != TextPipelineType::sentencepiece;
+    if (set.sources.size() != set.tok_refs.size() || set.sources.size() != set.raw_refs.size())
+        throw Error("the " + split + " source has " + std::to_string(set.sources.size()) +
+                    " lines, the tokenized reference " + std::to_string(set.tok_refs.size()) + ", the raw reference " +
+                    std::to_string(set.raw_refs.size()));
+    return set;
+}
+
+TestSet load_files(const std::string& src, const std::string& ref) {
+    TestSet set{src, read_lines(src), read_lines(ref), {}, false};
+    if (set.sources.size() != set.raw_refs.size())
+        throw Error("eval: the source " + src + " has " + std::to_string(set.sources.size()) + " lines, the reference " +
+                    ref + " has " + std::to_string(set.raw_refs.size()) + " (expected one reference line a source line)");
+    return set;
+}
+
+BleuTokenize file_bleu_tokenize(const TranslatorModel& m, const EvalFlags& f) {
+    if (!f.tokenize.empty()) return parse_bleu_tokenize(f.tokenize);
+    return default_bleu_tokenize(language_code(m.target_pipeline));
+}
+
+void eval_set(const Translator& translator, const EvalFlags& f, TestSet set, const std::string& output,
+              const std::string& output_text) {
     const TranslatorModel& m = translator.model();
-    std::vector<std::string> sources = read_lines(multi30k_path(dir, split, m.source_pipeline.lang, TextForm::raw));
-    std::vector<std::string> refs = read_lines(multi30k_path(dir, split, m.target_pipeline.lang, TextForm::tok));
-    std::vector<std::string> raw_refs = read_lines(multi30k_path(dir, split, m.target_pipeline.lang, TextForm::raw));
-    if (sources.size() != refs.size() || sources.size() != raw_refs.size())
-        throw Error("the " + split + " source has " + std::to_string(sources.size()) + " lines, the tokenized reference " +
-                    std::to_string(refs.size()) + ", the raw reference " + std::to_string(raw_refs.size()));
+    std::vector<std::string>& sources = set.sources;
     if (f.limit > 0 && static_cast<size_t>(f.limit) < sources.size()) {
         sources.resize(f.limit);
-        refs.resize(f.limit);
-        raw_refs.resize(f.limit);
+        set.raw_refs.resize(f.limit);
+        if (set.multi30k) set.tok_refs.resize(f.limit);
     }
     TranslationOptions opt = translator.default_options();
     opt.beam_size = f.options.beam_size;
@@ -106,13 +143,19 @@ void eval_split(const Translator& translator, const EvalFlags& f, const std::str
         if (!r.untranslated) confidence[i] = r.confidence;
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    TranslationScores scores = score_translations(hyps, texts, refs, raw_refs);
     const std::string ensemble =
         translator.ensemble_size() > 1 ? " (ensemble of " + std::to_string(translator.ensemble_size()) + ")" : "";
-    std::printf("%s %s-%s beam %d%s, length penalty %.2g, %zu sentences: %s\n", split.c_str(),
+    std::printf("%s %s-%s beam %d%s, length penalty %.2g, %zu sentences", set.name.c_str(),
                 language_code(m.source_pipeline).c_str(), language_code(m.target_pipeline).c_str(), opt.beam_size,
-                ensemble.c_str(), opt.length_penalty, sources.size(), scores.format().c_str());
-    std::printf("%s confidence: %s\n", split.c_str(), confidence_summary(confidence, opt.min_confidence).c_str());
+                ensemble.c_str(), opt.length_penalty, sources.size());
+    if (set.multi30k) {
+        std::printf(": %s\n", score_translations(hyps, texts, set.tok_refs, set.raw_refs).format().c_str());
+    } else {
+        // Without tokenized references the lowercased tokenized score has nothing to compare with.
+        std::printf(", cased BLEU and chrF2 of the detokenized output (no Moses-tokenized references to compare with):\n%s\n",
+                    score_detokenized(texts, set.raw_refs, file_bleu_tokenize(m, f)).format().c_str());
+    }
+    std::printf("%s confidence: %s\n", set.name.c_str(), confidence_summary(confidence, opt.min_confidence).c_str());
     std::fflush(stdout);
     std::fprintf(stderr, "translated in %.1f s (%.1f ms per sentence, %d threads)\n", seconds,
                  1000.0 * seconds / sources.size(), omp_get_max_threads());
@@ -130,6 +173,13 @@ std::string output_for_split(const std::string& output, const std::string& split
 }
 
 void run_eval(const EvalFlags& f, bool beam_given, bool split_given) {
+    if (!f.src.empty()) {
+        TestSet set = load_files(f.src, f.ref);  // a file error before the model loads
+        Translator translator = load_translator(f.models);
+        if (f.threads > 0) omp_set_num_threads(f.threads);
+        eval_set(translator, f, std::move(set), f.output, f.output_text);
+        return;
+    }
     Translator translator = load_translator(f.models);
     const TranslatorModel& m = translator.model();
     if (m.target_pipeline.type == TextPipelineType::d2l_words) {
@@ -139,19 +189,20 @@ void run_eval(const EvalFlags& f, bool beam_given, bool split_given) {
     }
     const std::string dir = f.data_dir.empty() ? default_data_dir() : f.data_dir;
     const std::vector<std::string> splits = expand_splits(f.splits);
-    for (const std::string& split : splits) multi30k_path(dir, split, m.source_pipeline.lang, TextForm::raw);  // names a bad split first
+    for (const std::string& split : splits)  // names a bad split first
+        multi30k_path(dir, split, parse_lang(language_code(m.source_pipeline)), TextForm::raw);
     if (f.threads > 0) omp_set_num_threads(f.threads);
     const bool several = splits.size() > 1;
     for (const std::string& split : splits)
-        eval_split(translator, f, dir, split, output_for_split(f.output, split, several),
-                   output_for_split(f.output_text, split, several));
+        eval_set(translator, f, load_split(m, dir, split), output_for_split(f.output, split, several),
+                 output_for_split(f.output_text, split, several));
 }
 
 CommandRegistrar registrar([](CLI::App& app) {
     auto f = std::make_shared<EvalFlags>();
     CLI::App* cmd = app.add_subcommand(
-        "eval", "BLEU (lowercased tokenized; cased 13a) and chrF2 of a model on Multi30K splits, or the seeds' "
-                "four-sentence table for a Tatoeba (d2l) model");
+        "eval", "BLEU (lowercased tokenized; cased 13a) and chrF2 of a model on Multi30K splits, cased BLEU and chrF2 "
+                "on any --src/--ref files, or the seeds' four-sentence table for a Tatoeba (d2l) model");
     cmd->add_option("-m,--model", f->models, "Model file or checkpoint; given more than once, an ensemble of them")
         ->required();
     cmd->add_option("--split", f->splits,
@@ -159,7 +210,18 @@ CommandRegistrar registrar([](CLI::App& app) {
                     "split but train")
         ->delimiter(',')
         ->capture_default_str();
+    CLI::Option* split_option = cmd->get_option("--split");
     cmd->add_option("--data", f->data_dir, "Data folder (default ../shared/data or $ATTEND_DATA)");
+    CLI::Option* src = cmd->add_option("--src", f->src,
+                                       "A test set of your own instead of the splits: its source file, one sentence "
+                                       "a line (plain or .gz); needs --ref");
+    CLI::Option* ref = cmd->add_option("--ref", f->ref, "The reference translations of --src, line-aligned with it");
+    src->needs(ref)->excludes(split_option);
+    ref->needs(src);
+    cmd->add_option("--tokenize", f->tokenize,
+                    "BLEU tokenizer for --src/--ref: none, 13a or zh (default: zh for a Chinese target, else 13a)")
+        ->check(CLI::IsMember({"none", "13a", "zh"}))
+        ->needs(src);
     TranslationOptions& o = f->options;
     cmd->add_option("-b,--beam", o.beam_size, "Beam size (the d2l table: 1 unless given)")
         ->capture_default_str()

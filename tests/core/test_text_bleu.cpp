@@ -311,10 +311,13 @@ TEST_CASE("corpus BLEU with the zh tokenizer on a Chinese set, counted by hand")
     CHECK(score.score == doctest::Approx(expected).epsilon(1e-12));
     CHECK(score.format() == "BLEU = 48.93 87.5/69.2/60.0/42.9 (BP = 0.779 ratio = 0.800 hyp_len = 16 ref_len = 20)");
     CHECK(bleu_preprocess("我有3只猫", zh) == "我 有 3 只 猫");
-    // With 13a each line is a single token, and none matches.
+    // With 13a each line is a single token, and none matches; with no match at all sacreBLEU does not smooth,
+    // so every precision shows as 0.
     BleuOptions v13a;
     v13a.tokenize = BleuTokenize::v13a;
-    CHECK(corpus_bleu(kChineseHyp, kChineseRef, v13a).correct == std::array<std::int64_t, 4>{0, 0, 0, 0});
+    const CorpusBleu unsplit = corpus_bleu(kChineseHyp, kChineseRef, v13a);
+    CHECK(unsplit.correct == std::array<std::int64_t, 4>{0, 0, 0, 0});
+    CHECK(unsplit.format() == "BLEU = 0.00 0.0/0.0/0.0/0.0 (BP = 1.000 ratio = 1.000 hyp_len = 3 ref_len = 3)");
 }
 
 TEST_CASE("chrF2 of a Chinese set, counted by hand") {

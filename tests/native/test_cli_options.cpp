@@ -3,6 +3,7 @@
 // attend train sets its fields over the preset's. Each translate flag does what it says.
 #include <doctest/doctest.h>
 
+#include "attend_version.h"
 #include "data/data_dir.h"
 #include "data/multi30k.h"
 #include "data/text_file.h"
@@ -350,6 +351,80 @@ TEST_CASE("attend bleu and translate: a truncated .gz input is an error naming t
     check_refused("bleu --ref '" + cut + "' --hyp '" + whole + "'", "the file is truncated");
     std::remove(whole.c_str());
     std::remove(cut.c_str());
+}
+
+TEST_CASE("attend bleu --tokenize zh: Chinese scored a character a token; each score line followed by its signature") {
+    using namespace attend;
+    const std::string hyp = kTmp + "zh_hyp.txt", ref = kTmp + "zh_ref.txt";
+    // The set of test_text_bleu.cpp's "corpus BLEU with the zh tokenizer on a Chinese set, counted by hand".
+    write_lines(hyp, {"我喜欢猫。", "今天天气很好", "我有3只猫"});
+    write_lines(ref, {"我喜欢狗。", "今天天气好。", "我有3只猫和1只狗"});
+    const std::string version = std::string("version:attend-") + attend::kAttendVersion;
+    const Run zh = run_attend("bleu --ref '" + ref + "' --hyp '" + hyp + "' --tokenize zh --metric all");
+    CAPTURE(zh.output);
+    CHECK(zh.status == 0);
+    CHECK(zh.output ==
+          "BLEU = 48.93 87.5/69.2/60.0/42.9 (BP = 0.779 ratio = 0.800 hyp_len = 16 ref_len = 20)\n"
+          "BLEU|nrefs:1|case:mixed|eff:no|tok:zh|smooth:exp|" + version + "\n"
+          "chrF2 = 36.28\n"
+          "chrF2|nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|" + version + "\n");
+    // 13a leaves each Chinese line one token: nothing matches.
+    const Run v13a = run_attend("bleu --ref '" + ref + "' --hyp '" + hyp + "' --tokenize 13a");
+    CHECK(v13a.output.find("BLEU = 0.00 0.0/0.0/0.0/0.0 (BP = 1.000 ratio = 1.000 hyp_len = 3 ref_len = 3)\n"
+                           "BLEU|nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|") == 0);
+    // The default (tokenize none), lowercased, without smoothing: the signature says so.
+    const Run lc = run_attend("bleu --ref '" + ref + "' --hyp '" + hyp + "' --lc --no-smoothing --metric all");
+    CAPTURE(lc.output);
+    CHECK(lc.output.find("\nBLEU|nrefs:1|case:lc|eff:no|tok:none|smooth:none|" + version + "\n") != std::string::npos);
+    CHECK(lc.output.find("\nchrF2|nrefs:1|case:lc|eff:yes|nc:6|nw:0|space:no|" + version + "\n") != std::string::npos);
+    check_refused("bleu --ref '" + ref + "' --hyp '" + hyp + "' --tokenize intl", "--tokenize: intl not in {none,13a,zh}");
+    std::remove(hyp.c_str());
+    std::remove(ref.c_str());
+}
+
+TEST_CASE("attend eval --src --ref: any test set, plain or .gz; line counts must match; cased BLEU and chrF2 signed") {
+    using namespace attend;
+    const std::string model = std::string(ATTEND_SOURCE_DIR) + "/web/models/multi30k-en-de-cased.safetensors";
+    const std::string src = kTmp + "eval_src.en.gz", ref = kTmp + "eval_ref.de", short_ref = kTmp + "eval_short.de";
+    write_lines(src, {"A dog runs on the beach.", "Two men play football.", "A woman reads a book."});
+    write_lines(ref, {"Ein Hund rennt am Strand.", "Zwei Männer spielen Fußball.", "Eine Frau liest ein Buch."});
+    write_lines(short_ref, {"Ein Hund rennt am Strand.", "Zwei Männer spielen Fußball."});
+    const std::string missing = kTmp + "eval_missing.de";
+
+    check_refused("eval -m '" + model + "' --src '" + src + "' --ref '" + short_ref + "'",
+                  "eval: the source " + src + " has 3 lines, the reference " + short_ref + " has 2");
+    check_refused("eval -m '" + model + "' --src '" + src + "' --ref '" + missing + "'",
+                  missing + ": cannot open (no such file)");
+    check_refused("eval -m '" + model + "' --src '" + missing + "' --ref '" + ref + "'",
+                  missing + ": cannot open (no such file)");
+    check_refused("eval -m '" + model + "' --src '" + src + "'", "--src requires --ref");
+    check_refused("eval -m '" + model + "' --ref '" + ref + "'", "--ref requires --src");
+    check_refused("eval -m '" + model + "' --split val --src '" + src + "' --ref '" + ref + "'", "--split excludes --src");
+    check_refused("eval -m '" + model + "' --tokenize zh", "--tokenize requires --src");
+    check_refused("eval -m '" + model + "' --src '" + src + "' --ref '" + ref + "' --tokenize intl",
+                  "--tokenize: intl not in {none,13a,zh}");
+
+    const std::string version = std::string("version:attend-") + attend::kAttendVersion;
+    const Run run = run_attend("eval -m '" + model + "' --src '" + src + "' --ref '" + ref + "' --threads 1");
+    CAPTURE(run.output);
+    CHECK(run.status == 0);
+    CHECK(run.output.find(src + " en-de beam 5, length penalty ") != std::string::npos);
+    CHECK(run.output.find(", 3 sentences, cased BLEU and chrF2 of the detokenized output (no lowercased tokenized "
+                          "BLEU for files):\nBLEU = ") != std::string::npos);
+    // German gets 13a; no lowercased tokenized (Multi30K) score.
+    CHECK(run.output.find("\nBLEU|nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|" + version + "\nchrF2 = ") !=
+          std::string::npos);
+    CHECK(run.output.find("\nchrF2|nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|" + version + "\n") !=
+          std::string::npos);
+    CHECK(run.output.find(" | cased 13a BLEU = ") == std::string::npos);
+    CHECK(run.output.find(src + " confidence: percentiles") != std::string::npos);
+    const Run zh = run_attend("eval -m '" + model + "' --src '" + src + "' --ref '" + ref +
+                              "' --threads 1 --limit 2 --tokenize zh");
+    CAPTURE(zh.output);
+    CHECK(zh.status == 0);
+    CHECK(zh.output.find(", 2 sentences, ") != std::string::npos);
+    CHECK(zh.output.find("\nBLEU|nrefs:1|case:mixed|eff:no|tok:zh|smooth:exp|" + version + "\n") != std::string::npos);
+    for (const std::string& f : {src, ref, short_ref}) std::remove(f.c_str());
 }
 
 TEST_CASE("attend translate --progress: the count, rate and time left on standard error; every line still out") {
