@@ -6,6 +6,7 @@
 // A Tatoeba model (d2l word pipeline: transformer-d2l, bahdanau-d2l) gets the seeds' four-sentence table
 // instead: "go . => va !,  bleu 1.000" per line (greedy, bleu with k = 2), then the mean.
 #include "cli/command.h"
+#include "cli/line_io.h"
 #include "cli/model_loading.h"
 #include "cli/option_checks.h"
 #include "data/data_dir.h"
@@ -38,7 +39,7 @@ void run_d2l_table(const Translator& translator, int beam) {
     double sum = 0;
     std::vector<D2lExample> rows = run_d2l_examples(translator, beam);
     for (const D2lExample& row : rows) {
-        std::printf("%s\n", format_d2l_example(row).c_str());
+        write_stdout(format_d2l_example(row) + "\n");
         sum += row.bleu;
     }
     std::printf("mean bleu (k=2) %.3f over %zu sentences, beam %d\n", sum / rows.size(), rows.size(), beam);
@@ -112,8 +113,8 @@ void eval_split(const Translator& translator, const EvalFlags& f, const std::str
     std::printf("%s %s-%s beam %d%s, length penalty %.2g, %zu sentences: %s\n", split.c_str(),
                 lang_code(m.source_pipeline.lang).c_str(), lang_code(m.target_pipeline.lang).c_str(), opt.beam_size,
                 ensemble.c_str(), opt.length_penalty, sources.size(), scores.format().c_str());
-    std::printf("%s confidence: %s\n", split.c_str(), confidence_summary(confidence, opt.min_confidence).c_str());
-    std::fflush(stdout);
+    write_stdout(split + " confidence: " + confidence_summary(confidence, opt.min_confidence) + "\n");
+    finish_stdout();
     std::fprintf(stderr, "translated in %.1f s (%.1f ms per sentence, %d threads)\n", seconds,
                  1000.0 * seconds / sources.size(), omp_get_max_threads());
     if (!output.empty()) write_lines(output, hyps);
