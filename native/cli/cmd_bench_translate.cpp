@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/line_io.h"
 #include "cli/model_loading.h"
 #include "cli/option_checks.h"
 #include "cli/torch_peer.h"
@@ -109,8 +110,7 @@ void print_run(const SearchRun& run, size_t n) {
 // The source ids of every sentence as the model sees them, with the generation limit Attend used (the
 // translator's default: min(max_len, 2 * source tokens + 10)).
 void write_source_ids(const std::string& path, const Translator& translator, const std::vector<std::string>& sentences) {
-    std::ofstream out(path);
-    if (!out) throw Error("bench translate: cannot write the source ids file '" + path + "'");
+    std::ostringstream out;
     const TranslatorModel& m = translator.model();
     for (const std::string& s : sentences) {
         const std::vector<int> ids = m.source_vocab.ids(translator.source_tokens(s));
@@ -118,7 +118,7 @@ void write_source_ids(const std::string& path, const Translator& translator, con
         for (int id : ids) out << ' ' << id;
         out << '\n';
     }
-    if (!out) throw Error("bench translate: writing '" + path + "' failed");
+    write_text_file(path, out.str());
 }
 
 struct TorchFigures {

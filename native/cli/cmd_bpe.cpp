@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -26,11 +25,7 @@ bool ends_with(const std::string& text, const std::string& suffix) {
 
 // Codes files: JSON (the model-file form) when the name ends in .json, subword-nmt's text format otherwise.
 void write_codes(const std::string& path, const Bpe& bpe) {
-    std::string text = ends_with(path, ".json") ? nlohmann::json(bpe).dump() + "\n" : bpe.to_codes_text();
-    std::ofstream out(path, std::ios::binary);
-    if (!out) throw Error(path + ": cannot open for writing");
-    out << text;
-    if (!out) throw Error(path + ": write failed");
+    write_text_file(path, ends_with(path, ".json") ? nlohmann::json(bpe).dump() + "\n" : bpe.to_codes_text());
 }
 
 Bpe read_codes(const std::string& path) {

@@ -9,6 +9,7 @@
 // A Tatoeba model (d2l word pipeline: transformer-d2l, bahdanau-d2l) gets the seeds' four-sentence table
 // instead of the Multi30K splits: "go . => va !,  bleu 1.000" per line (greedy, bleu with k = 2), then the mean.
 #include "cli/command.h"
+#include "cli/line_io.h"
 #include "cli/model_loading.h"
 #include "cli/option_checks.h"
 #include "data/data_dir.h"
@@ -44,7 +45,7 @@ void run_d2l_table(const Translator& translator, int beam) {
     double sum = 0;
     std::vector<D2lExample> rows = run_d2l_examples(translator, beam);
     for (const D2lExample& row : rows) {
-        std::printf("%s\n", format_d2l_example(row).c_str());
+        write_stdout(format_d2l_example(row) + "\n");
         sum += row.bleu;
     }
     std::printf("mean bleu (k=2) %.3f over %zu sentences, beam %d\n", sum / rows.size(), rows.size(), beam);
@@ -145,18 +146,24 @@ void eval_set(const Translator& translator, const EvalFlags& f, TestSet set, con
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const std::string ensemble =
         translator.ensemble_size() > 1 ? " (ensemble of " + std::to_string(translator.ensemble_size()) + ")" : "";
-    std::printf("%s %s-%s beam %d%s, length penalty %.2g, %zu sentences", set.name.c_str(),
-                language_code(m.source_pipeline).c_str(), language_code(m.target_pipeline).c_str(), opt.beam_size,
-                ensemble.c_str(), opt.length_penalty, sources.size());
+    char head[512];
+    std::snprintf(head, sizeof head, "%s %s-%s beam %d%s, length penalty %.2g, %zu sentences", set.name.c_str(),
+                  language_code(m.source_pipeline).c_str(), language_code(m.target_pipeline).c_str(), opt.beam_size,
+                  ensemble.c_str(), opt.length_penalty, sources.size());
     if (set.multi30k) {
-        std::printf(": %s\n", score_translations(hyps, texts, set.tok_refs, set.raw_refs).format().c_str());
+        write_stdout(std::string(head) + ": " + score_translations(hyps, texts, set.tok_refs, set.raw_refs).format() + "
+");
     } else {
         // Without tokenized references the lowercased tokenized score has nothing to compare with.
-        std::printf(", cased BLEU and chrF2 of the detokenized output (no Moses-tokenized references to compare with):\n%s\n",
-                    score_detokenized(texts, set.raw_refs, file_bleu_tokenize(m, f)).format().c_str());
+        write_stdout(std::string(head) +
+                     ", cased BLEU and chrF2 of the detokenized output (no Moses-tokenized references to compare with):
+" +
+                     score_detokenized(texts, set.raw_refs, file_bleu_tokenize(m, f)).format() + "
+");
     }
-    std::printf("%s confidence: %s\n", set.name.c_str(), confidence_summary(confidence, opt.min_confidence).c_str());
-    std::fflush(stdout);
+    write_stdout(set.name + " confidence: " + confidence_summary(confidence, opt.min_confidence) + "
+");
+    finish_stdout();
     std::fprintf(stderr, "translated in %.1f s (%.1f ms per sentence, %d threads)\n", seconds,
                  1000.0 * seconds / sources.size(), omp_get_max_threads());
     if (!output.empty()) write_lines(output, hyps);

@@ -25,11 +25,14 @@ namespace attend::cli {
 namespace {
 
 std::atomic<bool> g_stop{false};
+std::atomic<int> g_signal{0};  // the first stop signal received
 
 // Ctrl-C, and SIGTERM (what batch schedulers and `kill` send before they give up waiting): finish the step, save a
-// checkpoint and stop. A second signal stops at once.
+// checkpoint and stop, with the status of a process that the signal ended (128 + the signal), so that a script or
+// scheduler does not take the run for finished. A second signal stops at once.
 extern "C" void on_stop_signal(int signal) {
     if (g_stop.exchange(true)) std::_Exit(128 + signal);
+    g_signal.store(signal);
 }
 
 // The flags that change a preset's options, each declared once with what it sets: a flag given on the command line
@@ -91,6 +94,22 @@ void validate_model_options(const TrainOptions& o) {
     }
 }
 
+// The last line of a run: state.epoch counts the epochs finished (the one in progress is 0-based), and the
+// validation figures are this call's, when it validated at all.
+std::string train_summary(const TrainResult& r) {
+    const TrainingState& s = r.state;
+    std::string epochs = "epochs " + std::to_string(s.epoch);
+    if (s.batch_in_epoch > 0)
+        epochs += " and " + std::to_string(s.batch_in_epoch) + " batches of epoch " + std::to_string(s.epoch + 1);
+    char validation[96] = "no validation";
+    if (r.validated) std::snprintf(validation, sizeof validation, "val loss %.4f, val BLEU %.2f", r.val_loss, r.val_bleu);
+    char line[400];
+    std::snprintf(line, sizeof line, "steps %lld, %s, last loss %.4f, %s, %.0f s%s", static_cast<long long>(s.step),
+                  epochs.c_str(), r.last_loss, validation, s.elapsed_seconds,
+                  r.interrupted ? " (interrupted: continue with --resume)" : "");
+    return line;
+}
+
 void run_train(const TrainCall& call) {
     TrainOptions o = train_preset(call.preset);
     if (call.resume) {  // the run's own length and cooldown, unless --epochs or --cooldown-epochs says otherwise
@@ -121,10 +140,10 @@ void run_train(const TrainCall& call) {
     std::signal(SIGINT, SIG_DFL);
     std::signal(SIGTERM, SIG_DFL);
     if (tty) std::fprintf(stderr, "\n");
+    // A rank that stopped because another one got the signal stops as that one does.
+    if (r.interrupted) exit_status() = 128 + (g_signal.load() != 0 ? g_signal.load() : SIGTERM);
     if (world().rank() != 0) return;  // rank 0 speaks for a data-parallel run
-    std::printf("steps %lld, epochs %d, last loss %.4f, val loss %.4f, val BLEU %.2f, %.0f s%s\n",
-                static_cast<long long>(r.state.step), r.state.epoch, r.last_loss, r.val_loss, r.val_bleu,
-                r.state.elapsed_seconds, r.interrupted ? " (interrupted: continue with --resume)" : "");
+    std::printf("%s\n", train_summary(r).c_str());
     if (!r.best_model.empty()) std::printf("best model: %s\n", r.best_model.c_str());
 }
 
@@ -181,6 +200,9 @@ CommandRegistrar registrar([](CLI::App& app) {
     f.add<std::string>("--data", [](O& o, const std::string& v) { o.corpus.data_dir = v; },
                        "Data folder (default ../shared/data or $ATTEND_DATA)");
     cmd->add_flag("--resume", call->resume, "Continue the newest checkpoint in the run folder");
+    f.add_switch("--overwrite", &O::overwrite,
+                 "A new run into a folder that holds another run: move that run's checkpoints and log into "
+                 "<out>/overwritten-<date>/ first (without it, such a folder is refused)");
     f.add("--start-from", &O::start_from,
           "Start a new run from this model file's parameters, tokenizers and vocabularies (fine-tuning; the options "
           "must give its layers, dimension, heads and ffn size); Adam starts afresh");

@@ -22,7 +22,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 
 namespace attend::cli {
 namespace {
@@ -253,7 +252,7 @@ void run_translate(TranslateFlags& f) {
         const TranslationResult& r = results[i];
         const std::string& text = f.tokenized ? r.tokenized : r.text;
         if (!f.json) {
-            std::printf("%s\n", text.c_str());
+            write_stdout(text + "\n");
             continue;
         }
         const bool translated = !blank(lines[i]) && errors[i].empty();
@@ -268,9 +267,9 @@ void run_translate(TranslateFlags& f) {
         } else {
             j["skipped"] = !errors[i].empty();
         }
-        std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+        write_stdout(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     }
-    std::fflush(stdout);
+    finish_stdout();
     if (f.verbose)
         std::fprintf(stderr, "%zu sentences in %.2f s (%.1f ms per sentence, beam %d, %d threads)\n", sentences.size(),
                      seconds, sentences.empty() ? 0.0 : 1000.0 * seconds / sentences.size(), opt.beam_size,
@@ -284,12 +283,12 @@ void run_translate(TranslateFlags& f) {
                            {"cross", maps_json(r.cross)}, {"encoder_self", maps_json(r.encoder_self)},
                            {"decoder_self", maps_json(r.decoder_self)}});
         }
-        std::ofstream file(f.attention_file);
-        if (!file) throw Error("cannot write " + f.attention_file);
-        file << nlohmann::json{{"format", "attend-attention"},
-                               {"note", "maps are [layers, heads, rows, cols]; cross rows = target tokens, cols = source tokens"},
-                               {"sentences", out}}.dump()
-             << '\n';
+        write_text_file(f.attention_file,
+                        nlohmann::json{{"format", "attend-attention"},
+                                       {"note", "maps are [layers, heads, rows, cols]; cross rows = target tokens, "
+                                                "cols = source tokens"},
+                                       {"sentences", out}}.dump() +
+                            "\n");
     }
     // The count of flagged lines goes beside the others, so that a long run's last line says how many of its
     // warnings were only that.

@@ -2,6 +2,7 @@
 #include "train/communicator.h"
 #include "attend_version.h"
 #include "cli/command.h"
+#include "cli/line_io.h"
 #include "error.h"
 
 #include <cstdio>
@@ -37,6 +38,9 @@ int main(int argc, char** argv) {
     for (auto& setup : attend::cli::command_registry()) setup(app);
     try {
         app.parse(argc, argv);
+        // Whatever a command printed must have reached its destination (a full disk, a closed pipe): a result that
+        // was lost is an error, not a success.
+        attend::cli::finish_stdout();
     } catch (const CLI::ParseError& e) {
         // CLI11 numbers its parse errors (105 for a value out of range, 106 for an unknown option...); to a caller
         // they are all one thing, a command line to fix, so they share the status of every other bad input: 1.

@@ -2,6 +2,7 @@
 
 #include <zlib.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <sys/stat.h>
@@ -87,15 +88,33 @@ void write_lines(const std::string& path, const std::vector<std::string>& lines)
     }
     if (compress) {
         gzFile file = gzopen(path.c_str(), "wb");
-        if (!file) throw Error(path + ": cannot open for writing");
-        bool ok = bytes.empty() || gzwrite(file, bytes.data(), static_cast<unsigned>(bytes.size())) > 0;
-        if (gzclose(file) != Z_OK || !ok) throw Error(path + ": write failed");
+        if (!file) throw Error(path + ": cannot open for writing (" + std::strerror(errno) + ")");
+        errno = 0;
+        const bool ok = bytes.empty() || gzwrite(file, bytes.data(), static_cast<unsigned>(bytes.size())) > 0;
+        int code = Z_OK;
+        const std::string message = ok ? std::string() : gz_message(file, path, code);
+        const int write_error = errno;
+        errno = 0;
+        // gzclose writes what zlib still holds (all of a small file): its failure is a write failure too.
+        const int closed = gzclose(file);
+        if (!ok || closed != Z_OK) {
+            const int error = !ok ? write_error : errno;
+            throw Error(path + ": write failed (" +
+                        (error != 0 ? std::string(std::strerror(error)) : message.empty() ? "zlib error" : message) + ")");
+        }
         return;
     }
     std::FILE* file = std::fopen(path.c_str(), "wb");
     if (!file) throw Error(path + ": cannot open for writing (" + std::strerror(errno) + ")");
-    bool ok = std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();
-    if (std::fclose(file) != 0 || !ok) throw Error(path + ": write failed");
+    errno = 0;
+    const bool ok = std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size() && std::fflush(file) == 0;
+    const int write_error = errno;
+    errno = 0;
+    const bool closed = std::fclose(file) == 0;
+    if (!ok || !closed) {
+        const int error = !ok ? write_error : errno;
+        throw Error(path + ": write failed (" + (error != 0 ? std::strerror(error) : "unknown reason") + ")");
+    }
 }
 
 }  // namespace attend

@@ -3,6 +3,7 @@
 #include "error.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -228,6 +230,86 @@ std::vector<std::string> list_checkpoints(const std::string& dir) {
 void prune_checkpoints(const std::string& dir, int keep) {
     std::vector<std::string> all = list_checkpoints(dir);
     for (size_t i = 0; keep >= 0 && i + static_cast<size_t>(keep) < all.size(); i++) fs::remove(all[i]);
+}
+
+RunFolderLock::RunFolderLock(const std::string& dir) {
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) throw Error("cannot create the run folder " + dir + ": " + ec.message());
+    const std::string path = (fs::path(dir) / kFileName).string();
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw Error("cannot open the run folder's lock file " + path + ": " + system_error(errno));
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+        const int error = errno;
+        std::string holder;
+        if (error == EWOULDBLOCK) {
+            char text[32] = {};
+            const ssize_t n = ::pread(fd_, text, sizeof text - 1, 0);
+            long pid = 0;
+            holder = n > 0 && std::sscanf(text, "%ld", &pid) == 1 && pid > 0 ? "pid " + std::to_string(pid)
+                                                                            : "a process that is starting";
+        }
+        ::close(fd_);
+        fd_ = -1;
+        if (error != EWOULDBLOCK) throw Error("cannot lock the run folder " + dir + " (" + path + "): " + system_error(error));
+        throw Error(dir + " is in use by another training run (" + holder + ", which holds " + path +
+                    "): wait for it to end or stop it, or train into another --out");
+    }
+    // The holder's pid, for the message of the next trainer that finds the folder locked.
+    const std::string pid = std::to_string(::getpid()) + "\n";
+    if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, pid.data(), pid.size(), 0) != static_cast<ssize_t>(pid.size())) {
+        const int error = errno;
+        ::close(fd_);
+        fd_ = -1;
+        throw Error("cannot write the run folder's lock file " + path + ": " + system_error(error));
+    }
+}
+
+RunFolderLock::~RunFolderLock() {
+    // The file stays: removing it would let a third trainer lock a new file while a second still waits on this one.
+    if (fd_ >= 0) ::close(fd_);
+}
+
+std::vector<std::string> run_files(const std::string& dir) {
+    auto ends_with = [](const std::string& s, const std::string& end) {
+        return s.size() >= end.size() && s.compare(s.size() - end.size(), end.size(), end) == 0;
+    };
+    std::vector<std::string> out;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+        const std::string name = entry.path().filename().string();
+        const bool checkpoint = name.rfind("checkpoint-", 0) == 0 &&
+                                (ends_with(name, ".safetensors") || ends_with(name, ".safetensors.unreadable") ||
+                                 ends_with(name, ".safetensors.tmp"));
+        const bool own = name == "train.jsonl" || name == "train.jsonl.tmp" || name == "best.safetensors" ||
+                         name == "best.safetensors.tmp" || name == "averaged.safetensors" ||
+                         name == "averaged.safetensors.tmp";
+        if ((checkpoint || own) && !entry.is_directory()) out.push_back(entry.path().string());
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+std::string move_run_files_aside(const std::string& dir) {
+    const std::vector<std::string> files = run_files(dir);
+    if (files.empty()) return "";
+    char stamp[32];
+    const std::time_t now = std::time(nullptr);
+    std::tm utc{};
+    gmtime_r(&now, &utc);
+    std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &utc);
+    fs::path aside = fs::path(dir) / (std::string("overwritten-") + stamp);
+    for (int n = 2; fs::exists(aside); n++) aside = fs::path(dir) / ("overwritten-" + std::string(stamp) + "-" + std::to_string(n));
+    std::error_code ec;
+    fs::create_directory(aside, ec);
+    if (ec) throw Error("--overwrite: cannot create " + aside.string() + ": " + ec.message());
+    for (const std::string& file : files) {
+        fs::rename(file, aside / fs::path(file).filename(), ec);
+        if (ec)
+            throw Error("--overwrite: cannot move " + file + " into " + aside.string() + ": " + ec.message() +
+                        " (the files moved so far are there)");
+    }
+    return aside.string();
 }
 
 TranslatorModel average_checkpoints(const std::vector<std::string>& paths) {

@@ -61,6 +61,30 @@ std::string checkpoint_path(const std::string& dir, int64_t step);
 // Deletes all but the newest `keep` checkpoints.
 void prune_checkpoints(const std::string& dir, int keep);
 
+// An exclusive lock on a run folder (flock on <dir>/train.lock, which holds the holder's pid), taken for a whole
+// training run: two trainers writing one folder would prune each other's checkpoints and interleave their logs.
+// Throws at once, naming the holder's pid, when another process holds it; released by the destructor or when the
+// process ends, however it ends (the kernel drops the lock with the file descriptor). Creates the folder.
+class RunFolderLock {
+public:
+    explicit RunFolderLock(const std::string& dir);
+    ~RunFolderLock();
+    RunFolderLock(const RunFolderLock&) = delete;
+    RunFolderLock& operator=(const RunFolderLock&) = delete;
+    static constexpr const char* kFileName = "train.lock";
+
+private:
+    int fd_ = -1;
+};
+
+// What a training run leaves in its folder: checkpoints (readable or set aside), temporary files of a write cut
+// short, train.jsonl, best.safetensors and averaged.safetensors. Empty for a folder that holds no run.
+std::vector<std::string> run_files(const std::string& dir);
+
+// Moves the run_files of `dir` into a new subfolder, <dir>/overwritten-<UTC date and time>/ (never over an earlier
+// one), so that a new run can start there without losing them; returns the subfolder ("" when there was nothing).
+std::string move_run_files_aside(const std::string& dir);
+
 // Element-wise mean of the parameters of several checkpoints of one run (same config); tokenizer and vocabularies
 // come from the first.
 TranslatorModel average_checkpoints(const std::vector<std::string>& paths);

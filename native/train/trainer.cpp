@@ -256,15 +256,44 @@ struct ResolvedRun {
 
 // Refuses a device or configuration this run cannot train before any work; loads the newest checkpoint that loads
 // when resuming.
-ResolvedRun resolve_run(const TrainOptions& requested, bool resume, const RunLog& log) {
+// A new run's folder: empty of runs, or emptied by --overwrite. Only the writer (rank 0) looks: the other ranks
+// resolve the run after it, when its own files may already be there.
+void prepare_new_run_folder(const TrainOptions& o, const RunLog& log) {
+    const std::vector<std::string> old = run_files(o.out_dir);
+    if (old.empty()) return;
+    if (!o.overwrite) {
+        const std::vector<std::string> checkpoints = list_checkpoints(o.out_dir);
+        const std::string what =
+            checkpoints.empty() ? std::to_string(old.size()) + " of its files, such as " +
+                                      fs::path(old.front()).filename().string()
+                                : std::to_string(checkpoints.size()) + " checkpoint(s), the newest " +
+                                      fs::path(checkpoints.back()).filename().string();
+        throw Error(o.out_dir + " holds another run (" + what +
+                    "); a new run there would mix its checkpoints and log with that one's. Continue that run with "
+                    "--resume, train into another --out, or give --overwrite to move its files aside first");
+    }
+    const std::string aside = move_run_files_aside(o.out_dir);
+    log.say("--overwrite: moved the " + std::to_string(old.size()) + " files of the run that was in " + o.out_dir +
+            " into " + aside);
+}
+
+// `lock`: the writer's (rank 0's) place for the folder's lock, taken once the options pass the checks that need
+// no folder; null on the other ranks.
+ResolvedRun resolve_run(const TrainOptions& requested, bool resume, const RunLog& log,
+                        std::optional<RunFolderLock>* lock) {
     ResolvedRun run{requested, parse_train_device(requested.device), std::nullopt, std::nullopt};
     TrainOptions& o = run.o;
     if (resume && !requested.start_from.empty())
         throw Error("--start-from begins a new run from a model; --resume continues a run's own checkpoint: "
                     "give one of them");
+    if (resume && requested.overwrite)
+        throw Error("--overwrite sets the folder's run aside to start a new one; --resume continues it: give one "
+                    "of them");
     if (!resume) require_device_supports(run.device, o);  // a resume checks the run's own options below
     require_train_device(run.device);                     // a GPU (and a CUDA build) for cuda
     fs::create_directories(o.out_dir);
+    if (lock) lock->emplace(o.out_dir);
+    if (!resume && lock) prepare_new_run_folder(o, log);
     if (resume) {
         ResumePoint point = load_newest_checkpoint(o.out_dir);
         for (const auto& [path, why] : point.skipped) {
@@ -286,6 +315,7 @@ ResolvedRun resolve_run(const TrainOptions& requested, bool resume, const RunLog
         saved.threads = o.threads;
         saved.device = o.device;  // same checkpoint layout on every device: a run may switch
         saved.precision = o.precision;
+        saved.overwrite = false;
         o = saved;
         if (point.checkpoint.model.architecture() != o.architecture)
             throw Error("--resume: " + point.path + " holds a " + point.checkpoint.model.architecture() +
@@ -600,13 +630,17 @@ public:
     }
 
     // After a step: a checkpoint every checkpoint_every steps, and one before stopping (Ctrl-C, --max-steps).
-    // True when the run stops here.
-    bool checkpoint_or_stop() {
+    // True when the run stops here. `epoch_done`: the step was the epoch's last batch; a run that stops there ends
+    // the epoch first (its validation, "epoch" line and checkpoint at the next epoch's start), as an uninterrupted
+    // run does, so that the epochs it reports trained are all it trained.
+    bool checkpoint_or_stop(bool epoch_done) {
         double stops = hooks_.stop && hooks_.stop->load() ? 1.0 : 0.0;
         comm_.allreduce_sum(&stops, 1);  // a signal reaches the ranks at different steps: stop together
         const bool stop = stops > 0;
         const bool last = o_.max_steps > 0 && state.step >= o_.max_steps;
-        if (stop || last || (o_.checkpoint_every > 0 && state.step % o_.checkpoint_every == 0)) {
+        if ((stop || last) && epoch_done) {
+            end_epoch();
+        } else if (stop || last || (o_.checkpoint_every > 0 && state.step % o_.checkpoint_every == 0)) {
             take_losses();  // on every rank: a share's loss is summed over the ranks
             save();
         }
@@ -630,6 +664,7 @@ public:
             sync_host();  // validation and the best model read the host parameters
             result.val_loss = validation_loss(*trainable_, tm_, corpus_, layout_);
             result.val_bleu = validation_bleu(tm_, corpus_, o_.val_bleu_sentences);
+            result.validated = true;
             line["val_loss"] = result.val_loss;
             line["val_bleu"] = result.val_bleu;
             char text[240];
@@ -737,10 +772,13 @@ TrainResult train_translator(const TrainOptions& requested, bool resume, const T
     TrainHooks hooks = given_hooks;
     if (comm.rank() != 0) hooks.message = hooks.progress = nullptr;  // one voice: rank 0's
     RunLog log(hooks);
-    // Rank 0 first: it may set aside unreadable checkpoints, which the others must then not see.
+    // Rank 0 first: it may set aside unreadable checkpoints, which the others must then not see. Rank 0 alone
+    // writes the folder, so it alone holds the lock: ranks of one job share the folder (or each have a copy of it).
     ResolvedRun run;
-    rank0_first(comm, [&] { run = resolve_run(requested, resume, log); },
-                [&] { run = resolve_run(requested, resume, log); });
+    std::optional<RunFolderLock> lock;
+    rank0_first(
+        comm, [&] { run = resolve_run(requested, resume, log, &lock); },
+        [&] { run = resolve_run(requested, resume, log, nullptr); });
     // Every step frees and allocates the same large buffers; keep them in the heap instead of returning them to
     // the system, or each step pays for page faults on hundreds of megabytes.
     mallopt(M_MMAP_THRESHOLD, 1 << 30);
@@ -753,7 +791,7 @@ TrainResult train_translator(const TrainOptions& requested, bool resume, const T
         const std::vector<std::vector<size_t>> batches = t.begin_epoch();
         for (int bi = t.state.batch_in_epoch; bi < static_cast<int>(batches.size()); bi++) {
             t.train_batch(batches, bi);
-            if (t.checkpoint_or_stop()) return t.finish();
+            if (t.checkpoint_or_stop(bi + 1 == static_cast<int>(batches.size()))) return t.finish();
         }
         t.end_epoch();
     }

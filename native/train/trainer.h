@@ -87,6 +87,9 @@ struct TrainOptions {
     // cuda: the arithmetic of the matrix products, "fp32", "tf32" or "bf16" (train/gemm_precision.h); the CPU trains
     // in fp32 only. Like the device, the resuming call's choice counts.
     std::string precision = "fp32";
+    // A new run into a folder that holds another run's checkpoints or log moves those files aside
+    // (move_run_files_aside) instead of refusing to start. Belongs to the call, like out_dir: never saved.
+    bool overwrite = false;
 };
 
 // A run's RNN options in its saved options: what it chooses; a model file stores the whole config
@@ -113,7 +116,8 @@ struct TrainResult {
     double last_loss = 0;        // mean training loss (per target token) of the last step
     double epoch_loss_d2l = 0;   // loss sum / valid target tokens over the last epoch's batches: with masked_softmax_ce the
                                  // seeds' printed loss (sum of l.sum() / tokens), with cross_entropy the mean per token
-    double val_loss = 0, val_bleu = 0;
+    double val_loss = 0, val_bleu = 0;  // of the last validation this call ran, when validated
+    bool validated = false;
     bool interrupted = false;
     std::string best_model;      // exported best-by-val-BLEU model (F32)
 };
@@ -133,8 +137,9 @@ struct TrainHooks {
     Communicator* comm = nullptr;
 };
 
-// Trains from scratch, or continues the newest checkpoint in options.out_dir when resume is true, on
-// options.device: for "cuda" the step (forward, loss, backward, clipping, Adam) runs through the GPU step backend of
+// Trains from scratch, or continues the newest checkpoint in options.out_dir when resume is true, holding the
+// folder's RunFolderLock throughout (a second trainer on the folder stops at once). A new run refuses a folder that
+// holds another run (run_files) unless options.overwrite. Runs on options.device: for "cuda" the step (forward, loss, backward, clipping, Adam) runs through the GPU step backend of
 // train/train_device.h and parameters are copied back to the host before every checkpoint, validation and export.
 TrainResult train_translator(const TrainOptions& options, bool resume, const TrainHooks& hooks = {});
 

@@ -25,7 +25,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <string>
 
@@ -581,7 +583,9 @@ TEST_CASE("attend train --train-target, --with-references, --train-source: the r
                       "/none' --max-steps 1 --max-sentences 64 --bpe 200 --threads 1 --with-references",
                   "training on the references as well as a file's targets needs the file (--train-target)");
     write_lines(targets, {"Ein Hund."});
-    check_refused(run + targets + "'", targets + " has 1 lines, expected one for each of the 29000 training pairs");
+    std::string fresh = run;  // a new run's folder: out/run holds the first run
+    fresh.replace(fresh.find("/run'"), 5, "/short'");
+    check_refused(fresh + targets + "'", targets + " has 1 lines, expected one for each of the 29000 training pairs");
     std::filesystem::remove_all(out);
 }
 
@@ -613,4 +617,68 @@ TEST_CASE("attend devices: says when OPENBLAS_CORETYPE holds OpenBLAS to kernels
     CAPTURE(own.output);
     CHECK(own.status == 0);
     CHECK(own.output.find("OPENBLAS_CORETYPE") == std::string::npos);
+}
+
+TEST_CASE("attend translate, eval, bpe, tokenize, info: output that cannot be written is an error naming it") {
+    const std::string model = std::string(ATTEND_SOURCE_DIR) + "/web/models/multi30k-en-de-cased.safetensors";
+    // Standard output to `target`, standard error to the pipe read here.
+    auto run_to = [](const std::string& args, const std::string& target) {
+        const std::string command =
+            "env OMP_WAIT_POLICY=passive '" + std::string(ATTEND_CLI_PATH) + "' " + args + " 2>&1 >" + target;
+        Run r;
+        std::FILE* pipe = popen(command.c_str(), "r");
+        REQUIRE(pipe);
+        char buffer[4096];
+        for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) r.output.append(buffer, n);
+        const int status = pclose(pipe);
+        r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        return r;
+    };
+    auto check_failed = [&](const std::string& args, const std::string& target, const std::string& message) {
+        CAPTURE(args);
+        const Run r = run_to(args, target);
+        CAPTURE(r.output);
+        CHECK(r.status == 1);
+        CHECK(r.output.find("attend: error: " + message) != std::string::npos);
+        CHECK(r.output.find("lines translated") == std::string::npos);
+    };
+    const std::string full = "cannot write standard output: " + std::string(std::strerror(ENOSPC));
+    const std::string input = kTmp + "unwritable_in.txt";
+    {
+        std::FILE* f = std::fopen(input.c_str(), "w");
+        REQUIRE(f);
+        for (int i = 0; i < 200; i++) std::fprintf(f, "A dog runs on the beach number %d.\n", i);
+        std::fclose(f);
+    }
+    // 200 lines (many stdio buffers) and one line (only the final flush fails), plain and JSON.
+    check_failed("translate -m '" + model + "' -b 1 < '" + input + "'", "/dev/full", full);
+    check_failed("translate -m '" + model + "' -b 1 --json < '" + input + "'", "/dev/full", full);
+    check_failed("translate -m '" + model + "' -t 'A dog.'", "/dev/full", full);
+    const Run ok = run_to("translate -m '" + model + "' -b 1 -i '" + input + "'", "/dev/null");
+    CAPTURE(ok.output);
+    CHECK((ok.status == 0 || ok.status == 3));
+
+    const std::string no_space = "/dev/full: write failed (" + std::string(std::strerror(ENOSPC)) + ")";
+    check_failed("translate -m '" + model + "' -t 'A dog.' --attention /dev/full", "/dev/null", no_space);
+    const std::string missing = kTmp + "no_such_folder/out.txt";
+    const std::string cannot_open = missing + ": cannot open for writing (" + std::strerror(ENOENT) + ")";
+    check_failed("translate -m '" + model + "' -t 'A dog.' --attention '" + missing + "'", "/dev/null", cannot_open);
+    check_failed("eval -m '" + model + "' --split val --limit 2 -b 1 --output /dev/full", "/dev/null", no_space);
+    check_failed("eval -m '" + model + "' --split val --limit 2 -b 1 --output-text '" + missing + "'", "/dev/null",
+                 cannot_open);
+    check_failed("eval -m '" + model + "' --split val --limit 2 -b 1", "/dev/full", full);
+
+    const std::string codes = kTmp + "unwritable_codes.txt";
+    const Run learned = run_to("bpe learn -i '" + input + "' -o '" + codes + "' -s 20", "/dev/null");
+    CAPTURE(learned.output);
+    REQUIRE(learned.status == 0);
+    check_failed("bpe learn -i '" + input + "' -o /dev/full -s 20", "/dev/null", no_space);
+    check_failed("bpe apply -c '" + codes + "' -i '" + input + "' -o /dev/full", "/dev/null", no_space);
+    check_failed("bpe apply -c '" + codes + "' -i '" + input + "'", "/dev/full", full);
+    check_failed("bpe undo -i '" + input + "'", "/dev/full", full);
+    check_failed("tokenize -i '" + input + "'", "/dev/full", full);
+    check_failed("tokenize -i '" + input + "' -o /dev/full", "/dev/null", no_space);
+    check_failed("info '" + model + "'", "/dev/full", full);
+    std::remove(input.c_str());
+    std::remove(codes.c_str());
 }

@@ -20,6 +20,7 @@ TEST_CASE("train options: a JSON round trip of every preset is the identity; out
         CHECK(train_options_to_json(train_options_from_json(j)) == j);
         CHECK_FALSE(j.contains("out_dir"));
         CHECK_FALSE(j.contains("threads"));
+        CHECK_FALSE(j.contains("overwrite"));
         CHECK_FALSE(j["corpus"].contains("data_dir"));
         const TrainOptions back = train_options_from_json(j);
         CHECK(back.architecture == o.architecture);

@@ -6,6 +6,8 @@
 #include "error.h"
 #include "train/trainer.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -218,4 +220,75 @@ TEST_CASE("a run started from a model takes its parameters, tokenizers and vocab
     const std::string load_error = "--start-from: " + missing.start_from;
     CHECK_THROWS_WITH(train_translator(missing, false), doctest::Contains(load_error.c_str()));
     CHECK_THROWS_WITH(train_translator(b, true), doctest::Contains("give one of them"));
+}
+
+TEST_CASE("a new run refuses a folder that holds another run; --overwrite moves that run aside first") {
+    TrainOptions old_run = tiny_options(fresh_dir("occupied"));
+    old_run.max_steps = 4;
+    old_run.checkpoint_every = 2;
+    train_translator(old_run, false);
+    const std::vector<std::string> old_checkpoints = list_checkpoints(old_run.out_dir);
+    REQUIRE(old_checkpoints.size() == 2);  // steps 2 and 4
+    const std::vector<double> old_losses = attend_test::step_losses(old_run.out_dir);
+
+    // Another run into the same folder: refused before any work, the old run untouched.
+    TrainOptions new_run = old_run;
+    new_run.seed = 7;
+    new_run.max_steps = 2;
+    const std::string refused = old_run.out_dir + " holds another run (2 checkpoint(s), the newest checkpoint-00000004";
+    CHECK_THROWS_WITH(train_translator(new_run, false), doctest::Contains(refused.c_str()));
+    CHECK_THROWS_WITH(train_translator(new_run, false), doctest::Contains("--resume, train into another --out, or give --overwrite"));
+    CHECK(list_checkpoints(old_run.out_dir) == old_checkpoints);
+    CHECK(load_checkpoint(old_checkpoints.back()).state.step == 4);
+    CHECK(attend_test::step_losses(old_run.out_dir) == old_losses);
+
+    TrainOptions both = new_run;
+    both.overwrite = true;
+    CHECK_THROWS_WITH(train_translator(both, true), doctest::Contains("--overwrite sets the folder's run aside"));
+
+    // --overwrite: the old run's files move into a subfolder; the folder then holds the new run alone.
+    std::vector<std::string> said;
+    TrainHooks hooks;
+    hooks.message = [&](const std::string& line) { said.push_back(line); };
+    TrainResult r = train_translator(both, false, hooks);
+    CHECK(r.state.step == 2);
+    REQUIRE(!said.empty());
+    CHECK(said[0].rfind("--overwrite: moved the 3 files of the run that was in " + old_run.out_dir + " into ", 0) == 0);
+    const std::vector<std::string> now = list_checkpoints(old_run.out_dir);
+    REQUIRE(now.size() == 1);
+    CHECK(load_checkpoint(now[0]).options["seed"] == 7);
+    CHECK(attend_test::step_losses(old_run.out_dir).size() == 1);  // the new run's log alone (log every 2 steps)
+    std::vector<fs::path> aside;
+    for (const auto& entry : fs::directory_iterator(old_run.out_dir))
+        if (entry.is_directory()) aside.push_back(entry.path());
+    REQUIRE(aside.size() == 1);
+    CHECK(aside[0].filename().string().rfind("overwritten-", 0) == 0);
+    CHECK(list_checkpoints(aside[0].string()).size() == 2);
+    CHECK(attend_test::step_losses(aside[0].string()) == old_losses);
+    // The new run continues as itself.
+    TrainOptions more = both;
+    more.overwrite = false;
+    more.max_steps = 3;
+    CHECK(train_translator(more, /*resume=*/true).state.step == 3);
+    CHECK(load_checkpoint(list_checkpoints(old_run.out_dir).back()).options["seed"] == 7);
+
+    // A folder with only a log (a run killed before its first checkpoint) holds a run too.
+    TrainOptions logged = tiny_options(fresh_dir("log-only"));
+    fs::create_directories(logged.out_dir);
+    std::ofstream(fs::path(logged.out_dir) / "train.jsonl") << R"({"event":"step","step":1,"epoch":1})" "\n";
+    CHECK_THROWS_WITH(train_translator(logged, false), doctest::Contains("holds another run (1 of its files, such as train.jsonl)"));
+}
+
+TEST_CASE("a run folder is locked for the whole run: another trainer stops at once naming the holder") {
+    TrainOptions o = tiny_options(fresh_dir("locked"));
+    o.max_steps = 2;
+    {
+        RunFolderLock held(o.out_dir);
+        const std::string in_use = o.out_dir + " is in use by another training run (pid " + std::to_string(::getpid()) + ",";
+        CHECK_THROWS_WITH(train_translator(o, false), doctest::Contains(in_use.c_str()));
+        CHECK_THROWS_WITH(RunFolderLock(o.out_dir), doctest::Contains(in_use.c_str()));
+        CHECK(list_checkpoints(o.out_dir).empty());
+    }
+    CHECK(train_translator(o, false).state.step == 2);  // released with its holder
+    RunFolderLock after(o.out_dir);                      // and by the run when it ends
 }

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstring>
@@ -56,7 +57,9 @@ struct Finish {
 // (the batches are fixed by the data), a checkpoint every 4 steps, a log line every step, no learning-rate cooldown.
 class TrainProcess {
 public:
-    TrainProcess(const std::string& out_dir, bool resume, const std::string& kill_in_write = "") : out_(out_dir) {
+    TrainProcess(const std::string& out_dir, bool resume, const std::string& kill_in_write = "",
+                 const std::vector<std::string>& extra = {})
+        : out_(out_dir) {
         std::vector<std::string> args = {ATTEND_CLI_PATH, "train", "--preset", "transformer-tiny", "--out", out_dir,
                                          "--data", default_data_dir(), "--bpe", "300", "--max-sentences", "400",
                                          "--dim", "32", "--heads", "2", "--layers", "1", "--ffn", "32", "--dropout",
@@ -65,6 +68,12 @@ public:
                                          "--val-bleu-sentences", "16", "--average-last", "0", "--threads", "1"};
         if (resume) args.push_back("--resume");
         else args.insert(args.end(), {"--cooldown-epochs", "0"});
+        // extra: flag, value pairs; a flag already given takes the new value.
+        for (size_t i = 0; i + 1 < extra.size(); i += 2) {
+            auto at = std::find(args.begin(), args.end(), extra[i]);
+            if (at != args.end()) *(at + 1) = extra[i + 1];
+            else args.insert(args.end(), {extra[i], extra[i + 1]});
+        }
         std::vector<std::string> env;
         for (char** e = environ; *e; e++)
             if (std::strncmp(*e, "ATTEND_TEST_KILL_IN_WRITE=", 26) != 0 && std::strncmp(*e, "OMP_WAIT_POLICY=", 16) != 0)
@@ -77,7 +86,7 @@ public:
         argv.push_back(nullptr);
         envp.push_back(nullptr);
 
-        output_ = out_.string() + ".output";
+        output_ = out_.string() + ".output" + std::to_string(++runs_);
         posix_spawn_file_actions_t files;
         posix_spawn_file_actions_init(&files);
         posix_spawn_file_actions_addopen(&files, STDOUT_FILENO, output_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -105,6 +114,7 @@ public:
     std::string output() const { return read_text(output_); }
 
     void send(int signal) { ::kill(pid_, signal); }
+    pid_t pid() const { return pid_; }
 
     Finish wait() {
         if (!reaped_) {
@@ -123,6 +133,7 @@ private:
         finished_.output = read_text(output_);
     }
 
+    static inline int runs_ = 0;  // each process its own output file: two may run at once on one folder
     fs::path out_;
     std::string output_;
     pid_t pid_ = 0;
@@ -189,7 +200,8 @@ TEST_CASE("attend train killed at any point and resumed ends exactly like an uni
     // Resumed from step 8; killed while rewriting train.jsonl without steps 9-12: the old log stays whole.
     killed_by_itself(true, "train.jsonl:100");
     CHECK(step_lines(killed / "train.jsonl") == 12);
-    // Resumed from step 8 again; SIGTERM after its first step saves a checkpoint and exits like Ctrl-C.
+    // Resumed from step 8 again; SIGTERM after its first step saves a checkpoint and exits like Ctrl-C, with the
+    // status of a process that SIGTERM ended.
     {
         TrainProcess p(killed.string(), true);
         REQUIRE(p.wait_until([&] {
@@ -199,7 +211,7 @@ TEST_CASE("attend train killed at any point and resumed ends exactly like an uni
         Finish t = p.wait();
         INFO(t.output);
         CHECK(t.signal == 0);
-        CHECK(t.exit_code == 0);
+        CHECK(t.exit_code == 128 + SIGTERM);
         CHECK(t.output.find("interrupted: continue with --resume") != std::string::npos);
         const int64_t stopped_at = load_checkpoint(list_checkpoints(killed.string()).back()).state.step;
         CHECK(stopped_at > 8);
@@ -312,4 +324,59 @@ TEST_CASE("an atomic write that cannot happen says where and why, and leaves no 
     CHECK_FALSE(fs::exists(dir / "target.safetensors.tmp"));
     write_file_atomically((dir / "ok.bin").string(), {1, 2, 3});
     CHECK(read_text(dir / "ok.bin") == std::string("\x01\x02\x03"));
+}
+
+TEST_CASE("attend train: a second trainer on a run folder stops at once naming the first's pid; Ctrl-C exits 130") {
+    const fs::path dir = attend_test::fresh_run_dir("two-trainers");
+    TrainProcess first(dir.string(), false, "", {"--epochs", "1000"});  // still running when the others start
+    REQUIRE(first.wait_until([&] { return step_lines(dir / "train.jsonl") >= 2; }));
+    const std::string in_use = dir.string() + " is in use by another training run (pid " + std::to_string(first.pid()) + ",";
+    for (const bool resume : {true, false}) {
+        CAPTURE(resume);
+        const auto start = std::chrono::steady_clock::now();
+        Finish second = TrainProcess(dir.string(), resume).wait();
+        INFO(second.output);
+        CHECK(second.exit_code == 1);
+        CHECK(second.output.find(in_use) != std::string::npos);
+        CHECK(second.output.find("data:") == std::string::npos);  // stopped before any work
+        CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(20));
+    }
+    CHECK_THROWS_WITH(RunFolderLock(dir.string()), doctest::Contains(in_use.c_str()));
+    first.send(SIGINT);
+    Finish stopped = first.wait();
+    INFO(stopped.output);
+    CHECK(stopped.signal == 0);
+    CHECK(stopped.exit_code == 128 + SIGINT);
+    CHECK(stopped.output.find("(interrupted: continue with --resume)") != std::string::npos);
+    const std::vector<std::string> checkpoints = list_checkpoints(dir.string());
+    REQUIRE(!checkpoints.empty());
+    CHECK(step_lines(dir / "train.jsonl") == load_checkpoint(checkpoints.back()).state.step);  // one writer's log
+    RunFolderLock free_again(dir.string());
+}
+
+TEST_CASE("attend train: the last line counts the epochs trained, and says when no validation ran") {
+    // 21 batches an epoch (TrainProcess's data and batches).
+    const fs::path dir = attend_test::fresh_run_dir("summary");
+    Finish part = TrainProcess(dir.string(), false, "", {"--max-steps", "5"}).wait();
+    INFO(part.output);
+    CHECK(part.exit_code == 0);
+    CHECK(part.output.find("steps 5, epochs 0 and 5 batches of epoch 1, last loss ") != std::string::npos);
+    CHECK(part.output.find(", no validation, ") != std::string::npos);
+    CHECK(part.output.find("val loss 0.0000") == std::string::npos);
+
+    // --max-steps at an epoch's last batch: the epoch ends as in a run without the limit, validated.
+    Finish epoch = TrainProcess(dir.string(), true, "", {"--max-steps", "21"}).wait();
+    INFO(epoch.output);
+    CHECK(epoch.exit_code == 0);
+    CHECK(epoch.output.find("steps 21, epochs 1, last loss ") != std::string::npos);
+    CHECK(epoch.output.find("epoch 1: train loss ") != std::string::npos);
+    CHECK(epoch.output.find(", val loss ") != std::string::npos);
+    CHECK(epoch.output.find("no validation") == std::string::npos);
+    CHECK(load_checkpoint(list_checkpoints(dir.string()).back()).state.epoch == 1);
+
+    Finish done = TrainProcess(dir.string(), true).wait();
+    INFO(done.output);
+    CHECK(done.exit_code == 0);
+    CHECK(done.output.find("steps 42, epochs 2, last loss ") != std::string::npos);
+    CHECK(done.output.find(", val loss ") != std::string::npos);
 }

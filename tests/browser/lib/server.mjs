@@ -1,19 +1,16 @@
-// A static file server on 127.0.0.1 (random port) for the browser tests, serving the repository root.
+// The demo server's request handler (scripts/serve.mjs: its allow-list, headers and caching) on 127.0.0.1 at a
+// random port for the browser tests, which also serve their own pages (tests/) and test models (build/).
 import http from 'node:http';
-import fs from 'node:fs';
-import path from 'node:path';
+import { SERVED, serveHandler } from '../../../scripts/serve.mjs';
 
-const TYPES = {
-  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript', '.css': 'text/css',
-  '.json': 'application/json', '.wasm': 'application/wasm', '.safetensors': 'application/octet-stream',
-  '.png': 'image/png', '.svg': 'image/svg+xml', '.txt': 'text/plain; charset=utf-8',
-};
+const any = () => true;
 
 // requests: the path of every request, in order (a test can see whether something reached the network);
 // refuse(path): true answers that path with 503, as a server that is down would.
 export async function serve(root) {
   const requests = [];
   const control = { refuse: () => false };
+  const handle = serveHandler({ root, folders: { ...SERVED, tests: any, build: any } });
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, 'http://localhost');
     requests.push(url.pathname);
@@ -22,18 +19,7 @@ export async function serve(root) {
       res.end('refused by the test');
       return;
     }
-    const file = path.join(root, decodeURIComponent(url.pathname));
-    if (!file.startsWith(root) || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
-      res.writeHead(404, { 'content-type': 'text/plain' });
-      res.end('not found');
-      return;
-    }
-    res.writeHead(200, {
-      'content-type': TYPES[path.extname(file)] || 'application/octet-stream',
-      'content-length': fs.statSync(file).size,
-      'cache-control': 'no-store',
-    });
-    fs.createReadStream(file).pipe(res);
+    handle(req, res);
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address();
