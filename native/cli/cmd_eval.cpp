@@ -151,18 +151,14 @@ void eval_set(const Translator& translator, const EvalFlags& f, TestSet set, con
                   language_code(m.source_pipeline).c_str(), language_code(m.target_pipeline).c_str(), opt.beam_size,
                   ensemble.c_str(), opt.length_penalty, sources.size());
     if (set.multi30k) {
-        write_stdout(std::string(head) + ": " + score_translations(hyps, texts, set.tok_refs, set.raw_refs).format() + "
-");
+        write_stdout(std::string(head) + ": " + score_translations(hyps, texts, set.tok_refs, set.raw_refs).format() + "\n");
     } else {
         // Without tokenized references the lowercased tokenized score has nothing to compare with.
         write_stdout(std::string(head) +
-                     ", cased BLEU and chrF2 of the detokenized output (no Moses-tokenized references to compare with):
-" +
-                     score_detokenized(texts, set.raw_refs, file_bleu_tokenize(m, f)).format() + "
-");
+                     ", cased BLEU and chrF2 of the detokenized output (no Moses-tokenized references to compare with):\n" +
+                     score_detokenized(texts, set.raw_refs, file_bleu_tokenize(m, f)).format() + "\n");
     }
-    write_stdout(set.name + " confidence: " + confidence_summary(confidence, opt.min_confidence) + "
-");
+    write_stdout(set.name + " confidence: " + confidence_summary(confidence, opt.min_confidence) + "\n");
     finish_stdout();
     std::fprintf(stderr, "translated in %.1f s (%.1f ms per sentence, %d threads)\n", seconds,
                  1000.0 * seconds / sources.size(), omp_get_max_threads());

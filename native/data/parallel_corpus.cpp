@@ -163,12 +163,16 @@ CorpusSource parse_corpus_source(std::string_view spec) {
     CorpusSource s;
     s.spec = std::string(spec);
     if (spec.empty()) throw Error("corpus: an empty name (expected FILE.tsv or SOURCE_FILE,TARGET_FILE)");
-    // Options follow the last ':' whose tail is key=value pairs; a path may hold ':' itself.
+    // Options start at the first ':' followed by a key and '='; a path may hold ':' itself.
     std::string_view files = spec, options;
-    const std::size_t colon = spec.rfind(':');
-    if (colon != std::string_view::npos && spec.find('=', colon) != std::string_view::npos) {
-        files = spec.substr(0, colon);
-        options = spec.substr(colon + 1);
+    for (std::size_t colon = spec.find(':'); colon != std::string_view::npos; colon = spec.find(':', colon + 1)) {
+        std::size_t k = colon + 1;
+        while (k < spec.size() && ((spec[k] >= 'a' && spec[k] <= 'z') || spec[k] == '_')) k++;
+        if (k > colon + 1 && k < spec.size() && spec[k] == '=') {
+            files = spec.substr(0, colon);
+            options = spec.substr(colon + 1);
+            break;
+        }
     }
     for (std::string_view f : split(files, ',')) {
         if (f.empty()) throw Error("corpus '" + s.spec + "': an empty file name (expected FILE.tsv or A,B)");

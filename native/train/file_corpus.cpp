@@ -199,7 +199,13 @@ TranslationCorpus prepare_file_corpus(const CorpusOptions& o, const TranslationC
                                 : is_unspaced_language(o.source_lang) || is_unspaced_language(o.target_lang) ? 0.9995
                                                                                                                 : 1.0;
         so.split_digits = o.split_digits;
-        auto model = std::make_shared<const SentencePieceModel>(train_sentencepiece(sample, so));
+        std::shared_ptr<const SentencePieceModel> model;
+        try {
+            model = std::make_shared<const SentencePieceModel>(train_sentencepiece(sample, so));
+        } catch (const Error& e) {
+            throw Error(std::string(e.what()) + " (--vocab-size " + std::to_string(o.vocab_size) +
+                        ", --character-coverage " + std::to_string(so.character_coverage) + ")");
+        }
         record["subwords"] = {{"algorithm", o.subwords},
                               {"vocab_size", model->size()},
                               {"character_coverage", so.character_coverage},

@@ -411,8 +411,8 @@ TEST_CASE("attend eval --src --ref: any test set, plain or .gz; line counts must
     CAPTURE(run.output);
     CHECK(run.status == 0);
     CHECK(run.output.find(src + " en-de beam 5, length penalty ") != std::string::npos);
-    CHECK(run.output.find(", 3 sentences, cased BLEU and chrF2 of the detokenized output (no lowercased tokenized "
-                          "BLEU for files):\nBLEU = ") != std::string::npos);
+    CHECK(run.output.find(", 3 sentences, cased BLEU and chrF2 of the detokenized output (no Moses-tokenized "
+                          "references to compare with):\nBLEU = ") != std::string::npos);
     // German gets 13a; no lowercased tokenized (Multi30K) score.
     CHECK(run.output.find("\nBLEU|nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|" + version + "\nchrF2 = ") !=
           std::string::npos);

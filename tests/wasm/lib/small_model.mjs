@@ -35,3 +35,19 @@ export function presetModel(preset, dtype = 'f32') {
   const name = dtype === 'f32' ? preset : `${preset}-${dtype}`;
   return cachedModel(`${preset}-run`, `${name}.safetensors`, ['--preset', preset, '--threads', '1'], dtype);
 }
+
+// A Chinese -> English transformer on raw-text subwords (SentencePiece unigram, byte fallback), trained for a few
+// dozen steps on the first 3,000 pairs of Tatoeba eng-cmn: the any-corpus path, from a TSV to a model file.
+export function subwordModel(dtype = 'f32') {
+  const dataDir = process.env.ATTEND_DATA || path.join(root, '..', 'shared', 'data');
+  const tsv = path.join(modelDir, 'eng-cmn-3000.tsv');
+  fs.mkdirSync(modelDir, { recursive: true });
+  if (!fs.existsSync(tsv)) {
+    const lines = execFileSync('bash', ['-c', `gzip -dc '${path.join(dataDir, 'tatoeba', 'eng-cmn.tsv.gz')}' | head -n 3000`]);
+    fs.writeFileSync(tsv, lines);
+  }
+  return cachedModel('small-zh-en-run', `small-zh-en-${dtype}.safetensors`, ['--source', 'zh', '--target', 'en',
+    '--train', `${tsv}:columns=2,1`, '--valid-size', '100', '--vocab-size', '1500', '--character-coverage', '0.99', '--max-steps', '40', '--dim', '32',
+    '--layers', '2', '--heads', '4', '--ffn', '64', '--max-tokens', '1200', '--warmup', '10', '--lr', '0.005',
+    '--dropout', '0', '--log-every', '1000', '--threads', '1'], dtype);
+}
