@@ -10,7 +10,7 @@ import { simdSupported } from '../wasm/attend.js';
 import { Heatmap, renderLegend, drawPanel, maxOf } from './heatmap.js';
 import { Alignment } from './alignment.js';
 import { registerServiceWorker } from './register-sw.js';
-import { tokenLabel, wordsOf } from './tokens.js';
+import { tokenLabels, wordsOf } from './tokens.js';
 import { attentionJson, heatmapSvg, heatmapPng } from './export.js';
 import { watchOverflow } from './overflow.js';
 import { HeadView, HEAD_COLOURS } from './headview.js';
@@ -656,8 +656,8 @@ function labelsFor(kind) {
   const r = state.result;
   // Decoder self-attention: row i is the step that produced target token i; its keys are the decoder inputs so
   // far, <bos> then the tokens produced before.
-  const source = r.sourceTokens.map(tokenLabel);
-  const target = r.targetTokens.map(tokenLabel);
+  const source = tokenLabels(r.sourceTokens);
+  const target = tokenLabels(r.targetTokens);
   if (kind === 'cross') return { rows: target, cols: source };
   if (kind === 'encoderSelf') return { rows: source, cols: source };
   return { rows: target, cols: ['<bos>', ...target.slice(0, -1)] };

@@ -1,6 +1,39 @@
 // Tokens as people read them. The core's Moses tokenizer escapes eight characters (&amp; &#124; &lt; &gt; &apos;
 // &quot; &#91; &#93;, see core/text/tokenizer.cpp) and BPE marks a piece that continues with "@@"; the page shows
-// the characters themselves.
+// the characters themselves. A raw-text subword model (SentencePiece, core/text/sentencepiece.h) marks a piece that
+// starts a word with "▁" and spells a character it has no piece for in byte pieces ("<0xE9>"); the page shows
+// the words and the characters.
+
+const SPACE_MARK = '\u2581';
+const BYTE_PIECE = /^<0x([0-9A-F]{2})>$/;
+// Scripts written without spaces: each of their pieces is a word of its own.
+const UNSPACED = /^[\u2E80-\u2FDF\u3040-\u30FF\u3100-\u312F\u3190-\u31FF\u3400-\u4DBF\u4E00-\u9FFF\uF900-\uFAFF\u0E00-\u0EFF]/u;
+
+function isSubwordPieces(tokens) {
+  return tokens.some((t) => t.startsWith(SPACE_MARK) || BYTE_PIECE.test(t));
+}
+
+// The characters of each run of byte pieces: the first piece of a character shows it, the others "⋯" (they are
+// the rest of its UTF-8 bytes). An invalid sequence shows U+FFFD, as the core's decoder writes it.
+function byteRunLabels(tokens) {
+  const labels = tokens.slice();
+  for (let i = 0; i < tokens.length;) {
+    if (!BYTE_PIECE.test(tokens[i])) { i++; continue; }
+    let end = i;
+    while (end < tokens.length && BYTE_PIECE.test(tokens[end])) end++;
+    const bytes = tokens.slice(i, end).map((t) => parseInt(BYTE_PIECE.exec(t)[1], 16));
+    for (let k = 0; k < bytes.length;) {
+      const lead = bytes[k];
+      const n = lead < 0x80 ? 1 : lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+      const text = new TextDecoder('utf-8').decode(new Uint8Array(bytes.slice(k, k + n)));
+      labels[i + k] = text;
+      for (let j = 1; j < n && k + j < bytes.length; j++) labels[i + k + j] = '\u22EF';
+      k += n;
+    }
+    i = end;
+  }
+  return labels;
+}
 
 const MOSES_ESCAPES = {
   '&amp;': '&', '&#124;': '|', '&lt;': '<', '&gt;': '>', '&apos;': "'", '&quot;': '"', '&#91;': '[', '&#93;': ']',
@@ -18,9 +51,21 @@ export function tokenLabel(token) {
   return unescapeMoses(token);
 }
 
+// Labels for a whole token list (a byte piece's label depends on its neighbours): subword pieces show their text
+// without "▁" (a lone "▁", a space, shows "␣"), byte pieces their character; other tokens as tokenLabel.
+export function tokenLabels(tokens) {
+  if (!isSubwordPieces(tokens)) return tokens.map(tokenLabel);
+  return byteRunLabels(tokens).map((t, i) => {
+    if (t !== tokens[i]) return t;
+    if (t === SPACE_MARK) return '\u2423';
+    return t.startsWith(SPACE_MARK) ? t.slice(1) : t;
+  });
+}
+
 // Words from BPE tokens: pieces ending in "@@" join the next one; <eos> is not a word. An escape split across
 // pieces ("&ap@@ os;") is undone once the word is whole.
 export function wordsOf(tokens) {
+  if (isSubwordPieces(tokens)) return subwordWordsOf(tokens);
   const words = [];
   let current = null;
   tokens.forEach((t, i) => {
@@ -34,4 +79,24 @@ export function wordsOf(tokens) {
   if (current) words.push(current);
   for (const w of words) w.text = unescapeMoses(w.text);
   return words;
+}
+
+// Words from subword pieces: "▁" starts a word; in a script without spaces every piece is a word; byte pieces
+// belong to the word they are in, and read as their characters.
+function subwordWordsOf(tokens) {
+  const labels = byteRunLabels(tokens);
+  const words = [];
+  let current = null;
+  tokens.forEach((t, i) => {
+    if (t === '<eos>' || t === '<bos>' || t === '<pad>') return;
+    const text = labels[i] === '\u22EF' ? '' : labels[i] === t ? t.replace(/\u2581/g, ' ') : labels[i];
+    const starts = t.startsWith(SPACE_MARK) || UNSPACED.test(text.trim()) || (current && UNSPACED.test(current.text.trim().slice(-1)));
+    if (starts && current) { words.push(current); current = null; }
+    current ??= { text: '', tokens: [] };
+    current.text += text;
+    current.tokens.push(i);
+  });
+  if (current) words.push(current);
+  for (const w of words) w.text = w.text.trim();
+  return words.filter((w) => w.text.length > 0);
 }
