@@ -21,7 +21,7 @@ const modelsUrl = new URL(params.get('models') || 'models/models.json', location
 // The worker script lives beside the page, inside the service worker's scope, so that it works offline too.
 const WORKER_URL = new URL('./worker.js', import.meta.url);
 
-const LANGUAGES = { en: 'English', de: 'German', fr: 'French', cs: 'Czech' };
+const LANGUAGES = { en: 'English', de: 'German', fr: 'French', cs: 'Czech', zh: 'Chinese' };
 
 // Example sentences in each source language the shipped models read (the same scenes in each).
 const EXAMPLES = {
@@ -48,6 +48,12 @@ const EXAMPLES = {
     'Une petite fille monte un escalier en bois.',
     'Un homme fait du vélo sur un chemin de terre.',
     'Des gens sont assis à des tables devant un restaurant.',
+  ],
+  zh: [
+    '我喜欢吃鱼。',
+    '两只狗在海滩上跑。',
+    '我明天要去图书馆。',
+    '你今天晚上有空吗？',
   ],
 };
 
@@ -111,7 +117,12 @@ function languageCode(value) {
   const v = String(value ?? '').trim().toLowerCase();
   return Object.keys(LANGUAGES).find((code) => LANGUAGES[code].toLowerCase() === v) ?? v;
 }
-const languageName = (code) => LANGUAGES[code] ?? code;
+// Any other language by the browser's own names ("zh" -> "Chinese"), so a model of any pair reads well.
+const displayNames = typeof Intl?.DisplayNames === 'function' ? new Intl.DisplayNames(['en'], { type: 'language' }) : null;
+const languageName = (code) => {
+  if (LANGUAGES[code]) return LANGUAGES[code];
+  try { return displayNames?.of(code) ?? code; } catch { return code; }
+};
 
 function entryFrom(raw, i) {
   if (!raw || typeof raw.file !== 'string') throw new Error(`entry ${i + 1} of ${modelsUrl.pathname} has no "file"`);

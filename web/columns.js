@@ -2,8 +2,8 @@
 // what the alignment view and the head view share: the layout, the labels, and picking a token by pointer, tap or
 // keyboard. A view says which lines to draw, which labels to mark and what the readout says.
 
-export const FONT = '13px system-ui, -apple-system, "Segoe UI", sans-serif';
-export const BOLD = 'bold 13px system-ui, -apple-system, "Segoe UI", sans-serif';
+export const FONT = '13px system-ui, -apple-system, "Segoe UI", "Noto Sans CJK SC", "Noto Sans SC", "PingFang SC", "Microsoft YaHei", "WenQuanYi Zen Hei", sans-serif';
+export const BOLD = 'bold 13px system-ui, -apple-system, "Segoe UI", "Noto Sans CJK SC", "Noto Sans SC", "PingFang SC", "Microsoft YaHei", "WenQuanYi Zen Hei", sans-serif';
 const ROW = 22;
 export const short = (s) => (s.length > 16 ? s.slice(0, 15) + '…' : s);
 

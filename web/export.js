@@ -39,7 +39,7 @@ export function heatmapSvg(map) {
   const height = top + map.rows * cell + 56;
   const max = maxOf(map.values);
   const rgb = (v) => `rgb(${colour(v / max).join(',')})`;
-  const out = [`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" font-size="12">`,
+  const out = [`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, &quot;Noto Sans CJK SC&quot;, &quot;PingFang SC&quot;, &quot;Microsoft YaHei&quot;, sans-serif" font-size="12">`,
     `<title>${xml(map.title ?? 'attention')}</title>`,
     `<rect width="${width}" height="${height}" fill="#fff"/>`,
     `<text x="4" y="16" font-weight="bold">${xml(map.title ?? 'attention')}</text>`];

@@ -31,8 +31,8 @@ export function renderLegend(element, max, caption = 'attention weight') {
     <div class="legend-ticks">${ticks}</div>`;
 }
 
-const FONT = '12px system-ui, -apple-system, "Segoe UI", sans-serif';
-const BOLD = 'bold 12px system-ui, -apple-system, "Segoe UI", sans-serif';
+const FONT = '12px system-ui, -apple-system, "Segoe UI", "Noto Sans CJK SC", "Noto Sans SC", "PingFang SC", "Microsoft YaHei", "WenQuanYi Zen Hei", sans-serif';
+const BOLD = 'bold 12px system-ui, -apple-system, "Segoe UI", "Noto Sans CJK SC", "Noto Sans SC", "PingFang SC", "Microsoft YaHei", "WenQuanYi Zen Hei", sans-serif';
 const short = (s) => (s.length > 14 ? s.slice(0, 13) + '…' : s);
 
 export class Heatmap {

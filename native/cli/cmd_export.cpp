@@ -7,6 +7,7 @@
 #include "error.h"
 #include "train/checkpoint.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -18,7 +19,7 @@ namespace fs = std::filesystem;
 
 struct ExportFlags {
     std::vector<std::string> inputs;
-    std::string out, dtype = "f16", card;
+    std::string out, dtype = "f16", card, list;
     int average = 0;
     float length_penalty = -1.0f;  // < 0: keep what the input has
     float min_confidence = -1.0f;  // likewise
@@ -30,6 +31,56 @@ DType parse_dtype(std::string name) {
     for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     if (name == "F32" || name == "F16" || name == "I8") return dtype_from_name(name, "--dtype");
     throw Error("--dtype " + name + ": expected f32, f16 or i8");
+}
+
+// The page's model list (web/models/models.json's form): an entry for the model file, its path relative to the list,
+// so that `web/?models=LIST` offers it. An entry of the same id is replaced; the list is made when missing.
+void add_to_model_list(const std::string& list_path, const std::string& model_path, const TranslatorModel& m) {
+    nlohmann::json list = {{"models", nlohmann::json::array()}};
+    if (fs::exists(list_path)) {
+        std::ifstream in(list_path);
+        try {
+            list = nlohmann::json::parse(in);
+        } catch (const std::exception& e) {
+            throw Error(list_path + ": not a model list (" + e.what() + ")");
+        }
+        if (!list.is_object() || !list.contains("models") || !list["models"].is_array())
+            throw Error(list_path + ": not a model list (expected {\"models\": [...]})");
+    }
+    const fs::path list_dir = fs::absolute(list_path).parent_path();
+    const std::string file = fs::relative(fs::absolute(model_path), list_dir).generic_string();
+    if (file.rfind("..", 0) == 0)
+        throw Error("--list " + list_path + ": the model file " + model_path +
+                    " must be in the list's folder or below it (the page fetches it relative to the list)");
+    const std::string id = fs::path(model_path).stem().string();
+    const std::string source = language_code(m.source_pipeline), target = language_code(m.target_pipeline);
+    nlohmann::json entry = {{"id", id},
+                            {"name", m.network->description()},
+                            {"source", source},
+                            {"target", target},
+                            {"parameters", parameter_count(m)},
+                            {"size", fs::file_size(model_path)},
+                            {"file", file}};
+    if (m.card.contains("corpus") && m.card["corpus"].is_object() && m.card["corpus"].contains("training_pairs")) {
+        std::string files;
+        for (const nlohmann::json& r : m.card["corpus"].value("train", nlohmann::json::array()))
+            for (const nlohmann::json& f : r.value("files", nlohmann::json::array()))
+                files += (files.empty() ? "" : ", ") + fs::path(f.value("path", std::string("?"))).filename().string();
+        entry["trained_on"] = std::to_string(m.card["corpus"]["training_pairs"].get<std::int64_t>()) +
+                              " sentence pairs (" + files + ")";
+    } else if (m.card.contains("data") && m.card["data"].is_string()) {
+        entry["trained_on"] = m.card["data"];
+    }
+    nlohmann::json& models = list["models"];
+    auto same = std::find_if(models.begin(), models.end(), [&](const nlohmann::json& e) { return e.value("id", "") == id; });
+    if (same != models.end()) *same = entry;
+    else models.push_back(entry);
+    const std::string text = list.dump(2) + "\n";
+    write_file_atomically(list_path, std::vector<uint8_t>(text.begin(), text.end()));
+    // The demo server (npm start) serves the repository's root: a list under web/ is at /web/... there.
+    const std::string served = fs::relative(fs::absolute(list_path), fs::current_path()).generic_string();
+    std::printf("%s: lists %s; with `npm start` here, open http://127.0.0.1:8080/web/?models=/%s\n", list_path.c_str(),
+                id.c_str(), served.c_str());
 }
 
 void run_export(const ExportFlags& f) {
@@ -79,6 +130,7 @@ void run_export(const ExportFlags& f) {
     write_file_atomically(f.out, save_translator_model(m, dtype));
     std::printf("%s: %s, %zu parameters, %.2f MB\n", f.out.c_str(), dtype_name(dtype), parameter_count(m),
                 fs::file_size(f.out) / 1e6);
+    if (!f.list.empty()) add_to_model_list(f.list, f.out, m);
 }
 
 void run_info(const std::string& path, bool json_output) {
@@ -157,6 +209,9 @@ CommandRegistrar registrar([](CLI::App& app) {
         ->required();
     cmd->add_option("-o,--out", f->out, "Model file to write")->required();
     cmd->add_option("--dtype", f->dtype, "f32, f16 or i8")->capture_default_str();
+    cmd->add_option("--list", f->list,
+                    "Also list the model in this models.json (made when missing; the model file in its folder or "
+                    "below), for the page: web/?models=PATH");
     cmd->add_option("--average", f->average, "Average the last N checkpoints of the run folder")->check(at_least(0));
     cmd->add_option("--card", f->card, "JSON file merged into the model card (metadata attend.card)");
     cmd->add_option("--length-penalty", f->length_penalty,
