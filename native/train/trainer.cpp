@@ -397,12 +397,36 @@ void write_corpus_record(const std::string& out_dir, const TranslationCorpus& co
 }
 
 // A resumed run, or one started from a model, encodes with that model's own tokenizers and vocabularies.
-TranslationCorpus load_corpus(const ResolvedRun& run, const RunLog& log) {
+// A new run on a corpus of files learns its subword model once, on rank 0: the library's training is not promised
+// to give the same pieces in two processes, and every rank must read the text alike. The others encode with it.
+TranslationCorpus prepare_corpus_once(const CorpusOptions& o, Communicator& comm) {
+    if (o.dataset != "files" || comm.size() == 1) return prepare_corpus(o);
+    TranslationCorpus corpus;
+    std::string learned;
+    rank0_first(
+        comm,
+        [&] {
+            corpus = prepare_corpus(o);
+            learned = json{{"source", corpus.source_pipeline}, {"target", corpus.target_pipeline},
+                           {"vocab", corpus.source_vocab}}.dump();
+        },
+        [] {});
+    const std::string from_rank0 = comm.allgather(learned).front();
+    if (comm.rank() == 0) return corpus;
+    const json j = json::parse(from_rank0);
+    TranslationCorpus given;
+    given.source_pipeline = j["source"].get<TextPipeline>();
+    given.target_pipeline = j["target"].get<TextPipeline>();
+    given.source_vocab = given.target_vocab = j["vocab"].get<Vocab>();
+    return encode_corpus(o, given.source_pipeline, given.target_pipeline, given.source_vocab, given.target_vocab);
+}
+
+TranslationCorpus load_corpus(const ResolvedRun& run, const RunLog& log, Communicator& comm) {
     const auto t0 = std::chrono::steady_clock::now();
     const TranslatorModel* m = run.resumed ? &run.resumed->model : run.start ? &*run.start : nullptr;
     TranslationCorpus corpus =
         m ? encode_corpus(run.o.corpus, m->source_pipeline, m->target_pipeline, m->source_vocab, m->target_vocab)
-          : prepare_corpus(run.o.corpus);
+          : prepare_corpus_once(run.o.corpus, comm);
     if (!corpus.record.is_null()) say_corpus_record(corpus.record, log);
     const std::string origin = describe_training_pairs(run.o.corpus);
     log.say("data: " + std::to_string(corpus.train_source.size()) + " training pairs" +
@@ -784,7 +808,9 @@ TrainResult train_translator(const TrainOptions& requested, bool resume, const T
     mallopt(M_MMAP_THRESHOLD, 1 << 30);
     mallopt(M_TRIM_THRESHOLD, -1);
     if (run.o.threads > 0) omp_set_num_threads(run.o.threads);
-    const TranslationCorpus corpus = load_corpus(run, log);
+    const TranslationCorpus corpus = load_corpus(run, log, comm);
+    if (comm.size() > 1 && corpus.source_pipeline.type == TextPipelineType::sentencepiece)
+        require_same_on_all_ranks(comm, "the subword model", json(corpus.source_pipeline).dump());
     if (comm.rank() == 0) write_corpus_record(run.o.out_dir, corpus);
     Training t(std::move(run), corpus, hooks, log, comm);
     while (t.state.epoch < t.options().epochs) {

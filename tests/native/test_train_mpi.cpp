@@ -10,6 +10,9 @@
 #include <doctest/doctest.h>
 
 #include "mpi_test_util.h"
+#include "data/text_file.h"
+
+#include <filesystem>
 
 #include <string>
 #include <vector>
@@ -66,4 +69,23 @@ TEST_CASE("mpi: a rank that dies ends the job with a message naming it; the last
     INFO(resumed.output);
     CHECK(resumed.status == 0);
     CHECK(load_checkpoint(list_checkpoints(dir).back()).state.step == 10);
+}
+
+TEST_CASE("mpi: a corpus of files: rank 0 learns the subword model, every rank reads the text with it") {
+    require_mpi();
+    const std::string dir = fresh_run_dir("mpi-files");
+    std::filesystem::create_directories(dir);
+    std::vector<std::string> lines = read_lines(default_data_dir() + "/tatoeba/eng-cmn.tsv.gz");
+    lines.resize(2000);
+    write_lines(dir + "/pairs.tsv", lines);
+    const std::string args = " train --source en --target zh --train " + dir +
+                             "/pairs.tsv --valid-size 100 --vocab-size 1500 --character-coverage 0.99 --max-steps 4 "
+                             "--dim 32 --layers 1 --heads 2 --ffn 32 --max-tokens 800 --out " + dir + "/run";
+    const Run r = run(mpirun(2) + attend_binary() + args);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    // The ranks compared their subword models before the first step (a difference stops the run naming the rank).
+    CHECK(r.output.find("the subword model") == std::string::npos);
+    CHECK(list_checkpoints(dir + "/run").size() == 1);
+    std::filesystem::remove_all(dir);
 }
