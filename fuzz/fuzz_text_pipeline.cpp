@@ -1,5 +1,6 @@
 // libFuzzer harness: any bytes as raw user text through a tiny pipeline of each kind (Moses + BPE for en, de
-// and fr, and the seeds' d2l words), and the tokens back to display and BLEU text; the same text through what the
+// and fr, the seeds' d2l words, and raw-text subwords: SentencePiece unigram and BPE with byte fallback, where
+// the pieces must also spell the cleaned text back exactly), and the tokens back to display and BLEU text; the same text through what the
 // translator does before and after: sentences and clauses, markup and pictographs taken out and put back.
 // Contract under test (text/text_pipeline.h, text/sentence_splitter.h, translate/asides.h): raw text is
 // tokenized, or refused with attend::Error (invalid UTF-8); the tokens detokenize without error; sentence and
@@ -15,6 +16,8 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <memory>
 #include <cstdlib>
 #include <string>
 #include <string_view>
@@ -34,10 +37,48 @@ TextPipeline moses_bpe(Lang lang) {
     return p;
 }
 
+// A small piece table of each algorithm: the four specials, the 256 byte pieces, a few pieces of two scripts.
+TextPipeline subwords(SentencePieceModel::Algorithm algorithm) {
+    using Piece = SentencePieceModel::Piece;
+    using Type = SentencePieceModel::PieceType;
+    std::vector<Piece> pieces = {{"<unk>", 0, Type::unknown}, {"<pad>", 0, Type::control},
+                                 {"<bos>", 0, Type::control}, {"<eos>", 0, Type::control}};
+    char hex[8];
+    for (int b = 0; b < 256; b++) {
+        std::snprintf(hex, sizeof hex, "<0x%02X>", b);
+        pieces.push_back({hex, 0, Type::byte});
+    }
+    float score = -1;
+    for (const char* p : {"\u2581", "\u2581a", "a", "n", "\u2581an", "\u2581man", "m", "e", "\u2581the", "t", "h",
+                          "\u6211", "\u559C", "\u6B22", "\u559C\u6B22", "\u5403", "\u9C7C", ".", "\u3002"})
+        pieces.push_back({p, score -= 0.5f, Type::normal});
+    SentencePieceModel::Options options;
+    options.algorithm = algorithm;
+    return sentencepiece_pipeline(algorithm == SentencePieceModel::Algorithm::bpe ? "en" : "zh",
+                                  std::make_shared<const SentencePieceModel>(options, pieces));
+}
+
 const std::vector<TextPipeline>& pipelines() {
-    static const std::vector<TextPipeline> all = {moses_bpe(Lang::en), moses_bpe(Lang::de), moses_bpe(Lang::fr),
-                                                  d2l_words_pipeline(Lang::en), d2l_words_pipeline(Lang::fr)};
+    static const std::vector<TextPipeline> all = {moses_bpe(Lang::en),
+                                                  moses_bpe(Lang::de),
+                                                  moses_bpe(Lang::fr),
+                                                  d2l_words_pipeline(Lang::en),
+                                                  d2l_words_pipeline(Lang::fr),
+                                                  subwords(SentencePieceModel::Algorithm::unigram),
+                                                  subwords(SentencePieceModel::Algorithm::bpe)};
     return all;
+}
+
+// What the pieces spell: the cleaned text with its spaces made single and trimmed (SentencePiece's own rules).
+std::string spelled(std::string_view raw) {
+    const std::string clean = subword_text(raw);
+    std::string out;
+    for (char c : clean) {
+        if (c == ' ' && (out.empty() || out.back() == ' ')) continue;
+        out += c;
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    return out;
 }
 
 void require_utf8(const std::string& text) {
@@ -62,6 +103,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (t.empty()) std::abort();
     }
     require_utf8(postprocess_for_display(tokens, pipeline));
+    // Subwords lose nothing: decode(encode(x)) is x as cleaned, unless it holds U+2581 itself (SentencePiece reads
+    // that as a space, and at the start of a line drops it).
+    if (pipeline.type == TextPipelineType::sentencepiece && raw.find("\xE2\x96\x81") == std::string_view::npos &&
+        postprocess_for_display(tokens, pipeline) != spelled(raw))
+        std::abort();
     require_utf8(postprocess_for_bleu(tokens, pipeline));
 
     size_t after = 0;  // the end of the last span
