@@ -14,6 +14,7 @@
 #include "cli/option_checks.h"
 #include "data/data_dir.h"
 #include "data/multi30k.h"
+#include "data/parallel_corpus.h"
 #include "data/text_file.h"
 #include "error.h"
 #include "text/lang.h"
@@ -35,6 +36,7 @@ struct EvalFlags {
     std::string data_dir, output, output_text;
     std::vector<std::string> splits = {"test_2016_flickr"};
     std::string src, ref;  // a test set of any two files instead of the splits
+    std::string test;      // or a corpus source (a TSV with its columns)
     std::string tokenize;  // BLEU tokenizer for src/ref; empty: the target language's
     int limit = 0, threads = 0;
     TranslationOptions options;         // beam_size, length_penalty, copy_through, two limits and close_marks are flags
@@ -112,6 +114,20 @@ TestSet load_files(const std::string& src, const std::string& ref) {
     return set;
 }
 
+// A test set as a corpus source (data/parallel_corpus.h: "test.tsv:columns=2,1", "a.zh,a.en"): the lines that are
+// not pairs are skipped and counted, and said.
+TestSet load_test(const std::string& spec) {
+    TestSet set{spec, {}, {}, {}, false};
+    const CorpusSourceReport report = read_corpus_source(parse_corpus_source(spec), [&](std::string_view s, std::string_view t, std::int64_t) {
+        set.sources.emplace_back(s);
+        set.raw_refs.emplace_back(t);
+    });
+    if (report.skipped.total() > 0)
+        std::fprintf(stderr, "eval: %s: %lld pairs of %lld lines, %s\n", spec.c_str(), static_cast<long long>(report.pairs),
+                     static_cast<long long>(report.lines), report.skipped.describe().c_str());
+    return set;
+}
+
 BleuTokenize file_bleu_tokenize(const TranslatorModel& m, const EvalFlags& f) {
     if (!f.tokenize.empty()) return parse_bleu_tokenize(f.tokenize);
     return default_bleu_tokenize(language_code(m.target_pipeline));
@@ -176,8 +192,10 @@ std::string output_for_split(const std::string& output, const std::string& split
 }
 
 void run_eval(const EvalFlags& f, bool beam_given, bool split_given) {
-    if (!f.src.empty()) {
-        TestSet set = load_files(f.src, f.ref);  // a file error before the model loads
+    if (!f.tokenize.empty() && f.src.empty() && f.test.empty())
+        throw Error("--tokenize requires --src or --test (the Multi30K splits are scored with their own tokenizations)");
+    if (!f.src.empty() || !f.test.empty()) {
+        TestSet set = f.test.empty() ? load_files(f.src, f.ref) : load_test(f.test);  // a file error before the model loads
         Translator translator = load_translator(f.models);
         if (f.threads > 0) omp_set_num_threads(f.threads);
         eval_set(translator, f, std::move(set), f.output, f.output_text);
@@ -221,10 +239,14 @@ CommandRegistrar registrar([](CLI::App& app) {
     CLI::Option* ref = cmd->add_option("--ref", f->ref, "The reference translations of --src, line-aligned with it");
     src->needs(ref)->excludes(split_option);
     ref->needs(src);
+    CLI::Option* test = cmd->add_option("--test", f->test,
+                                        "A test set of your own as `attend train --test` takes it: a TSV (source in "
+                                        "column 1; :columns=2,1 for others) or SOURCE,REFERENCE files");
+    test->excludes(split_option)->excludes(src)->excludes(ref);
     cmd->add_option("--tokenize", f->tokenize,
-                    "BLEU tokenizer for --src/--ref: none, 13a or zh (default: zh for a Chinese target, else 13a)")
-        ->check(CLI::IsMember({"none", "13a", "zh"}))
-        ->needs(src);
+                    "BLEU tokenizer for --src/--ref or --test: none, 13a or zh (default: zh for a Chinese target, else "
+                    "13a)")
+        ->check(CLI::IsMember({"none", "13a", "zh"}));
     TranslationOptions& o = f->options;
     cmd->add_option("-b,--beam", o.beam_size, "Beam size (the d2l table: 1 unless given)")
         ->capture_default_str()

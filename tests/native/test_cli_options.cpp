@@ -426,7 +426,28 @@ TEST_CASE("attend eval --src --ref: any test set, plain or .gz; line counts must
     CHECK(zh.status == 0);
     CHECK(zh.output.find(", 2 sentences, ") != std::string::npos);
     CHECK(zh.output.find("\nBLEU|nrefs:1|case:mixed|eff:no|tok:zh|smooth:exp|" + version + "\n") != std::string::npos);
-    for (const std::string& f : {src, ref, short_ref}) std::remove(f.c_str());
+
+    // The same pairs as a TSV with the reference first (--test takes what `attend train --test` takes), and a line
+    // that is no pair: skipped and said, the scores those of the three pairs.
+    const std::vector<std::string> sources = read_lines(src), references = read_lines(ref);
+    const std::string tsv = kTmp + "eval_test.tsv";
+    {
+        std::FILE* out = std::fopen(tsv.c_str(), "w");
+        REQUIRE(out);
+        for (size_t i = 0; i < sources.size(); i++)
+            std::fprintf(out, "%s\t%s\n", references[i].c_str(), sources[i].c_str());
+        std::fputs("only one column\n", out);
+        std::fclose(out);
+    }
+    const Run from_tsv = run_attend("eval -m '" + model + "' --test '" + tsv + ":columns=2,1' --threads 1");
+    CAPTURE(from_tsv.output);
+    CHECK(from_tsv.status == 0);
+    CHECK(from_tsv.output.find("3 pairs of 4 lines, 1 skipped: 1 without the named columns") != std::string::npos);
+    const auto scores = [](const std::string& out) { return out.substr(out.find("\nBLEU = "), out.find(" confidence:") - out.find("\nBLEU = ")); };
+    CHECK(scores(from_tsv.output).substr(0, 60) == scores(run.output).substr(0, 60));
+    check_refused("eval -m '" + model + "' --test '" + tsv + "' --src '" + src + "' --ref '" + ref + "'",
+                  "--src excludes --test");
+    for (const std::string& f : {src, ref, short_ref, tsv}) std::remove(f.c_str());
 }
 
 TEST_CASE("attend translate --progress: the count, rate and time left on standard error; every line still out") {
