@@ -103,6 +103,32 @@ bool ends_sentence(const std::u32string& w, const std::u32string& next, const No
     return !(kind == NonbreakingPrefixes::Kind::numeric_only && !starting_punct && number_follows);
 }
 
+// Chinese and Japanese end a sentence with a full-width mark and write the next one without a space: 。！？ (and
+// a run of them, "？！"), with the closing quotes and brackets after them, end a sentence wherever more follows.
+bool is_cjk_terminal(char32_t c) { return c == U'\u3002' || c == U'\uFF01' || c == U'\uFF1F' || c == U'\uFF61'; }
+bool is_cjk_closing(char32_t c) {
+    return c == U'\u201D' || c == U'\u2019' || c == U'\u300D' || c == U'\u300F' || c == U'\uFF09' || c == U'\u3011' ||
+           c == U'\u300B' || c == U'\u3009';
+}
+
+// `span` cut after each full-width terminal mark that more text follows.
+void split_at_cjk_terminals(std::string_view text, const SentenceSpan& span, std::vector<SentenceSpan>& out) {
+    const std::u32string cps = utf8_decode(text.substr(span.begin, span.end - span.begin));
+    std::size_t begin = span.begin, at = span.begin;
+    auto width = [](char32_t c) -> std::size_t { return c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4; };
+    for (std::size_t i = 0; i < cps.size(); i++) {
+        at += width(cps[i]);
+        if (!is_cjk_terminal(cps[i]) || (i + 1 < cps.size() && is_cjk_terminal(cps[i + 1]))) continue;
+        while (i + 1 < cps.size() && is_cjk_closing(cps[i + 1])) at += width(cps[++i]);
+        std::size_t next = i + 1, next_at = at;
+        while (next < cps.size() && is_space(cps[next])) next_at += width(cps[next++]);
+        if (next == cps.size()) break;
+        out.push_back({begin, at, span.line});
+        begin = next_at;
+    }
+    out.push_back({begin, span.end, span.line});
+}
+
 }  // namespace
 
 std::vector<SentenceSpan> split_sentences(std::string_view text, const NonbreakingPrefixes& prefixes) {
@@ -126,7 +152,7 @@ std::vector<SentenceSpan> split_sentences(std::string_view text, const Nonbreaki
                 if (!opening_only) break;
             }
             if (last_word || ends_sentence(words[i].cps, next, prefixes)) {
-                out.push_back({words[first].begin, words[i].end, line});
+                split_at_cjk_terminals(text, {words[first].begin, words[i].end, line}, out);
                 first = i + 1;
             }
         }

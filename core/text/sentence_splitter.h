@@ -3,7 +3,9 @@
 // when the next word starts with an upper-case letter (after opening quotes or brackets), or, after a period,
 // with a digit; never after a non-breaking prefix ("Mr.", "z.B."), nor after an upper-case acronym ("U.S."),
 // nor after a numeric-only prefix ("No.") when a number follows. A line break always ends a sentence (lines are
-// kept, unlike Moses, which joins the lines of a paragraph).
+// kept, unlike Moses, which joins the lines of a paragraph). Chinese and Japanese full stops, question and
+// exclamation marks (。？！, with closing quotes or brackets after them) end a sentence wherever more text follows,
+// spaces or none.
 #pragma once
 #include "text/lang.h"
 #include "text/nonbreaking_prefixes.h"

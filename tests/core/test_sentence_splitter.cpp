@@ -169,3 +169,20 @@ TEST_CASE("clauses point at the bytes of the text, after multi-byte letters too,
     CHECK(text.substr(c[1].span.begin, c[1].span.end - c[1].span.begin) == "über ihm fliegen zwei weiße Möwen.");
     CHECK(c[1].text == "Über ihm fliegen zwei weiße Möwen.");
 }
+
+TEST_CASE("Chinese and Japanese full-width marks end a sentence where more follows, spaces or none") {
+    CHECK(split("我喜欢吃鱼。你呢？") == S{"我喜欢吃鱼。", "你呢？"});
+    CHECK(split("他说：“走吧！”我们就走了。") == S{"他说：“走吧！”", "我们就走了。"});
+    CHECK(split("真的吗？！太好了。 明天见。") == S{"真的吗？！", "太好了。", "明天见。"});
+    CHECK(split("今日は晴れです。散歩しましょう。") == S{"今日は晴れです。", "散歩しましょう。"});
+    CHECK(split("我喜欢吃鱼。") == S{"我喜欢吃鱼。"});
+    // Moses' rules still need an upper-case start after a Latin period; the full-width marks need nothing.
+    CHECK(split("狗在跑。A dog runs. It is fast.") == S{"狗在跑。", "A dog runs.", "It is fast."});
+    // The byte spans stay in order and inside the text.
+    const std::string text = "一。二！三？";
+    const std::vector<SentenceSpan> spans = split_sentences(text, prefixes());
+    REQUIRE(spans.size() == 3);
+    CHECK(spans[0].begin == 0);
+    CHECK(spans[2].end == text.size());
+    for (size_t i = 1; i < spans.size(); i++) CHECK(spans[i].begin == spans[i - 1].end);
+}

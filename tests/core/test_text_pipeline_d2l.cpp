@@ -37,8 +37,8 @@ TEST_CASE("d2l-words pipeline: JSON round trip; an unknown type is named") {
     CHECK(nlohmann::json(moses)["type"] == "moses+bpe");
     CHECK(nlohmann::json(moses).get<TextPipeline>().type == TextPipelineType::moses_bpe);
 
-    CHECK_THROWS_WITH(nlohmann::json::parse(R"({"type": "sentencepiece", "lang": "en"})").get<TextPipeline>(),
-                      doctest::Contains("unknown type 'sentencepiece'"));
+    CHECK_THROWS_WITH(nlohmann::json::parse(R"({"type": "wordpiece", "lang": "en"})").get<TextPipeline>(),
+                      doctest::Contains("unknown type 'wordpiece'"));
     CHECK_THROWS_WITH(nlohmann::json::parse(R"({"lang": "en"})").get<TextPipeline>(), doctest::Contains("\"type\""));
     CHECK_THROWS_WITH(nlohmann::json::parse(R"({"type": "d2l-words"})").get<TextPipeline>(), doctest::Contains("'lang'"));
 }
