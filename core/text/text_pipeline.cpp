@@ -45,6 +45,25 @@ TextPipeline sentencepiece_pipeline(const std::string& language, std::shared_ptr
     return p;
 }
 
+std::string visible_text(std::string_view raw_text) {
+    utf8_validate(raw_text, "the text");
+    std::string out;
+    out.reserve(raw_text.size());
+    for (std::size_t i = 0; i < raw_text.size(); i++) {
+        const unsigned char b = static_cast<unsigned char>(raw_text[i]);
+        if (b < 0x20 || b == 0x7F) {
+            out += ' ';
+        } else if (b == 0xEF && raw_text.compare(i, 3, "\xEF\xBB\xBF") == 0) {
+            i += 2;  // U+FEFF
+        } else if (b == 0xE2 && (raw_text.compare(i, 3, "\xE2\x80\x8B") == 0 || raw_text.compare(i, 3, "\xE2\x81\xA0") == 0)) {
+            i += 2;  // U+200B, U+2060
+        } else {
+            out += static_cast<char>(b);
+        }
+    }
+    return out;
+}
+
 std::string subword_text(std::string_view raw_text) {
     utf8_validate(raw_text, "the text");
     std::string out;

@@ -45,6 +45,11 @@ std::string language_code(const TextPipeline& pipeline);
 // A sentencepiece pipeline for `language` (check_language_code) over `model` (validated).
 TextPipeline sentencepiece_pipeline(const std::string& language, std::shared_ptr<const SentencePieceModel> model);
 
+// What every translator reads of a raw text: characters that do not show are not text. A byte-order mark, zero-width
+// spaces and word joiners (U+FEFF, U+200B, U+2060) go; NUL and the other C0 controls and DEL become a space (a NUL
+// cuts nothing). Throws attend::Error on invalid UTF-8.
+std::string visible_text(std::string_view raw_text);
+
 // What a sentencepiece pipeline reads of a raw text, before the model's own whitespace rules: characters that are
 // invisible or would make the same text read two ways are taken out or made plain: a byte-order mark, zero-width
 // spaces and joiners' look-alikes (U+200B, U+2060, U+FEFF) go; NUL and other C0/C1 controls, tabs, line breaks

@@ -341,7 +341,8 @@ SearchOptions Translator::search_options(const TranslationOptions& options,
 Translator::PreparedText Translator::prepare(std::string_view text, const TranslationOptions& options) const {
     PreparedText p;
     p.original = std::string(text);
-    utf8_validate(text, "the text");  // before anything reads it
+    const std::string visible = visible_text(text);  // validates the UTF-8 before anything reads it
+    text = visible;
     const std::u32string code_points = utf8_decode(text);
     p.letterless = std::none_of(code_points.begin(), code_points.end(), [](char32_t cp) { return is_alpha(cp); });
     if (model_->source_pipeline.type != TextPipelineType::moses_bpe) {

@@ -109,3 +109,12 @@ TEST_CASE("language codes: ISO 639 letters with optional subtags; unspaced scrip
     CHECK_FALSE(is_unspaced_language("en"));
     CHECK_FALSE(is_unspaced_language("ko"));
 }
+
+TEST_CASE("visible text: what every translator reads; marks that do not show go, controls become spaces") {
+    CHECK(visible_text("\xEF\xBB\xBF" "A dog runs.") == "A dog runs.");
+    CHECK(visible_text(std::string("A man\0 walks.", 13)) == "A man  walks.");
+    CHECK(visible_text("zero\xE2\x80\x8Bwidth\xE2\x81\xA0joined") == "zerowidthjoined");
+    CHECK(visible_text("a\tb\x7F" "c") == "a b c");
+    CHECK(visible_text("a\xC2\xA0" "b 我") == "a\xC2\xA0" "b 我");  // a no-break space is for the pipeline to read
+    CHECK_THROWS_AS(visible_text("\xff"), Error);
+}

@@ -941,3 +941,23 @@ TEST_CASE("shipped models: an ensemble of a model with itself translates as the 
                          Error);
     CHECK_THROWS_WITH_AS(Translator::ensemble({}), "an ensemble needs at least one model", Error);
 }
+
+TEST_CASE("shipped models: a byte-order mark, a zero-width space or a NUL is not text: the translation is the text's") {
+    for (const ShippedModel& shipped : shipped_models()) {
+        CAPTURE(shipped.file);
+        for (size_t i = 0; i < 5; i++) {
+            const std::string s = shipped.test2016.at(i);
+            CAPTURE(s);
+            const std::string plain = shipped.translator.translate(s).text;
+            CHECK(shipped.translator.translate("\xEF\xBB\xBF" + s).text == plain);
+            const size_t space = s.find(' ');
+            REQUIRE(space != std::string::npos);
+            std::string with_nul = s;
+            with_nul.insert(space, std::string(1, '\0'));  // "A man\0 walks ...": nothing after the NUL is lost
+            CHECK(shipped.translator.translate(with_nul).text == plain);
+            std::string with_zwsp = s;
+            with_zwsp.insert(1, "\xE2\x80\x8B");  // inside the first word
+            CHECK(shipped.translator.translate(with_zwsp).text == plain);
+        }
+    }
+}
