@@ -20,17 +20,9 @@
 #include <vector>
 
 using namespace attend;
+using attend_test::error_of;
 
 namespace {
-
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "";
-}
 
 // The first n pairs of Tatoeba eng-cmn (English, Chinese, attribution), as a TSV in a test folder.
 std::string eng_cmn_tsv(const std::string& dir, int n) {

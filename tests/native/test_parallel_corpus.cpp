@@ -17,17 +17,9 @@
 #include <vector>
 
 using namespace attend;
+using attend_test::error_of;
 
 namespace {
-
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "";
-}
 
 struct Pair {
     std::string source, target;

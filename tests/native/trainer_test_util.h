@@ -1,6 +1,7 @@
 // The small Multi30K Transformer run that the trainer tests share: transformer-tiny shrunk to seconds per epoch,
 // with dropout on so that a resume must reproduce the dropout masks too.
 #pragma once
+#include "error.h"
 #include "train/trainer.h"
 
 #include <unistd.h>
@@ -9,10 +10,21 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <vector>
 
 namespace attend_test {
+
+// The message of the attend::Error that f throws; empty when it throws none.
+inline std::string error_of(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const attend::Error& e) {
+        return e.what();
+    }
+    return "";
+}
 
 // An empty run folder under the system's temp folder, named after the test and this process: test binaries of
 // several build trees or checkouts may run at once on one machine.
