@@ -178,8 +178,9 @@ function showDetails(m) {
   $('model-details').textContent = parts.join(' · ');
   // What the model knows, beside the text box: a caption model asked about anything else answers in captions.
   $('model-knows').hidden = !m.trainedOn;
-  $('model-knows').textContent = m.trainedOn
-    ? `${m.pair}: trained on ${m.trainedOn}. Short descriptions of a scene translate best.` : '';
+  // A caption model asked about anything else answers in captions: say what it knows best.
+  const advice = /caption/i.test(m.trainedOn) ? ' Short descriptions of a scene translate best.' : '';
+  $('model-knows').textContent = m.trainedOn ? `${m.pair}: trained on ${m.trainedOn}.${advice}` : '';
   const option = [...$('model-select').options].find((o) => o.value === m.id);
   if (option) option.textContent = optionText(m);
 }
