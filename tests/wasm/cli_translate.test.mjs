@@ -48,10 +48,10 @@ for (const beam of ['5', '1']) {
 }
 
 for (const beam of ['5', '1']) {
-  test(`beam ${beam}: a line the core refuses (nothing left after tokenization) is skipped; the batch around it is kept`, () => {
+  test(`beam ${beam}: a line the core refuses (control characters alone: no text) is skipped; the batch around it is kept`, () => {
     const r = attend(['-b', beam], 'A dog runs.\n\x01\x02\nA cat sleeps.\n');
     assert.equal(r.status, 3, r.err);
-    assert.match(r.err, /warning: line 2: the text to translate is empty after tokenization: skipped/);
+    assert.match(r.err, /warning: line 2: the text to translate is empty: skipped/);
     assert.match(r.err, /1 of 3 lines skipped, 1 with warnings \(exit status 3\)/);
     assert.deepEqual(lines(r.out), [alone('A dog runs.', ['-b', beam]), '', alone('A cat sleeps.', ['-b', beam])]);
   });
