@@ -65,25 +65,22 @@ std::string visible_text(std::string_view raw_text) {
 }
 
 std::string subword_text(std::string_view raw_text) {
-    utf8_validate(raw_text, "the text");
+    // What every translator reads, and then every other space, line or paragraph separator as a plain space.
+    const std::string visible = visible_text(raw_text);
     std::string out;
-    out.reserve(raw_text.size());
-    for (std::size_t i = 0; i < raw_text.size();) {
-        const unsigned char b = static_cast<unsigned char>(raw_text[i]);
+    out.reserve(visible.size());
+    for (std::size_t i = 0; i < visible.size();) {
+        const unsigned char b = static_cast<unsigned char>(visible[i]);
         if (b < 0x80) {  // ASCII: the common case, one byte at a time
-            out += b < 0x20 || b == 0x7F ? ' ' : static_cast<char>(b);
+            out += static_cast<char>(b);
             i++;
             continue;
         }
         const std::size_t n = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : 2;
-        const char32_t cp = utf8_decode(raw_text.substr(i, n))[0];
+        const char32_t cp = utf8_decode(visible.substr(i, n))[0];
         i += n;
-        if (cp == 0x200B || cp == 0x2060 || cp == 0xFEFF) continue;  // invisible: a zero-width space, word joiner, BOM
-        if ((cp >= 0x80 && cp <= 0x9F) || cp == 0x2028 || cp == 0x2029 || is_python_space(cp)) {
-            out += ' ';
-            continue;
-        }
-        utf8_append(out, cp);
+        if ((cp >= 0x80 && cp <= 0x9F) || cp == 0x2028 || cp == 0x2029 || is_python_space(cp)) out += ' ';
+        else utf8_append(out, cp);
     }
     return out;
 }
