@@ -16,6 +16,9 @@
 #include <omp.h>
 
 #include <signal.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include <unistd.h>
 
@@ -420,6 +423,10 @@ void run_translate(TranslateFlags& f) {
         if (chunk.empty()) continue;
         const size_t written = translate_chunk(translator, f, chunk, tally.lines + 1, progress, attention.get(), tally);
         if (written < chunk.size()) break;
+#if defined(__GLIBC__)
+        // glibc keeps what the threads freed in their arenas; handing it back keeps a long input's memory flat.
+        malloc_trim(0);
+#endif
     }
     progress.end();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
