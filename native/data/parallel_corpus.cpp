@@ -40,6 +40,13 @@ int parse_column(std::string_view text, std::string_view spec) {
     return value;
 }
 
+// The text with each tab made a space, in `buffer`.
+std::string_view untabbed(std::string_view text, std::string& buffer) {
+    buffer.assign(text);
+    std::replace(buffer.begin(), buffer.end(), '\t', ' ');
+    return buffer;
+}
+
 // A side's text with the spaces and tabs around it removed.
 std::string_view trimmed(std::string_view s) {
     const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'; };
@@ -161,6 +168,7 @@ CorpusSourceReport read_corpus_source(const CorpusSource& source, const PairCall
                                       const CorpusReadOptions& options) {
     CorpusSourceReport report;
     report.source = source;
+    std::string src_buffer, tgt_buffer;
     auto offer = [&](std::string_view src, std::string_view tgt, std::int64_t line) {
         if (src.size() > options.max_line_bytes || tgt.size() > options.max_line_bytes) {
             report.skipped[SkipReason::too_long]++;
@@ -172,6 +180,10 @@ CorpusSourceReport read_corpus_source(const CorpusSource& source, const PairCall
         }
         src = trimmed(src);
         tgt = trimmed(tgt);
+        // A tab inside a line of an aligned file is white space like any other; kept, it would split the pair
+        // where it is written as TSV (the run's valid.tsv).
+        if (src.find('\t') != std::string_view::npos) src = untabbed(src, src_buffer);
+        if (tgt.find('\t') != std::string_view::npos) tgt = untabbed(tgt, tgt_buffer);
         if (src.empty() || tgt.empty()) {
             report.skipped[SkipReason::empty_side]++;
             return;

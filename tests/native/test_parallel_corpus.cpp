@@ -137,6 +137,14 @@ TEST_CASE("two files of different lengths: an error naming both files and both c
     CHECK(reverse.find("has 3") != std::string::npos);
 }
 
+TEST_CASE("a tab inside a line of an aligned file is a space: the pair can be written as TSV") {
+    Dir dir;
+    write_bytes(dir / "b.en", "a\tdog runs\n\tthe cat\t\n");
+    write_bytes(dir / "b.de", "ein Hund\trennt\ndie Katze\n");
+    const std::vector<Pair> pairs = pairs_of(dir / "b.en" + "," + dir / "b.de");
+    CHECK(pairs == std::vector<Pair>{{"a dog runs", "ein Hund rennt", 1}, {"the cat", "die Katze", 2}});
+}
+
 TEST_CASE("gzip files stream like plain ones; a truncated one is an error, not a shorter corpus") {
     Dir dir;
     std::vector<std::string> en, de;
