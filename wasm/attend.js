@@ -86,6 +86,13 @@ function declaredModelSize(prefix, href) {
   return 8 + headerLength + end;
 }
 
+// fetch()'s own messages ("fetch failed", "terminated") with the system's reason behind them where it gives one.
+function networkReason(e) {
+  const cause = e?.cause;
+  const detail = cause && (cause.code ?? cause.message);
+  return detail && detail !== e.message ? `${e.message}: ${detail}` : String(e?.message ?? e);
+}
+
 function joinChunks(chunks, length) {
   const bytes = new Uint8Array(length);
   let at = 0;
@@ -241,7 +248,7 @@ async function readBytes(url, { onProgress, signal, cache = false, size, maxByte
     } catch (e) {
       throwIfAborted(signal);
       if (stale && !stalled) return fromCache(stale);
-      failure(new Error(`cannot download ${href}: ${e.message}`));
+      failure(new Error(`cannot download ${href}: ${networkReason(e)}`));
     }
     if (!response.ok) {
       if (stale) return fromCache(stale);
@@ -286,7 +293,8 @@ async function readBytes(url, { onProgress, signal, cache = false, size, maxByte
         }
       } catch (e) {
         stop.abort(e);
-        failure(e.message?.startsWith(`cannot download ${href}`) || e.message?.startsWith(href) ? e : new Error(`cannot download ${href}: ${e.message}`));
+        failure(e.message?.startsWith(`cannot download ${href}`) || e.message?.startsWith(href) ? e
+          : new Error(`cannot download ${href}: the connection ended after ${received} of ${total || declared || '?'} bytes (${networkReason(e)})`));
       } finally {
         stop.signal.removeEventListener('abort', cancel);
       }

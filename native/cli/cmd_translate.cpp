@@ -270,6 +270,9 @@ private:
     size_t entries_ = 0;
 };
 
+// A line longer than this is skipped with a warning (and never held whole): a paragraph is a few kilobytes.
+constexpr size_t kMaxLineBytes = size_t{4} << 20;
+
 struct Tally {
     size_t lines = 0, sentences = 0, skipped = 0, warned = 0, flagged = 0;
 };
@@ -278,7 +281,8 @@ struct Tally {
 // every line that is complete, in order: all of them, or after a stop request the lines before the first one not
 // finished. Returns how many lines were written.
 size_t translate_chunk(const Translator& translator, const TranslateFlags& f, const std::vector<std::string>& lines,
-                       size_t first_number, Progress& progress, AttentionFile* attention, Tally& tally) {
+                       const std::vector<char>& cut, size_t first_number, Progress& progress, AttentionFile* attention,
+                       Tally& tally) {
     const TranslationOptions& opt = f.options;
     const size_t n = lines.size();
     std::vector<TranslationResult> results(n);
@@ -286,6 +290,11 @@ size_t translate_chunk(const Translator& translator, const TranslateFlags& f, co
     std::vector<std::vector<std::string>> input_notes(n);
     std::vector<size_t> todo;
     for (size_t i = 0; i < n; i++) {
+        if (cut[i]) {
+            errors[i] = "longer than " + std::to_string(kMaxLineBytes) + " bytes (is it text, one sentence or "
+                        "paragraph a line?)";
+            continue;
+        }
         if (blank(lines[i])) continue;  // an empty line in, an empty line out
         const size_t bad = utf8_find_invalid(lines[i]);
         if (bad != std::string::npos) {
@@ -372,10 +381,11 @@ size_t translate_chunk(const Translator& translator, const TranslateFlags& f, co
 
 // The sentences of a file, for a progress line that knows its total: one pass over the file before translating.
 size_t count_sentences(const Translator& translator, const std::string& path, const TranslationOptions& opt) {
-    LineReader in(path, LineReader::Nul::keep);
+    LineReader in(path, LineReader::Nul::keep, kMaxLineBytes);
     size_t count = 0;
     for (std::string line; in.next(line);)
-        if (!blank(line) && utf8_find_invalid(line) == std::string::npos) count += translator.segments(line, opt).size();
+        if (!in.cut() && !blank(line) && utf8_find_invalid(line) == std::string::npos)
+            count += translator.segments(line, opt).size();
     return count;
 }
 
@@ -391,7 +401,7 @@ void run_translate(TranslateFlags& f) {
     if (f.threads > 0) omp_set_num_threads(f.threads);
 
     std::unique_ptr<LineReader> in;
-    if (!f.text_given) in = std::make_unique<LineReader>(f.input, LineReader::Nul::keep);
+    if (!f.text_given) in = std::make_unique<LineReader>(f.input, LineReader::Nul::keep, kMaxLineBytes);
     std::unique_ptr<AttentionFile> attention;
     if (!f.attention_file.empty()) attention = std::make_unique<AttentionFile>(f.attention_file);
     const bool show_progress = f.progress == "on" || (f.progress == "auto" && !f.text_given && isatty(STDERR_FILENO));
@@ -405,11 +415,14 @@ void run_translate(TranslateFlags& f) {
     Tally tally;
     const auto start = std::chrono::steady_clock::now();
     std::vector<std::string> chunk;
+    std::vector<char> cut;
     bool more = true;
     while (more && !stop_requested()) {
         chunk.clear();
+        cut.clear();
         if (!in) {
             chunk.push_back(f.text);
+            cut.push_back(0);
             more = false;
         }
         std::string line;
@@ -419,9 +432,11 @@ void run_translate(TranslateFlags& f) {
                 break;
             }
             chunk.push_back(std::move(line));
+            cut.push_back(in->cut());
         }
         if (chunk.empty()) continue;
-        const size_t written = translate_chunk(translator, f, chunk, tally.lines + 1, progress, attention.get(), tally);
+        const size_t written =
+            translate_chunk(translator, f, chunk, cut, tally.lines + 1, progress, attention.get(), tally);
         if (written < chunk.size()) break;
 #if defined(__GLIBC__)
         // glibc keeps what the threads freed in their arenas; handing it back keeps a long input's memory flat.

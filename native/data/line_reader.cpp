@@ -12,7 +12,8 @@
 
 namespace attend {
 
-LineReader::LineReader(const std::string& path, Nul nul) : nul_(nul) {
+LineReader::LineReader(const std::string& path, Nul nul, std::size_t max_line_bytes)
+    : nul_(nul), max_line_bytes_(max_line_bytes) {
     if (path.empty() || path == "-") {
         name_ = "standard input";
         stdin_ = true;
@@ -47,12 +48,19 @@ bool LineReader::next(std::string& line) {
         }
         const char* nl = static_cast<const char*>(std::memchr(buffer_ + at_, '\n', end_ - at_));
         const std::size_t stop = nl ? static_cast<std::size_t>(nl - buffer_) : end_;
-        pending_.append(buffer_ + at_, stop - at_);
+        std::size_t take = stop - at_;
+        if (max_line_bytes_ > 0 && pending_.size() + take > max_line_bytes_) {
+            take = max_line_bytes_ - std::min(pending_.size(), max_line_bytes_);
+            cutting_ = true;
+        }
+        pending_.append(buffer_ + at_, take);
         partial_ = true;
         at_ = nl ? stop + 1 : end_;
         if (nl) break;
     }
     partial_ = false;
+    cut_ = cutting_;
+    cutting_ = false;
     line.swap(pending_);
     pending_.clear();
     lines_++;

@@ -18,8 +18,9 @@ class LineReader {
 public:
     enum class Nul { error, keep };
 
-    // "" or "-": standard input.
-    explicit LineReader(const std::string& path, Nul nul = Nul::error);
+    // "" or "-": standard input. max_line_bytes > 0: a longer line is cut to that many bytes and cut() says so (the
+    // rest of it is read past, never held), so that a file without line breaks cannot fill the memory.
+    explicit LineReader(const std::string& path, Nul nul = Nul::error, std::size_t max_line_bytes = 0);
     ~LineReader();
     LineReader(const LineReader&) = delete;
     LineReader& operator=(const LineReader&) = delete;
@@ -31,6 +32,8 @@ public:
     // file, or the end of the input has been seen).
     bool ready();
     bool interrupted() const { return interrupted_; }
+    // Whether the line next() gave last was longer than max_line_bytes (and so cut).
+    bool cut() const { return cut_; }
 
     const std::string& name() const { return name_; }
     std::int64_t lines() const { return lines_; }
@@ -42,6 +45,8 @@ private:
 
     std::string name_;
     Nul nul_;
+    std::size_t max_line_bytes_ = 0;
+    bool cut_ = false, cutting_ = false;
     void* gz_ = nullptr;  // gzFile, for a named file
     bool stdin_ = false, eof_ = false, interrupted_ = false;
     std::string pending_;  // a line begun before an interrupted wait

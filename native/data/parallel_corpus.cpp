@@ -194,10 +194,15 @@ CorpusSourceReport read_corpus_source(const CorpusSource& source, const PairCall
 
     std::string a, b;
     if (source.is_tsv()) {
-        LineReader in(source.files[0]);
+        // A line is held up to a bound that the columns it needs could fill; a longer one is skipped, never held.
         const std::size_t need = static_cast<std::size_t>(std::max(source.source_column, source.target_column));
+        LineReader in(source.files[0], LineReader::Nul::error, (options.max_line_bytes + 1) * need + 64 * 1024);
         std::vector<std::string_view> cols;
         while (in.next(a)) {
+            if (in.cut()) {
+                report.skipped[SkipReason::too_long]++;
+                continue;
+            }
             cols = split(a, '\t');
             if (cols.size() < need) {
                 report.skipped[SkipReason::missing_column]++;
@@ -209,7 +214,8 @@ CorpusSourceReport read_corpus_source(const CorpusSource& source, const PairCall
         report.file_bytes = {in.bytes()};
         report.file_crc32 = {in.crc32()};
     } else {
-        LineReader src(source.files[0]), tgt(source.files[1]);
+        LineReader src(source.files[0], LineReader::Nul::error, options.max_line_bytes + 1),
+            tgt(source.files[1], LineReader::Nul::error, options.max_line_bytes + 1);
         while (true) {
             const bool has_a = src.next(a), has_b = tgt.next(b);
             if (has_a != has_b) {

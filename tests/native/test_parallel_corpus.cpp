@@ -124,6 +124,20 @@ TEST_CASE("a line over the length limit is skipped as too long, not cut") {
     CHECK(r.skipped[SkipReason::too_long] == 1);
 }
 
+TEST_CASE("a line of megabytes is skipped as too long without being held, in a TSV and in aligned files") {
+    Dir dir;
+    const std::string huge(8u << 20, 'x');
+    write_bytes(dir / "big.tsv", "a dog\tein Hund\n" + huge + "\t" + huge + "\nthe cat\tdie Katze\n");
+    CorpusSourceReport report;
+    CHECK(pairs_of(dir / "big.tsv", &report) == std::vector<Pair>{{"a dog", "ein Hund", 1}, {"the cat", "die Katze", 3}});
+    CHECK(report.skipped[SkipReason::too_long] == 1);
+    CHECK(report.lines == 3);
+    write_bytes(dir / "big.en", "a dog\n" + huge + "\nthe cat\n");
+    write_bytes(dir / "big.de", "ein Hund\nkurz\ndie Katze\n");
+    CHECK(pairs_of(dir / "big.en" + "," + dir / "big.de", &report).size() == 2);
+    CHECK(report.skipped[SkipReason::too_long] == 1);
+}
+
 TEST_CASE("two files of different lengths: an error naming both files and both counts") {
     Dir dir;
     write_bytes(dir / "a.en", "one\ntwo\nthree\n");

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -204,4 +205,23 @@ TEST_CASE("attend translate: a NUL in a line is read as a space and said; the re
     CAPTURE(err);
     CHECK(err.find("line 1: 1 NUL byte in the line, read as a space") != std::string::npos);
     CHECK(out == translate_text("A man  walks down the street.") + "\n" + translate_text("A dog runs.") + "\n");
+}
+
+TEST_CASE("attend translate: a line of megabytes (a file that is no text) is skipped with a warning, never held") {
+    // 32 MiB of one line, compressed to a few kilobytes, then a sentence.
+    const std::string path = std::string(P_tmpdir) + "/attend_stream_long_" + std::to_string(getpid()) + ".gz";
+    {
+        const std::string command = "{ head -c 33554432 /dev/zero | tr '\\0' 'a'; printf '\\nA dog runs.\\n'; } | gzip -c > '" + path + "'";
+        REQUIRE(std::system(command.c_str()) == 0);
+    }
+    Filter f({"translate", "-m", kModel, "-i", path});
+    f.close_input();
+    const std::string out = f.read_rest();
+    CHECK(f.wait_status() == 3);
+    const std::string err = f.error_output();
+    CAPTURE(err);
+    CHECK(err.find("line 1: longer than 4194304 bytes (is it text, one sentence or paragraph a line?): skipped") !=
+          std::string::npos);
+    CHECK(out == "\n" + translate_text("A dog runs.") + "\n");
+    std::remove(path.c_str());
 }

@@ -162,3 +162,26 @@ test('hundreds of queued calls leave the event loop free, resolve in call order,
   // After all that the translator is as before.
   assert.equal((await translator.translate('A dog runs on the beach.', greedy)).text, reference);
 });
+
+test('a refused connection and a connection cut mid-download say so, with the reason behind fetch()\'s words', async () => {
+  // A port nothing listens on: the system's reason, not only "fetch failed".
+  const closedServer = http.createServer();
+  await new Promise((resolve) => closedServer.listen(0, '127.0.0.1', resolve));
+  const port = closedServer.address().port;
+  await new Promise((resolve) => closedServer.close(resolve));
+  await assert.rejects(Attend.load(`http://127.0.0.1:${port}/model`, { cache: false }),
+    /cannot download http:\/\/127\.0\.0\.1:\d+\/model: fetch failed: ECONNREFUSED/);
+
+  // A server that promises the whole model and hangs up after 64 KiB.
+  const cut = http.createServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': modelBytes.byteLength });
+    res.write(Buffer.from(modelBytes.subarray(0, 65536)), () => res.destroy());
+  });
+  await new Promise((resolve) => cut.listen(0, '127.0.0.1', resolve));
+  try {
+    await assert.rejects(Attend.load(`http://127.0.0.1:${cut.address().port}/model`, { cache: false }),
+      new RegExp(`the connection ended after \\d+ of ${modelBytes.byteLength} bytes`));
+  } finally {
+    cut.close();
+  }
+});
