@@ -92,6 +92,12 @@ struct TrainOptions {
     bool overwrite = false;
 };
 
+// Tokens in one batch, padding included: what a step's work scales with.
+int64_t tokens_per_batch(const TrainOptions& o);
+// The CPU threads a step of this size trains on: `available`, or 1 where the step is too small for a second thread
+// to gain anything (its parallel regions would cost more than they save).
+int training_threads(int64_t parameters, int64_t tokens_per_batch, int available);
+
 // A run's RNN options in its saved options: what it chooses; a model file stores the whole config
 // (bahdanau_config_to_json).
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BahdanauConfig, embed_size, num_hiddens, num_layers, dropout, max_len)
