@@ -61,6 +61,8 @@ uint64_t step_seed(uint64_t seed, int64_t step) {
 }
 
 void require_known_loss(const TrainOptions& o) {
+    if (o.keep_model != "best" && o.keep_model != "final")
+        throw Error("keep_model must be \"best\" or \"final\", got \"" + o.keep_model + "\"");
     if (o.loss != "masked_softmax_ce" && o.loss != "cross_entropy")
         throw Error("loss '" + o.loss + "' is unknown (expected \"cross_entropy\" or \"masked_softmax_ce\")");
 }
@@ -721,7 +723,7 @@ public:
             line["elapsed_s"] = state.elapsed_seconds;
             log_.write(line);
             log_.say(text);
-            if (result.val_bleu > state.best_val_bleu) {
+            if (o_.keep_model == "best" && result.val_bleu > state.best_val_bleu) {
                 state.best_val_bleu = result.val_bleu;
                 tm_.card = card(result.val_bleu, epoch);
                 result.best_model = (fs::path(o_.out_dir) / "best.safetensors").string();
@@ -751,6 +753,13 @@ public:
 
     TrainResult finish() {
         take_losses();
+        if (o_.keep_model == "final" && !result.interrupted && writer()) {
+            sync_host();
+            tm_.card = card(result.val_bleu, state.epoch);
+            result.final_model = (fs::path(o_.out_dir) / "final.safetensors").string();
+            write_file_atomically(result.final_model, save_translator_model(tm_, DType::F32));
+            log_.say("final model: " + result.final_model);
+        }
         result.state = state;
         return result;
     }
