@@ -371,6 +371,7 @@ async function translate() {
     // The maps open on the first sentence that has them (one that could not be translated has none).
     state.sentence = Math.max(0, doc.sentences.findIndex((x) => hasMaps(x.attention?.cross)));
     showResult();
+    revealOutput();
     const warned = warningsOf(state.doc).length;
     $('translate-status').textContent = `done in ${ms.toFixed(0)} ms${warned ? `, with ${countWarnings(warned)}` : ''}`;
     writeAddress();
@@ -385,6 +386,14 @@ async function translate() {
     state.busy = false;
     if (state.again) { state.again = false; translate(); }
   }
+}
+
+// On a phone the output lies below the fold (the text box, the button and the keyboard fill the screen): it is
+// brought into view, to the middle of the window (the text box above it stays in sight where there is room).
+function revealOutput() {
+  const box = $('output-text').getBoundingClientRect();
+  if (box.top >= 0 && box.bottom <= window.innerHeight) return;
+  $('output-text').scrollIntoView({ block: box.height > window.innerHeight / 2 ? 'start' : 'center' });
 }
 
 // No result on screen: the output, the maps, the status line and the selection go together.
