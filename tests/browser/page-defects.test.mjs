@@ -55,3 +55,89 @@ test('on a desktop the translation comes before the example chips and is in view
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+// Every label of every attention view, and the output, free of the tokenizer's marks.
+const RAW = /@@|\u2581|<0x[0-9A-F]{2}>|&(?:amp|#124|lt|gt|apos|quot|#91|#93);/;
+async function viewLabels(page) {
+  const out = {};
+  for (const [tab, canvas] of [['heatmap', 'heatmap'], ['alignment', 'alignment'], ['heads', 'headview']]) {
+    await page.click(`#tab-${tab}`);
+    const d = await page.evaluate((id) => ({ ...document.getElementById(id).dataset }), canvas);
+    out[tab] = [...JSON.parse(d.rowLabels), ...JSON.parse(d.colLabels)];
+  }
+  await page.click('#tab-heatmap');
+  return out;
+}
+
+test('Moses escapes and BPE marks do not reach the output, the word chips or any view\'s labels', async () => {
+  const { page, errors } = await openDemo({ width: 1280, height: 900 });
+  const amp = await translateOnPage(page, 'A boy & a girl play in the park.');
+  assert.ok(amp.includes('&') && !/amp|&\s*;/.test(amp), amp);
+  // A bracket is read as punctuation the model knows, not as five pieces of "&#91;".
+  await translateOnPage(page, 'A man waves [smiling].');
+  const source = JSON.parse(await page.getAttribute('#heatmap', 'data-col-labels'));
+  assert.ok(source.every((l) => !/[&#]/.test(l)), source.join(' '));
+  assert.ok(source.length <= 8, `${source.length} source tokens: ${source.join(' ')}`);
+  await translateOnPage(page, 'A grandmother and her granddaughter are baking cookies.');
+  const chips = await page.locator('#target-words .word').allTextContents();
+  const labels = await viewLabels(page);
+  const tokens = await page.evaluate(() => document.getElementById('heatmap').dataset.rows);
+  assert.ok(Number(tokens) > chips.length, `a word in pieces: ${chips.join(' ')}`);
+  for (const [view, list] of Object.entries(labels)) {
+    assert.ok(list.every((l) => !RAW.test(l)), `${view}: ${list.join(' ')}`);
+    // The pieces of a word joined read as the word chip.
+    const words = JSON.parse(await page.getAttribute('#heatmap', 'data-row-labels')).join(' ').replaceAll('· ', '');
+    for (const chip of chips) assert.ok(words.includes(chip), `${chip} in ${words}`);
+  }
+  for (const chip of chips) assert.ok(!RAW.test(chip), chip);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+const SCENES = ['A dog runs on the beach.', 'Two young men are playing soccer in a park.',
+  'A woman in a red dress is walking down the street.', 'A little girl is climbing a wooden staircase.',
+  'A man is riding a bicycle on a dirt road.', 'People are sitting at tables outside a restaurant.'];
+
+test('a long paste is translated whole, sentence by sentence, past 2,000 characters', async () => {
+  const { page, errors } = await openDemo({ width: 1280, height: 900 });
+  const sentences = Array.from({ length: 60 }, (_, i) => SCENES[i % SCENES.length]);
+  sentences.push('A cat sleeps on the sofa.');
+  const text = sentences.join(' ');
+  assert.ok(text.length > 2500);
+  await page.fill('#source-text', text);
+  assert.equal((await page.inputValue('#source-text')).length, text.length, 'the text box keeps the whole paste');
+  await page.click('#translate-button');
+  await waitForState(page, 'translateState', 'done');
+  assert.equal(await page.locator('#sentence-select option').count(), sentences.length);
+  const out = (await page.textContent('#output-text')).trim();
+  assert.match(out, /Katze/, out.slice(-200));
+  assert.ok(await page.locator('#output-note').isHidden(), 'no note when all is translated');
+  assert.match(await page.textContent('label[for="source-text"]'), /10,000 characters/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a paste over the limit says what was left out, and is cut at a sentence end', async () => {
+  const { page, errors } = await openDemo({ width: 1280, height: 900 });
+  const sentences = Array.from({ length: 260 }, (_, i) => SCENES[i % SCENES.length]);
+  const text = sentences.join(' ');
+  assert.ok(text.length > 10000);
+  await page.fill('#source-text', text);
+  // Said before Translate too, beside the text box.
+  const before = await page.textContent('#length-note');
+  assert.match(before, /10,000/);
+  await page.fill('#beam-size', '1');
+  await page.click('#translate-button');
+  await waitForState(page, 'translateState', 'done');
+  const note = page.locator('#output-note');
+  assert.ok(await note.isVisible());
+  const said = await note.textContent();
+  const kept = Number((await page.getAttribute('#output-note', 'data-translated-chars')));
+  assert.ok(kept <= 10000 && kept > 9000, `${kept} characters translated`);
+  assert.ok(/[.!?]$/.test(text.slice(0, kept).trim()), `cut at ${JSON.stringify(text.slice(kept - 20, kept + 5))}`);
+  assert.match(said, new RegExp(`${(text.length - kept).toLocaleString('en-US')} characters`));
+  const translatedSentences = await page.locator('#sentence-select option').count();
+  assert.equal(translatedSentences, text.slice(0, kept).trim().split(/(?<=\.)\s+/).length);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
