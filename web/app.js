@@ -338,6 +338,29 @@ function swapLanguages() {
 
 // ---------- translating
 
+// The most characters one translation takes: a few pages, sentence by sentence (each sentence's maps are kept).
+const MAX_CHARS = 10000;
+const count = (n) => n.toLocaleString('en-US');
+
+// The part of `text` that is translated: all of it when it fits, else up to the last end of a sentence (or line,
+// else space) within MAX_CHARS, so that nothing is cut mid-word.
+function translatablePart(text) {
+  if (text.length <= MAX_CHARS) return text;
+  const head = text.slice(0, MAX_CHARS + 1);
+  const ends = [...head.matchAll(/[.!?。？！…]["'”’)\]]*(?=\s)|\n/g)].map((m) => m.index + m[0].length);
+  const end = ends.length ? ends[ends.length - 1] : Math.max(head.lastIndexOf(' '), 0) || MAX_CHARS;
+  return text.slice(0, Math.min(end, MAX_CHARS)).trimEnd();
+}
+
+// Beside the box, while the text is over the limit: how much of it a translation leaves out.
+function showLengthNote() {
+  const text = $('source-text').value.trim();
+  const note = $('length-note');
+  note.hidden = text.length <= MAX_CHARS;
+  note.textContent = note.hidden ? '' : `The text is ${count(text.length)} characters long: the first ${count(MAX_CHARS)} `
+    + '(to the end of a sentence) are translated, the rest is left out.';
+}
+
 async function translate() {
   if (!state.translator) {
     $('translate-status').textContent = document.body.dataset.modelState === 'error'
@@ -345,7 +368,8 @@ async function translate() {
     return;
   }
   if (state.busy) { state.again = true; return; }
-  const text = $('source-text').value.trim();
+  const whole = $('source-text').value.trim();
+  const text = translatablePart(whole);
   const error = $('translate-error');
   if (!text) {
     clearResult();
@@ -367,7 +391,7 @@ async function translate() {
     if (seq !== state.loadSeq) return;
     const ms = performance.now() - started;
     error.hidden = true;
-    state.doc = { ...doc, beam, ms, source: text };
+    state.doc = { ...doc, beam, ms, source: text, leftOut: whole.length - text.length, whole };
     // The maps open on the first sentence that has them (one that could not be translated has none).
     state.sentence = Math.max(0, doc.sentences.findIndex((x) => hasMaps(x.attention?.cross)));
     showResult();
@@ -459,6 +483,14 @@ function writeAddress() {
 function showResult() {
   const d = state.doc;
   $('output').hidden = false;
+  const note = $('output-note');
+  note.hidden = !d.leftOut;
+  note.dataset.translatedChars = String(d.source.length);
+  const rest = d.whole.slice(d.source.length).trim();
+  note.textContent = d.leftOut
+    ? `Only the first ${count(d.source.length)} characters are translated (the page takes up to ${count(MAX_CHARS)}): `
+      + `the last ${count(d.leftOut)} characters, from “${rest.length > 40 ? `${rest.slice(0, 39)}…` : rest}”, are left out.`
+    : '';
   const spans = sentenceSpans(d);
   if (spans) $('output-text').replaceChildren(...spans);
   else $('output-text').textContent = d.text;
@@ -857,6 +889,7 @@ function selectTab(view, focus = false) {
 
 function wire() {
   $('translate-form').addEventListener('submit', (e) => { e.preventDefault(); translate(); });
+  $('source-text').addEventListener('input', showLengthNote);
   $('source-text').addEventListener('keydown', (e) => {
     if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) { e.preventDefault(); translate(); }
   });
@@ -899,6 +932,7 @@ function wire() {
   if (params.get('text')) $('source-text').value = params.get('text');
   else state.start = { text: $('source-text').value, lang: 'en' };  // index.html's sentence
   if (params.get('beam')) $('beam-size').value = params.get('beam');
+  showLengthNote();
   $('copy-text').addEventListener('click', () => copy(state.doc?.text ?? '', 'translation'));
   $('sentence-select').addEventListener('change', (e) => showSentence(Number(e.target.value)));
   $('copy-link').addEventListener('click', () => copy($('share-link').href, 'link'));
