@@ -165,9 +165,19 @@ async function loadModelList() {
   const select = $('model-select');
   select.replaceChildren(...list.map((m) => new Option(optionText(m), m.id)));
   select.disabled = false;
-  const wanted = list.find((m) => m.id === params.get('model')) ?? list[0];
+  const asked = params.get('model');
+  const wanted = list.find((m) => m.id === asked) ?? list[0];
+  // A link may name a model this list does not have (renamed, or another site's): say so, and which one is used.
+  showModelNotice(asked && wanted.id !== asked
+    ? `There is no model “${asked}” in this list: ${wanted.pair}${wanted.name ? ` (${wanted.name})` : ''} is used instead.`
+    : '');
   select.value = wanted.id;
   loadModel(wanted);
+}
+
+function showModelNotice(text) {
+  $('model-notice').textContent = text;
+  $('model-notice').hidden = !text;
 }
 
 function showDetails(m) {
@@ -329,6 +339,7 @@ function showDirection(m) {
 function swapLanguages() {
   const back = reverseOf(state.model);
   if (!back) return;
+  showModelNotice('');
   if (state.doc?.text) $('source-text').value = state.doc.text;
   state.start = null;   // what the box holds now is what the user swapped: it stays
   $('model-select').value = back.id;
@@ -895,6 +906,7 @@ function wire() {
   });
   $('retry-button').addEventListener('click', () => retryAction?.());
   $('model-select').addEventListener('change', (e) => {
+    showModelNotice('');
     const entry = state.models.find((m) => m.id === e.target.value);
     if (entry) loadModel(entry);
   });

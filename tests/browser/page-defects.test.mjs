@@ -141,3 +141,22 @@ test('a paste over the limit says what was left out, and is cut at a sentence en
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('an unknown ?model= id is said, with the model used instead', async () => {
+  const { page, errors } = await openDemo({ width: 1280, height: 900 }, '&model=multi30k-en-xx-nope');
+  const notice = page.locator('#model-notice');
+  assert.ok(await notice.isVisible(), 'a notice is shown');
+  const said = await notice.textContent();
+  assert.match(said, /multi30k-en-xx-nope/);
+  // The first model of the list is used: English → German.
+  assert.equal(await page.inputValue('#model-select'), 'multi30k-en-de-cased');
+  assert.match(said, /English.*German/);
+  // Choosing a model is an answer: the notice goes.
+  const other = await page.evaluate(() => [...document.getElementById('model-select').options].map((o) => o.value)
+    .find((v) => v !== document.getElementById('model-select').value));
+  await page.selectOption('#model-select', other);
+  await waitForState(page, 'modelState', 'ready');
+  assert.ok(await notice.isHidden());
+  assert.deepEqual(errors, []);
+  await page.close();
+});
