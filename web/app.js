@@ -223,6 +223,7 @@ async function loadModel(entry) {
   if (switching) { clearResult(); writeAddress(); }
   showDetails(entry);
   showDirection(entry);
+  showShareStatus('');
   hideModelError();
   setBody('modelState', 'loading');
   $('translate-button').disabled = true;
@@ -392,6 +393,7 @@ async function translate() {
   const beam = Math.min(10, Math.max(1, Math.round(Number(beamInput.value)) || 5));
   beamInput.value = beam;
   state.busy = true;
+  showShareStatus('');
   setBody('translateState', 'busy');
   $('translate-status').textContent = 'translating…';
   const started = performance.now();
@@ -781,7 +783,23 @@ function currentMap() {
   };
 }
 
+// The menus and the save buttons that mean something in the view shown: the grid has every layer and head, the
+// head view every head of a layer; a PNG saves the picture shown, an SVG only the heatmap (drawn again as vectors).
+function matchControls() {
+  const view = state.view;
+  $('layer-field').hidden = view === 'grid';
+  $('head-field').hidden = view === 'grid' || view === 'heads';
+  $('download-png').disabled = view === 'grid';
+  $('download-svg').disabled = view !== 'heatmap';
+  $('download-png').title = view === 'grid' ? 'Open a panel in the heatmap to save it' : `Save the ${VIEW_NAMES[view]} shown as a PNG picture`;
+  $('download-svg').title = view === 'heatmap' ? 'Save the heatmap shown as an SVG drawing' : 'An SVG is made of the heatmap only';
+  $('download-hint').textContent = view === 'grid' ? 'Save a map: open it in the heatmap first;' : 'Save the map shown:';
+}
+
+const VIEW_NAMES = { heatmap: 'heatmap', grid: 'grid', alignment: 'alignment lines', heads: 'head view' };
+
 function renderViews() {
+  matchControls();
   if (!hasMaps(state.result?.attention?.[state.kind])) return;
   const map = currentMap();
   const canvas = $('heatmap');
@@ -849,18 +867,27 @@ function renderGrid() {
 
 const overflowWatch = [watchOverflow($('heatmap-scroll')), watchOverflow($('alignment-scroll')), watchOverflow($('heads-scroll'))];
 
+// A passing message ("The link is on the clipboard."): it goes at the next thing the user does, or after a while.
+let statusTimer = 0;
+function showShareStatus(text, { lasting = false } = {}) {
+  clearTimeout(statusTimer);
+  $('share-status').textContent = text;
+  if (!text) $('copy-fallback').hidden = true;
+  else if (!lasting) statusTimer = setTimeout(() => showShareStatus(''), 8000);
+}
+
 async function copy(text, what) {
-  const status = $('share-status');
   try {
     await navigator.clipboard.writeText(text);
-    status.textContent = `The ${what} is on the clipboard.`;
+    showShareStatus(`The ${what} is on the clipboard.`);
   } catch {
-    // No clipboard here (an insecure page, or permission refused): select the text so that Ctrl+C copies it.
+    // No clipboard here (an insecure page, or permission refused): select the text so that Ctrl+C copies it; the
+    // advice stays until the next action, since the copying is the user's to do.
+    showShareStatus(`Press Ctrl+C (⌘C) to copy the ${what}.`, { lasting: true });
     const field = $('copy-fallback');
     field.hidden = false;
     field.value = text;
     field.select();
-    status.textContent = `Press Ctrl+C (⌘C) to copy the ${what}.`;
   }
 }
 
@@ -885,6 +912,7 @@ const TABS = ['heatmap', 'grid', 'alignment', 'heads'];
 
 function selectTab(view, focus = false) {
   state.view = view;
+  showShareStatus('');
   for (const v of TABS) {
     const tab = $(`tab-${v}`);
     const on = v === view;
@@ -952,8 +980,16 @@ function wire() {
     setWarningsOpen(e.currentTarget.getAttribute('aria-expanded') !== 'true');
   });
   $('download-png').addEventListener('click', async () => {
-    const map = currentMap();
-    download(await heatmapPng(map), `${fileStem()}.png`);
+    if (state.view === 'heatmap') {
+      download(await heatmapPng(currentMap()), `${fileStem()}.png`);
+      return;
+    }
+    // The lines views: the picture as drawn (with the token picked, if any).
+    const canvas = $(state.view === 'heads' ? 'headview' : 'alignment');
+    const blob = await new Promise((resolve) => canvas.toBlob(resolve, 'image/png'));
+    const stem = state.view === 'heads'
+      ? `heads-${state.kind}-layer${state.layer + 1}` : fileStem().replace(/^attention-/, 'alignment-');
+    if (blob) download(blob, `${stem}.png`);
   });
   $('download-svg').addEventListener('click', () => {
     const map = currentMap();

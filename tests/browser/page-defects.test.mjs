@@ -160,3 +160,56 @@ test('an unknown ?model= id is said, with the model used instead', async () => {
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+// A PNG's size in pixels, from its header.
+const pngSize = (bytes) => ({ width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) });
+
+test('controls match the view: the head menu, "save the map shown", and status messages that do not linger', async () => {
+  const { page, errors } = await openDemo({ width: 1280, height: 900 });
+  await translateOnPage(page, 'A dog runs on the beach.');
+  const visible = (s) => page.locator(s).isVisible();
+  const enabled = (s) => page.locator(s).isEnabled();
+  assert.ok(await visible('#head-select') && await visible('#layer-select'));
+
+  await page.click('#tab-grid');
+  assert.ok(!(await visible('#head-select')), 'no head menu over every head');
+  assert.ok(!(await visible('#layer-select')), 'no layer menu over every layer');
+  assert.ok(!(await enabled('#download-png')) && !(await enabled('#download-svg')), 'the grid is no map to save');
+
+  await page.click('#tab-heads');
+  assert.ok(!(await visible('#head-select')), 'the head view shows every head: no head menu');
+  assert.ok(await visible('#layer-select'));
+  // Its PNG is the picture shown, the head view's, not the heatmap's; it has no SVG.
+  assert.ok(await enabled('#download-png'));
+  assert.ok(!(await enabled('#download-svg')));
+  let [download] = await Promise.all([page.waitForEvent('download'), page.click('#download-png')]);
+  assert.match(download.suggestedFilename(), /^heads-/);
+  const fs = await import('node:fs');
+  let size = pngSize(fs.readFileSync(await download.path()));
+  let canvas = await page.evaluate(() => ({ width: document.getElementById('headview').width, height: document.getElementById('headview').height }));
+  assert.deepEqual(size, canvas);
+
+  await page.click('#tab-alignment');
+  assert.ok(await visible('#head-select'));
+  [download] = await Promise.all([page.waitForEvent('download'), page.click('#download-png')]);
+  assert.match(download.suggestedFilename(), /^alignment-/);
+  size = pngSize(fs.readFileSync(await download.path()));
+  canvas = await page.evaluate(() => ({ width: document.getElementById('alignment').width, height: document.getElementById('alignment').height }));
+  assert.deepEqual(size, canvas);
+
+  await page.click('#tab-heatmap');
+  assert.ok(await enabled('#download-png') && await enabled('#download-svg'));
+
+  // "The link is on the clipboard." (or the copy fallback's advice) goes at the next action.
+  await page.click('#copy-link');
+  assert.notEqual((await page.textContent('#share-status')).trim(), '');
+  await page.click('#tab-alignment');
+  assert.equal((await page.textContent('#share-status')).trim(), '');
+  await page.click('#copy-text');
+  assert.notEqual((await page.textContent('#share-status')).trim(), '');
+  await translateOnPage(page, 'A cat sleeps on the sofa.');
+  assert.equal((await page.textContent('#share-status')).trim(), '');
+  assert.ok(await page.locator('#copy-fallback').isHidden());
+  assert.deepEqual(errors, []);
+  await page.close();
+});
