@@ -213,3 +213,42 @@ test('controls match the view: the head menu, "save the map shown", and status m
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('lab: encoding dimension 7 names the columns it has and fits its captions; the decoder state sets the scores at once', async () => {
+  const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+  const errors = watchErrors(page);
+  await page.goto(`${server.url}/web/lab.html`);
+  await page.waitForFunction(() => document.body.dataset.labState === 'ready', null, { timeout: 60000 });
+  await page.fill('#pe-dim', '7');
+  const caption = await page.textContent('#pe-plot-caption');
+  assert.match(caption, /\bcolumn 6\b/i);
+  assert.doesNotMatch(caption, /[789]/);
+  assert.equal(await page.getAttribute('#pe-plot', 'data-series'), '1');
+  // Every caption of the map lies inside its canvas.
+  for (const dim of ['7', '1', '2']) {
+    await page.fill('#pe-dim', dim);
+    const m = await page.evaluate(() => {
+      const c = document.getElementById('pe-map');
+      return { ...c.dataset, width: parseFloat(c.style.width), height: parseFloat(c.style.height) };
+    });
+    assert.ok(Number(m.xLabelLeft) >= 0 && Number(m.xLabelRight) <= m.width, `dimension ${dim}: x caption ${m.xLabelLeft}–${m.xLabelRight} of ${m.width}`);
+    assert.ok(Number(m.yLabelTop) >= 0 && Number(m.yLabelBottom) <= m.height, `dimension ${dim}: y caption ${m.yLabelTop}–${m.yLabelBottom} of ${m.height}`);
+  }
+  await page.fill('#pe-length', '2');
+  const m = await page.evaluate(() => ({ ...document.getElementById('pe-map').dataset, height: parseFloat(document.getElementById('pe-map').style.height) }));
+  assert.ok(Number(m.yLabelTop) >= 0 && Number(m.yLabelBottom) <= m.height, `2 positions: y caption ${m.yLabelTop}–${m.yLabelBottom} of ${m.height}`);
+
+  // The decoder state's scores, e_i = s · h_i, without pressing the button.
+  await page.fill('#bd-s-0', '0');
+  await page.fill('#bd-s-1', '1');
+  assert.deepEqual(await Promise.all([0, 1, 2, 3].map((i) => page.inputValue(`#bd-e-${i}`))), ['0.1', '0.3', '0.8', '0.9']);
+  // An encoder state edited: its score follows too.
+  await page.fill('#bd-h-0-1', '0.5');
+  assert.equal(await page.inputValue('#bd-e-0'), '0.5');
+  // A score typed by hand stays until the decoder state changes again.
+  await page.fill('#bd-e-1', '2');
+  await page.fill('#bd-h-1-1', '0.6');
+  assert.equal(await page.inputValue('#bd-e-1'), '2');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
