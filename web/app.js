@@ -142,6 +142,7 @@ function entryFrom(raw, i) {
     url: new URL(raw.file, modelsUrl).href,
     file: raw.file,
     trainedOn: raw.trained_on ?? raw.trainedOn ?? '',
+    goodAt: raw.good_at ?? raw.goodAt ?? '',
   };
 }
 
@@ -162,16 +163,20 @@ async function loadModelList() {
     return;
   }
   state.models = list;
-  const select = $('model-select');
-  select.replaceChildren(...list.map((m) => new Option(optionText(m), m.id)));
-  select.disabled = false;
+  $('model-select').disabled = false;
+  $('source-language').disabled = false;
+  $('target-language').disabled = false;
+  // The model a link names; else one of the pair it names (?from=&to=), so that a link outlives a renamed model.
   const asked = params.get('model');
-  const wanted = list.find((m) => m.id === asked) ?? list[0];
+  const from = params.get('from');
+  const to = params.get('to');
+  const wanted = list.find((m) => m.id === asked)
+    ?? list.find((m) => m.source === from && m.target === to) ?? list.find((m) => m.source === from) ?? list[0];
   // A link may name a model this list does not have (renamed, or another site's): say so, and which one is used.
   showModelNotice(asked && wanted.id !== asked
     ? `There is no model “${asked}” in this list: ${wanted.pair}${wanted.name ? ` (${wanted.name})` : ''} is used instead.`
     : '');
-  select.value = wanted.id;
+  fillPickers(wanted);
   loadModel(wanted);
 }
 
@@ -180,12 +185,63 @@ function showModelNotice(text) {
   $('model-notice').hidden = !text;
 }
 
+// ---------- the pickers: languages first, then a model of that pair
+
+const languageLabel = (code) => (code ? languageName(code) : 'not said');
+const pairOf = (m) => `${m.source}>${m.target}`;
+
+// The source menu offers every language some model reads; the target menu the languages the chosen source is
+// translated into; the model menu every model, grouped by pair, the chosen pair's group first.
+function fillPickers(m) {
+  const sources = [...new Set(state.models.map((o) => o.source))];
+  const targets = [...new Set(state.models.filter((o) => o.source === m.source).map((o) => o.target))];
+  $('source-language').replaceChildren(...sources.map((c) => new Option(languageLabel(c), c)));
+  $('source-language').value = m.source;
+  $('target-language').replaceChildren(...targets.map((c) => new Option(languageLabel(c), c)));
+  $('target-language').value = m.target;
+  const pairs = [...new Set([pairOf(m), ...state.models.map(pairOf)])];
+  $('model-select').replaceChildren(...pairs.map((pair) => {
+    const group = document.createElement('optgroup');
+    const members = state.models.filter((o) => pairOf(o) === pair);
+    group.label = members[0].pair;
+    group.append(...members.map((o) => new Option(optionText(o), o.id)));
+    return group;
+  }));
+  $('model-select').value = m.id;
+}
+
+// The model for a pair the user picked: one of the current model's family (cased stays cased), else the first.
+function modelFor(source, target) {
+  const fits = state.models.filter((o) => o.source === source && o.target === target);
+  return fits.find((o) => state.model && family(o) === family(state.model)) ?? fits[0] ?? null;
+}
+
+function pickLanguages(source, target) {
+  const targets = state.models.filter((o) => o.source === source).map((o) => o.target);
+  const entry = modelFor(source, targets.includes(target) ? target : targets[0]);
+  if (!entry) return;
+  showModelNotice('');
+  fillPickers(entry);
+  if (entry !== state.model) loadModel(entry);
+}
+
+// What a model is good at, in plain words: from its list entry (good_at), else from what it was trained on.
+function purposeOf(m) {
+  if (m.goodAt) return m.goodAt;
+  if (/caption/i.test(m.trainedOn)) return 'Short descriptions of scenes: people, animals and places, as in photo captions';
+  if (/tatoeba|short .*sentence/i.test(m.trainedOn)) return 'Short everyday sentences';
+  return m.trainedOn ? `Text like its training data (${m.trainedOn})` : '';
+}
+
 function showDetails(m) {
   const parts = [];
   if (Number.isFinite(m.parameters)) parts.push(`${formatCount(m.parameters)} parameters`);
   if (Number.isFinite(m.bleu)) parts.push(`BLEU ${m.bleu.toFixed(1)}${m.bleuSet ? ` (${m.bleuSet})` : ''}`);
   if (Number.isFinite(m.size)) parts.push(formatBytes(m.size));
   $('model-details').textContent = parts.join(' · ');
+  $('model-name').textContent = [m.name, m.trainedOn ? `trained on ${m.trainedOn}` : ''].filter(Boolean).join(', ');
+  const purpose = purposeOf(m);
+  $('model-purpose').textContent = purpose ? `Good at: ${purpose[0].toLowerCase()}${purpose.slice(1)}.` : '';
   // What the model knows, beside the text box: a caption model asked about anything else answers in captions.
   $('model-knows').hidden = !m.trainedOn;
   // A caption model asked about anything else answers in captions: say what it knows best.
@@ -195,15 +251,13 @@ function showDetails(m) {
   if (option) option.textContent = optionText(m);
 }
 
-// What the picker shows for each model: the pair, its name, and parameters, BLEU and size where known.
-// A name that already states the BLEU score ("… (39.4 BLEU)") loses it there, so that the score shows once.
+// What the model menu says of each model: what it is good at, in plain words; its name (without a BLEU score in
+// it) only where the pair has more than one model to tell apart. The figures are in the details.
 function optionText(m) {
-  const facts = [];
-  const name = Number.isFinite(m.bleu) ? m.name.replace(/\s*\(\s*(?:BLEU\s*)?[\d.]+(?:\s*BLEU)?\s*\)/i, '').trim() : m.name;
-  if (Number.isFinite(m.parameters)) facts.push(`${formatCount(m.parameters)} params`);
-  if (Number.isFinite(m.bleu)) facts.push(`BLEU ${m.bleu.toFixed(1)}`);
-  if (Number.isFinite(m.size)) facts.push(formatBytes(m.size));
-  return [name ? `${m.pair} — ${name}` : m.pair, ...facts].join(' · ');
+  const name = m.name.replace(/\s*\(\s*(?:BLEU\s*)?[\d.]+(?:\s*BLEU)?\s*\)/i, '').trim();
+  const several = state.models.filter((o) => pairOf(o) === pairOf(m)).length > 1;
+  const purpose = purposeOf(m);
+  return [purpose, several || !purpose ? name : ''].filter(Boolean).join(' — ') || m.pair;
 }
 
 // ---------- loading a model (the library's model cache first, then the network with a progress bar)
@@ -302,8 +356,7 @@ function reverseOf(m) {
 function showDirection(m) {
   const from = languageName(m.source);
   const to = languageName(m.target);
-  $('source-lang').textContent = from;
-  $('target-lang').textContent = to;
+  if (state.models.includes(m)) fillPickers(m);
   $('source-text-lang').textContent = from || 'Source';
   $('source-text').lang = m.source;
   const button = $('swap-languages');
@@ -481,16 +534,34 @@ function setWarningsOpen(open) {
 // The address names the model, the text and the beam of what is on screen, so that it can be shared or kept.
 function writeAddress() {
   const url = new URL(location.href);
-  if (state.model) url.searchParams.set('model', state.model.id);
-  if (state.doc) {
-    url.searchParams.set('text', state.doc.source);
-    url.searchParams.set('beam', String(state.doc.beam));
-  } else {
-    url.searchParams.delete('text');
-    url.searchParams.delete('beam');
+  const set = (key, value) => (value === null || value === undefined || value === '' ? url.searchParams.delete(key) : url.searchParams.set(key, value));
+  if (state.model) {
+    set('model', state.model.id);
+    set('from', state.model.source);
+    set('to', state.model.target);
   }
+  // The view of the maps: which picture, which kind of map, which layer and head (1-based, as the menus say).
+  const shown = state.doc && state.result;
+  set('text', state.doc ? state.doc.source : null);
+  set('beam', state.doc ? String(state.doc.beam) : null);
+  set('view', shown ? state.view : null);
+  set('map', shown ? state.kind : null);
+  set('layer', shown && Number.isFinite(state.layer) ? String(state.layer + 1) : null);
+  set('head', shown ? (state.head === 'mean' ? 'mean' : String(state.head + 1)) : null);
   history.replaceState(null, '', url);
   $('share-link').href = url.href;
+}
+
+// A link's view, before its translation arrives: the maps open on it.
+function readViewFromAddress() {
+  const view = params.get('view');
+  if (TABS.includes(view)) state.view = view;
+  if (['cross', 'encoderSelf', 'decoderSelf'].includes(params.get('map'))) state.kind = params.get('map');
+  const layer = Number(params.get('layer'));
+  if (Number.isInteger(layer) && layer >= 1) state.layer = layer - 1;
+  const head = params.get('head');
+  if (head === 'mean') state.head = 'mean';
+  else if (Number.isInteger(Number(head)) && Number(head) >= 1) state.head = Number(head) - 1;
 }
 
 function showResult() {
@@ -913,6 +984,7 @@ const TABS = ['heatmap', 'grid', 'alignment', 'heads'];
 function selectTab(view, focus = false) {
   state.view = view;
   showShareStatus('');
+  if (state.doc) writeAddress();
   for (const v of TABS) {
     const tab = $(`tab-${v}`);
     const on = v === view;
@@ -938,11 +1010,14 @@ function wire() {
     const entry = state.models.find((m) => m.id === e.target.value);
     if (entry) loadModel(entry);
   });
-  $('map-kind').addEventListener('change', (e) => { state.kind = e.target.value; fillSelectors(); renderViews(); });
-  $('layer-select').addEventListener('change', (e) => { state.layer = Number(e.target.value); renderViews(); });
+  $('source-language').addEventListener('change', (e) => pickLanguages(e.target.value, $('target-language').value));
+  $('target-language').addEventListener('change', (e) => pickLanguages($('source-language').value, e.target.value));
+  $('map-kind').addEventListener('change', (e) => { state.kind = e.target.value; fillSelectors(); renderViews(); writeAddress(); });
+  $('layer-select').addEventListener('change', (e) => { state.layer = Number(e.target.value); renderViews(); writeAddress(); });
   $('head-select').addEventListener('change', (e) => {
     state.head = e.target.value === 'mean' ? 'mean' : Number(e.target.value);
     renderViews();
+    writeAddress();
   });
   for (const v of TABS) {
     const tab = $(`tab-${v}`);
@@ -969,6 +1044,8 @@ function wire() {
     $('head-threshold-value').textContent = state.threshold.toFixed(2);
     renderViews();
   });
+  readViewFromAddress();
+  selectTab(state.view);
   if (params.get('text')) $('source-text').value = params.get('text');
   else state.start = { text: $('source-text').value, lang: 'en' };  // index.html's sentence
   if (params.get('beam')) $('beam-size').value = params.get('beam');

@@ -271,3 +271,74 @@ test('runs.html opens on the shipped models\' runs, one to choose per model, the
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('the picker: languages first (from, to, swap), then the model in plain words, its figures behind "details"; a link keeps it all', async () => {
+  const { page, errors } = await openDemo({ width: 1280, height: 900 }, '');
+  const values = (s) => page.$$eval(`${s} option:not([disabled])`, (os) => os.map((o) => o.value));
+  assert.equal(await page.inputValue('#source-language'), 'en');
+  assert.equal(await page.inputValue('#target-language'), 'de');
+  assert.deepEqual((await values('#source-language')).sort(), ['de', 'en', 'fr']);
+  assert.deepEqual((await values('#target-language')).sort(), ['de', 'fr']);
+  // The languages come before the model in the page.
+  const order = await page.evaluate(() => ['source-language', 'target-language', 'model-select']
+    .map((id) => document.getElementById(id).getBoundingClientRect()).map((r) => [r.top, r.left]));
+  assert.ok(order[0][0] < order[2][0] || (order[0][0] === order[2][0] && order[0][1] < order[2][1]));
+  // Plain words in the menu; the figures behind a closed "details".
+  for (const text of await page.locator('#model-select option').allTextContents()) {
+    assert.doesNotMatch(text, /BLEU|param|\bd \d|\bI8\b|\d\s*[kM]B|13a/, text);
+    assert.match(text, /scene|caption/i, text);
+  }
+  assert.match(await page.textContent('#model-purpose'), /scene|caption/i);
+  assert.equal(await page.getAttribute('#model-figures', 'open'), null);
+  assert.ok(!(await page.locator('#model-details').isVisible()));
+  await page.click('#model-figures summary');
+  assert.match(await page.textContent('#model-details'), /BLEU/);
+
+  // To French: the English → French model.
+  await page.selectOption('#target-language', 'fr');
+  await waitForState(page, 'modelState', 'ready');
+  assert.equal(await page.inputValue('#model-select'), 'multi30k-en-fr-cased');
+  // From German: only English is offered as the target, and the German → English model is loaded.
+  await page.selectOption('#source-language', 'de');
+  await waitForState(page, 'modelState', 'ready');
+  assert.deepEqual(await values('#target-language'), ['en']);
+  assert.equal(await page.inputValue('#model-select'), 'multi30k-de-en-cased');
+  // The swap turns the pickers round.
+  await page.click('#swap-languages');
+  await waitForState(page, 'modelState', 'ready');
+  assert.equal(await page.inputValue('#source-language'), 'en');
+  assert.equal(await page.inputValue('#target-language'), 'de');
+
+  // A link keeps the languages, the model, the text and the view.
+  await page.selectOption('#target-language', 'fr');
+  await waitForState(page, 'modelState', 'ready');
+  const text = 'Two dogs play in the snow.';
+  const out = await translateOnPage(page, text);
+  await page.click('#tab-alignment');
+  await page.selectOption('#layer-select', '1');
+  const link = await page.getAttribute('#share-link', 'href');
+  const url = new URL(link);
+  assert.equal(url.searchParams.get('model'), 'multi30k-en-fr-cased');
+  assert.equal(url.searchParams.get('from'), 'en');
+  assert.equal(url.searchParams.get('to'), 'fr');
+  assert.equal(url.searchParams.get('text'), text);
+  assert.equal(url.searchParams.get('view'), 'alignment');
+  assert.equal(page.url(), link);
+  const again = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  await again.goto(link);
+  await waitForState(again, 'translateState', 'done');
+  assert.equal(await again.inputValue('#source-language'), 'en');
+  assert.equal(await again.inputValue('#target-language'), 'fr');
+  assert.equal(await again.inputValue('#model-select'), 'multi30k-en-fr-cased');
+  assert.equal(await again.inputValue('#source-text'), text);
+  assert.equal(await again.textContent('#output-text'), out);
+  assert.equal(await again.getAttribute('#tab-alignment', 'aria-selected'), 'true');
+  assert.equal(await again.inputValue('#layer-select'), '1');
+  // A link to a pair whose model id is gone still opens on that pair.
+  await again.goto(demoUrl(server, '&model=gone&from=de&to=en'));
+  await waitForState(again, 'modelState', 'ready');
+  assert.equal(await again.inputValue('#model-select'), 'multi30k-de-en-cased');
+  await again.close();
+  assert.deepEqual(errors, []);
+  await page.close();
+});
