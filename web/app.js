@@ -64,7 +64,8 @@ const state = {
   loading: null,        // the AbortController of the load under way
   loadSeq: 0,
   busy: false,
-  again: false,         // a translation was asked for while one ran
+  pending: null,        // the AbortController of the translation under way
+  translateSeq: 0,      // counts translations asked for: only the latest one's result is shown
   doc: null,            // the last translation: translateDocument's result, with beam, ms and source
   sentence: 0,          // which of its sentences the word lines and the attention views show
   result: null,         // that sentence's translation (with attention)
@@ -426,55 +427,80 @@ function showLengthNote() {
     + '(to the end of a sentence) are translated, the rest is left out.';
 }
 
-async function translate() {
+// Translating as the user types: a pause this long after the last keystroke starts a translation. A newer one
+// cancels the one under way (its result, when it comes, is dropped), so that a stale result never replaces a newer.
+const LIVE_DELAY_MS = 250;
+let liveTimer = 0;
+
+function scheduleLive() {
+  clearTimeout(liveTimer);
+  if (!$('live-translate').checked) return;
+  liveTimer = setTimeout(() => translate({ live: true }), LIVE_DELAY_MS);
+}
+
+async function translate({ live = false } = {}) {
+  clearTimeout(liveTimer);
   if (!state.translator) {
-    $('translate-status').textContent = document.body.dataset.modelState === 'error'
-      ? 'no model is loaded: see the message above' : 'the model is still loading…';
+    if (!live) {
+      $('translate-status').textContent = document.body.dataset.modelState === 'error'
+        ? 'no model is loaded: see the message above' : 'the model is still loading…';
+    }
     return;
   }
-  if (state.busy) { state.again = true; return; }
   const whole = $('source-text').value.trim();
   const text = translatablePart(whole);
   const error = $('translate-error');
+  const beamInput = $('beam-size');
+  const beam = Math.min(10, Math.max(1, Math.round(Number(beamInput.value)) || 5));
+  if (live && (!text || (state.doc && state.doc.source === text && state.doc.beam === beam && !state.busy))) return;
+  // Whatever runs now is for an older text (or the same one asked again): it is cancelled.
+  state.pending?.abort();
+  const mine = ++state.translateSeq;
   if (!text) {
+    state.busy = false;
     clearResult();
     error.textContent = 'Type a sentence to translate first.';
     error.hidden = false;
     return;
   }
-  const beamInput = $('beam-size');
-  const beam = Math.min(10, Math.max(1, Math.round(Number(beamInput.value)) || 5));
   beamInput.value = beam;
+  const controller = state.pending = new AbortController();
   state.busy = true;
   showShareStatus('');
   setBody('translateState', 'busy');
   $('translate-status').textContent = 'translating…';
   const started = performance.now();
-  // A model switch while this runs makes its result (or the error of the disposed worker) another model's.
+  // A model switch while this runs makes its result (or the error of the disposed worker) another model's; a
+  // newer translation makes it stale.
   const seq = state.loadSeq;
+  const current = () => seq === state.loadSeq && mine === state.translateSeq;
   try {
-    const doc = await state.translator.translateDocument(text, { beam, attention: true });
-    if (seq !== state.loadSeq) return;
+    const doc = await state.translator.translateDocument(text, { beam, attention: true, signal: controller.signal });
+    if (!current()) return;
     const ms = performance.now() - started;
     error.hidden = true;
     state.doc = { ...doc, beam, ms, source: text, leftOut: whole.length - text.length, whole };
     // The maps open on the first sentence that has them (one that could not be translated has none).
     state.sentence = Math.max(0, doc.sentences.findIndex((x) => hasMaps(x.attention?.cross)));
     showResult();
-    revealOutput();
+    // Typing goes on where it is: only a translation asked for by a press brings the output into view.
+    if (!live) revealOutput();
     const warned = warningsOf(state.doc).length;
     $('translate-status').textContent = `done in ${ms.toFixed(0)} ms${warned ? `, with ${countWarnings(warned)}` : ''}`;
     writeAddress();
+    setBody('shownText', text);
     setBody('translateState', 'done');
   } catch (e) {
-    if (seq !== state.loadSeq) return;
+    if (!current()) return;
     error.textContent = `The translation failed: ${e.message}`;
     error.hidden = false;
     $('translate-status').textContent = '';
     setBody('translateState', 'error');
   } finally {
-    state.busy = false;
-    if (state.again) { state.again = false; translate(); }
+    if (mine === state.translateSeq) {
+      state.busy = false;
+      state.pending = null;
+    }
   }
 }
 
@@ -544,6 +570,7 @@ function writeAddress() {
   const shown = state.doc && state.result;
   set('text', state.doc ? state.doc.source : null);
   set('beam', state.doc ? String(state.doc.beam) : null);
+  set('live', $('live-translate').checked ? '1' : null);
   set('view', shown ? state.view : null);
   set('map', shown ? state.kind : null);
   set('layer', shown && Number.isFinite(state.layer) ? String(state.layer + 1) : null);
@@ -1000,7 +1027,8 @@ function selectTab(view, focus = false) {
 
 function wire() {
   $('translate-form').addEventListener('submit', (e) => { e.preventDefault(); translate(); });
-  $('source-text').addEventListener('input', showLengthNote);
+  $('source-text').addEventListener('input', () => { showLengthNote(); scheduleLive(); });
+  $('live-translate').addEventListener('change', (e) => { if (e.target.checked) translate({ live: true }); });
   $('source-text').addEventListener('keydown', (e) => {
     if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) { e.preventDefault(); translate(); }
   });
@@ -1045,6 +1073,7 @@ function wire() {
     renderViews();
   });
   readViewFromAddress();
+  $('live-translate').checked = params.get('live') === '1';
   selectTab(state.view);
   if (params.get('text')) $('source-text').value = params.get('text');
   else state.start = { text: $('source-text').value, lang: 'en' };  // index.html's sentence

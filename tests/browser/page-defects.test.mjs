@@ -342,3 +342,61 @@ test('the picker: languages first (from, to, swap), then the model in plain word
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('translation as you type: a pause translates, a newer text cancels the older, a stale result never shows', async () => {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const errors = watchErrors(page);
+  // The worker's answer for the dog sentence is held back 1.5 s: it arrives after the cat sentence's.
+  await page.addInitScript(() => {
+    const post = Worker.prototype.postMessage;
+    const slow = new Set();
+    Worker.prototype.postMessage = function (message, ...rest) {
+      if (typeof message?.text === 'string' && message.text.includes('dog')) slow.add(message.id);
+      return post.call(this, message, ...rest);
+    };
+    const onmessage = Object.getOwnPropertyDescriptor(Worker.prototype, 'onmessage');
+    Object.defineProperty(Worker.prototype, 'onmessage', {
+      get() { return onmessage.get.call(this); },
+      set(handler) {
+        onmessage.set.call(this, (event) => {
+          if (slow.has(event.data?.id)) {
+            window.heldBack = (window.heldBack ?? 0) + 1;
+            setTimeout(() => { handler.call(this, event); window.delivered = (window.delivered ?? 0) + 1; }, 1500);
+          } else handler.call(this, event);
+        });
+      },
+    });
+  });
+  await page.goto(demoUrl(server, '&model=multi30k-en-de-cased'));
+  await waitForState(page, 'modelState', 'ready');
+  await page.check('#live-translate');
+  await page.fill('#source-text', '');
+  // Typed, key by key: one translation after the last key, of the whole text.
+  const typed = 'A man is riding a bicycle on a dirt road.';
+  await page.locator('#source-text').pressSequentially(typed, { delay: 30 });
+  const lastKey = Date.now();
+  await page.waitForFunction((t) => document.body.dataset.shownText === t && document.body.dataset.translateState === 'done', typed);
+  const ms = Date.now() - lastKey;
+  console.log(`translate as you type: the translation of a ${typed.split(' ').length}-word sentence shows ${ms} ms after the last key (${250} ms of it the pause)`);
+  assert.match(await page.textContent('#output-text'), /Fahrrad/);
+
+  await page.fill('#source-text', 'A dog runs on the beach.');
+  // The dog sentence's translation is asked for (and held back) before the text changes again.
+  await page.waitForFunction(() => document.body.dataset.translateState === 'busy');
+  await page.fill('#source-text', 'A cat sleeps on the sofa.');
+  await page.waitForFunction(() => document.body.dataset.shownText === 'A cat sleeps on the sofa.' && document.body.dataset.translateState === 'done');
+  const cat = await page.textContent('#output-text');
+  assert.match(cat, /Katze/);
+  // The held-back answer arrives, and changes nothing.
+  await page.waitForFunction(() => window.heldBack >= 1, null, { timeout: 10000 });
+  await page.waitForTimeout(1800);
+  assert.equal(await page.textContent('#output-text'), cat);
+  assert.equal(await page.evaluate(() => document.body.dataset.shownText), 'A cat sleeps on the sofa.');
+  // The box off: typing translates nothing.
+  await page.uncheck('#live-translate');
+  await page.fill('#source-text', 'Two dogs play in the snow.');
+  await page.waitForTimeout(600);
+  assert.equal(await page.textContent('#output-text'), cat);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
