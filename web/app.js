@@ -14,6 +14,7 @@ import { tokenLabels, wordsOf } from './tokens.js';
 import { attentionJson, heatmapSvg, heatmapPng } from './export.js';
 import { watchOverflow } from './overflow.js';
 import { HeadView, HEAD_COLOURS } from './headview.js';
+import { canRollout, layerMap, meanOfLayers, rollout } from './aggregate.js';
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -573,7 +574,7 @@ function writeAddress() {
   set('live', $('live-translate').checked ? '1' : null);
   set('view', shown ? state.view : null);
   set('map', shown ? state.kind : null);
-  set('layer', shown && Number.isFinite(state.layer) ? String(state.layer + 1) : null);
+  set('layer', !shown ? null : AGGREGATES.includes(state.layer) ? state.layer : Number.isFinite(state.layer) ? String(state.layer + 1) : null);
   set('head', shown ? (state.head === 'mean' ? 'mean' : String(state.head + 1)) : null);
   history.replaceState(null, '', url);
   $('share-link').href = url.href;
@@ -585,7 +586,8 @@ function readViewFromAddress() {
   if (TABS.includes(view)) state.view = view;
   if (['cross', 'encoderSelf', 'decoderSelf'].includes(params.get('map'))) state.kind = params.get('map');
   const layer = Number(params.get('layer'));
-  if (Number.isInteger(layer) && layer >= 1) state.layer = layer - 1;
+  if (AGGREGATES.includes(params.get('layer'))) state.layer = params.get('layer');
+  else if (Number.isInteger(layer) && layer >= 1) state.layer = layer - 1;
   const head = params.get('head');
   if (head === 'mean') state.head = 'mean';
   else if (Number.isInteger(Number(head)) && Number(head) >= 1) state.head = Number(head) - 1;
@@ -724,17 +726,16 @@ function showPickedWord() {
   else highlightFromTarget([], null);
 }
 
-// The cross attention of the selected layer/head (or the mean of the heads) as a rows x cols array.
+// The map of the selected layer (or the mean of the layers, or their rollout) and head (or the mean of the
+// heads) as a rows x cols array.
 function mapValues(maps, layer, head) {
-  const [, heads, rows, cols] = maps.shape;
-  if (head !== 'mean') return maps.layers[layer][Math.min(head, heads - 1)];
-  const mean = new Float32Array(rows * cols);
-  for (let h = 0; h < heads; h++) {
-    const m = maps.layers[layer][h];
-    for (let i = 0; i < m.length; i++) mean[i] += m[i] / heads;
-  }
-  return mean;
+  if (layer === 'mean') return meanOfLayers(maps, head);
+  if (layer === 'rollout') return rollout(maps, head);
+  return layerMap(maps, layer, head);
 }
+
+const AGGREGATES = ['mean', 'rollout'];
+const layerTitle = (layer) => (layer === 'mean' ? 'mean of all layers' : layer === 'rollout' ? 'rollout of all layers' : `layer ${layer + 1}`);
 
 // Hovering or focusing an output word (or a heatmap row): mark the source words its tokens attend to most.
 function highlightFromTarget(rows, span, fromHeatmap = false) {
@@ -748,7 +749,7 @@ function highlightFromTarget(rows, span, fromHeatmap = false) {
   }
   const cross = r.attention.cross;
   const [layers, , , cols] = cross.shape;
-  const values = mapValues(cross, Math.min(state.layer, layers - 1), state.head);
+  const values = mapValues(cross, AGGREGATES.includes(state.layer) ? state.layer : Math.min(state.layer, layers - 1), state.head);
   const perToken = new Float32Array(cols);
   for (const row of rows) for (let k = 0; k < cols; k++) perToken[k] += values[row * cols + k] / rows.length;
   const perWord = state.sourceWords.map((w) => w.tokens.reduce((s, k) => s + perToken[k], 0));
@@ -812,7 +813,10 @@ function renderHeadView() {
   const [, heads, rows, cols] = maps.shape;
   const labels = labelsFor(state.kind);
   fillHeadToggles(heads);
-  headView.set({ heads: maps.layers[state.layer], rows, cols, rowLabels: labels.rows, colLabels: labels.cols,
+  // Every head of the layer; over all layers, each head's mean (rollout is of the heads' mean: not offered here).
+  const layer = AGGREGATES.includes(state.layer) ? null : state.layer;
+  const perHead = layer === null ? Array.from({ length: heads }, (_, h) => meanOfLayers(maps, h)) : maps.layers[layer];
+  headView.set({ heads: perHead, rows, cols, rowLabels: labels.rows, colLabels: labels.cols,
     threshold: state.threshold, shown: state.headsShown });
 }
 
@@ -858,10 +862,15 @@ function fillSelectors() {
   fillKinds();
   const maps = state.result.attention[state.kind];
   const [layers, heads] = maps.shape;
-  state.layer = Math.min(state.layer, layers - 1);
+  // Rollout needs a layer's keys to be the layer below's queries (self-attention), and is of the heads' mean.
+  const rolls = state.kind !== 'cross' && canRollout(maps) && state.view !== 'heads';
+  if ((state.layer === 'rollout' && !rolls) || (state.layer === 'mean' && layers < 2)) state.layer = layers - 1;
+  if (!AGGREGATES.includes(state.layer)) state.layer = Math.min(state.layer, layers - 1);
   if (state.head !== 'mean') state.head = Math.min(state.head, heads - 1);
   const layerSelect = $('layer-select');
-  layerSelect.replaceChildren(...Array.from({ length: layers }, (_, l) => new Option(`${l + 1} of ${layers}`, l)));
+  const aggregates = layers < 2 ? [] : [new Option('mean of all layers', 'mean'),
+    Object.assign(new Option(rolls ? 'rollout of all layers' : 'rollout of all layers (self-attention only)', 'rollout'), { disabled: !rolls })];
+  layerSelect.replaceChildren(...Array.from({ length: layers }, (_, l) => new Option(`${l + 1} of ${layers}`, l)), ...aggregates);
   layerSelect.value = state.layer;
   const headSelect = $('head-select');
   headSelect.replaceChildren(...Array.from({ length: heads }, (_, h) => new Option(`${h + 1} of ${heads}`, h)),
@@ -877,7 +886,7 @@ function currentMap() {
   const headName = state.head === 'mean' ? 'mean of heads' : `head ${state.head + 1}`;
   return {
     values: mapValues(maps, state.layer, state.head), rows, cols, rowLabels: labels.rows, colLabels: labels.cols,
-    title: `${KIND_TITLES[state.kind]}, layer ${state.layer + 1}, ${headName}`,
+    title: `${KIND_TITLES[state.kind]}, ${layerTitle(state.layer)}, ${headName}`,
   };
 }
 
@@ -991,7 +1000,8 @@ async function copy(text, what) {
 
 function fileStem() {
   const head = state.head === 'mean' ? 'mean' : `head${state.head + 1}`;
-  return `attention-${state.kind}-layer${state.layer + 1}-${head}`;
+  const layer = AGGREGATES.includes(state.layer) ? `layers-${state.layer}` : `layer${state.layer + 1}`;
+  return `attention-${state.kind}-${layer}-${head}`;
 }
 
 function download(blob, name) {
@@ -1011,6 +1021,8 @@ const TABS = ['heatmap', 'grid', 'alignment', 'heads'];
 function selectTab(view, focus = false) {
   state.view = view;
   showShareStatus('');
+  // The layer menu's choices depend on the view (the head view has no rollout).
+  if (hasMaps(state.result?.attention?.[state.kind])) fillSelectors();
   if (state.doc) writeAddress();
   for (const v of TABS) {
     const tab = $(`tab-${v}`);
@@ -1041,7 +1053,11 @@ function wire() {
   $('source-language').addEventListener('change', (e) => pickLanguages(e.target.value, $('target-language').value));
   $('target-language').addEventListener('change', (e) => pickLanguages($('source-language').value, e.target.value));
   $('map-kind').addEventListener('change', (e) => { state.kind = e.target.value; fillSelectors(); renderViews(); writeAddress(); });
-  $('layer-select').addEventListener('change', (e) => { state.layer = Number(e.target.value); renderViews(); writeAddress(); });
+  $('layer-select').addEventListener('change', (e) => {
+    state.layer = AGGREGATES.includes(e.target.value) ? e.target.value : Number(e.target.value);
+    renderViews();
+    writeAddress();
+  });
   $('head-select').addEventListener('change', (e) => {
     state.head = e.target.value === 'mean' ? 'mean' : Number(e.target.value);
     renderViews();
@@ -1094,7 +1110,8 @@ function wire() {
     const canvas = $(state.view === 'heads' ? 'headview' : 'alignment');
     const blob = await new Promise((resolve) => canvas.toBlob(resolve, 'image/png'));
     const stem = state.view === 'heads'
-      ? `heads-${state.kind}-layer${state.layer + 1}` : fileStem().replace(/^attention-/, 'alignment-');
+      ? `heads-${state.kind}-${AGGREGATES.includes(state.layer) ? 'layers-mean' : `layer${state.layer + 1}`}`
+      : fileStem().replace(/^attention-/, 'alignment-');
     if (blob) download(blob, `${stem}.png`);
   });
   $('download-svg').addEventListener('click', () => {
