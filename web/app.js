@@ -74,6 +74,7 @@ const state = {
   // The last layer, averaged over its heads, is where a trained model's cross attention reads most like an
   // alignment (the first layers attend by position and to punctuation); Infinity is clamped to the last layer.
   layer: Infinity,
+  across: '',           // '' (the layer above), or every layer's 'mean' or 'rollout'
   head: 'mean',         // a head index, or 'mean'
   view: 'heatmap',
   threshold: 0.1,       // the head view hides weights under this
@@ -574,7 +575,8 @@ function writeAddress() {
   set('live', $('live-translate').checked ? '1' : null);
   set('view', shown ? state.view : null);
   set('map', shown ? state.kind : null);
-  set('layer', !shown ? null : AGGREGATES.includes(state.layer) ? state.layer : Number.isFinite(state.layer) ? String(state.layer + 1) : null);
+  set('layer', shown && Number.isFinite(state.layer) ? String(state.layer + 1) : null);
+  set('across', shown ? state.across : null);
   set('head', shown ? (state.head === 'mean' ? 'mean' : String(state.head + 1)) : null);
   history.replaceState(null, '', url);
   $('share-link').href = url.href;
@@ -586,8 +588,8 @@ function readViewFromAddress() {
   if (TABS.includes(view)) state.view = view;
   if (['cross', 'encoderSelf', 'decoderSelf'].includes(params.get('map'))) state.kind = params.get('map');
   const layer = Number(params.get('layer'));
-  if (AGGREGATES.includes(params.get('layer'))) state.layer = params.get('layer');
-  else if (Number.isInteger(layer) && layer >= 1) state.layer = layer - 1;
+  if (Number.isInteger(layer) && layer >= 1) state.layer = layer - 1;
+  if (['mean', 'rollout'].includes(params.get('across'))) state.across = params.get('across');
   const head = params.get('head');
   if (head === 'mean') state.head = 'mean';
   else if (Number.isInteger(Number(head)) && Number(head) >= 1) state.head = Number(head) - 1;
@@ -734,7 +736,8 @@ function mapValues(maps, layer, head) {
   return layerMap(maps, layer, head);
 }
 
-const AGGREGATES = ['mean', 'rollout'];
+// The layer a view shows: one (an index), or every layer's mean or rollout (state.across).
+const shownLayer = () => state.across || state.layer;
 const layerTitle = (layer) => (layer === 'mean' ? 'mean of all layers' : layer === 'rollout' ? 'rollout of all layers' : `layer ${layer + 1}`);
 
 // Hovering or focusing an output word (or a heatmap row): mark the source words its tokens attend to most.
@@ -749,7 +752,7 @@ function highlightFromTarget(rows, span, fromHeatmap = false) {
   }
   const cross = r.attention.cross;
   const [layers, , , cols] = cross.shape;
-  const values = mapValues(cross, AGGREGATES.includes(state.layer) ? state.layer : Math.min(state.layer, layers - 1), state.head);
+  const values = mapValues(cross, state.across || Math.min(state.layer, layers - 1), state.head);
   const perToken = new Float32Array(cols);
   for (const row of rows) for (let k = 0; k < cols; k++) perToken[k] += values[row * cols + k] / rows.length;
   const perWord = state.sourceWords.map((w) => w.tokens.reduce((s, k) => s + perToken[k], 0));
@@ -814,8 +817,7 @@ function renderHeadView() {
   const labels = labelsFor(state.kind);
   fillHeadToggles(heads);
   // Every head of the layer; over all layers, each head's mean (rollout is of the heads' mean: not offered here).
-  const layer = AGGREGATES.includes(state.layer) ? null : state.layer;
-  const perHead = layer === null ? Array.from({ length: heads }, (_, h) => meanOfLayers(maps, h)) : maps.layers[layer];
+  const perHead = state.across ? Array.from({ length: heads }, (_, h) => meanOfLayers(maps, h)) : maps.layers[state.layer];
   headView.set({ heads: perHead, rows, cols, rowLabels: labels.rows, colLabels: labels.cols,
     threshold: state.threshold, shown: state.headsShown });
 }
@@ -864,14 +866,18 @@ function fillSelectors() {
   const [layers, heads] = maps.shape;
   // Rollout needs a layer's keys to be the layer below's queries (self-attention), and is of the heads' mean.
   const rolls = state.kind !== 'cross' && canRollout(maps) && state.view !== 'heads';
-  if ((state.layer === 'rollout' && !rolls) || (state.layer === 'mean' && layers < 2)) state.layer = layers - 1;
-  if (!AGGREGATES.includes(state.layer)) state.layer = Math.min(state.layer, layers - 1);
+  if ((state.across === 'rollout' && !rolls) || layers < 2) state.across = '';
+  state.layer = Math.min(state.layer, layers - 1);
   if (state.head !== 'mean') state.head = Math.min(state.head, heads - 1);
   const layerSelect = $('layer-select');
-  const aggregates = layers < 2 ? [] : [new Option('mean of all layers', 'mean'),
-    Object.assign(new Option(rolls ? 'rollout of all layers' : 'rollout of all layers (self-attention only)', 'rollout'), { disabled: !rolls })];
-  layerSelect.replaceChildren(...Array.from({ length: layers }, (_, l) => new Option(`${l + 1} of ${layers}`, l)), ...aggregates);
+  layerSelect.replaceChildren(...Array.from({ length: layers }, (_, l) => new Option(`${l + 1} of ${layers}`, l)));
   layerSelect.value = state.layer;
+  layerSelect.disabled = !!state.across;
+  $('across-field').hidden = layers < 2 || state.view === 'grid';
+  const rollOption = $('across-select').querySelector('option[value="rollout"]');
+  rollOption.disabled = !rolls;
+  rollOption.textContent = rolls ? 'rollout' : 'rollout (self-attention only)';
+  $('across-select').value = state.across;
   const headSelect = $('head-select');
   headSelect.replaceChildren(...Array.from({ length: heads }, (_, h) => new Option(`${h + 1} of ${heads}`, h)),
     new Option('mean of all heads', 'mean'));
@@ -885,8 +891,8 @@ function currentMap() {
   const labels = labelsFor(state.kind);
   const headName = state.head === 'mean' ? 'mean of heads' : `head ${state.head + 1}`;
   return {
-    values: mapValues(maps, state.layer, state.head), rows, cols, rowLabels: labels.rows, colLabels: labels.cols,
-    title: `${KIND_TITLES[state.kind]}, ${layerTitle(state.layer)}, ${headName}`,
+    values: mapValues(maps, shownLayer(), state.head), rows, cols, rowLabels: labels.rows, colLabels: labels.cols,
+    title: `${KIND_TITLES[state.kind]}, ${layerTitle(shownLayer())}, ${headName}`,
   };
 }
 
@@ -895,6 +901,7 @@ function currentMap() {
 function matchControls() {
   const view = state.view;
   $('layer-field').hidden = view === 'grid';
+  if (view === 'grid') $('across-field').hidden = true;
   $('head-field').hidden = view === 'grid' || view === 'heads';
   $('download-png').disabled = view === 'grid';
   $('download-svg').disabled = view !== 'heatmap';
@@ -912,6 +919,7 @@ function renderViews() {
   const canvas = $('heatmap');
   canvas.dataset.kind = state.kind;
   canvas.dataset.layer = state.layer;
+  canvas.dataset.across = state.across;
   canvas.dataset.head = state.head;
   if (state.view === 'heatmap') {
     heatmap.set(map);
@@ -1000,7 +1008,7 @@ async function copy(text, what) {
 
 function fileStem() {
   const head = state.head === 'mean' ? 'mean' : `head${state.head + 1}`;
-  const layer = AGGREGATES.includes(state.layer) ? `layers-${state.layer}` : `layer${state.layer + 1}`;
+  const layer = state.across ? `layers-${state.across}` : `layer${state.layer + 1}`;
   return `attention-${state.kind}-${layer}-${head}`;
 }
 
@@ -1053,8 +1061,10 @@ function wire() {
   $('source-language').addEventListener('change', (e) => pickLanguages(e.target.value, $('target-language').value));
   $('target-language').addEventListener('change', (e) => pickLanguages($('source-language').value, e.target.value));
   $('map-kind').addEventListener('change', (e) => { state.kind = e.target.value; fillSelectors(); renderViews(); writeAddress(); });
-  $('layer-select').addEventListener('change', (e) => {
-    state.layer = AGGREGATES.includes(e.target.value) ? e.target.value : Number(e.target.value);
+  $('layer-select').addEventListener('change', (e) => { state.layer = Number(e.target.value); renderViews(); writeAddress(); });
+  $('across-select').addEventListener('change', (e) => {
+    state.across = e.target.value;
+    $('layer-select').disabled = !!state.across;
     renderViews();
     writeAddress();
   });
@@ -1110,7 +1120,7 @@ function wire() {
     const canvas = $(state.view === 'heads' ? 'headview' : 'alignment');
     const blob = await new Promise((resolve) => canvas.toBlob(resolve, 'image/png'));
     const stem = state.view === 'heads'
-      ? `heads-${state.kind}-${AGGREGATES.includes(state.layer) ? 'layers-mean' : `layer${state.layer + 1}`}`
+      ? `heads-${state.kind}-${state.across ? 'layers-mean' : `layer${state.layer + 1}`}`
       : fileStem().replace(/^attention-/, 'alignment-');
     if (blob) download(blob, `${stem}.png`);
   });

@@ -98,23 +98,28 @@ test('the page offers the mean of the layers and rollout (for self-attention), r
   await page.goto(demoUrl(server, '&model=multi30k-en-de-cased'));
   await waitForState(page, 'modelState', 'ready');
   await translateOnPage(page, 'A little girl is climbing a wooden staircase.');
-  const options = () => page.$$eval('#layer-select option', (os) => os.map((o) => [o.value, o.disabled]));
+  const options = () => page.$$eval('#across-select option', (os) => os.map((o) => [o.value, o.disabled]));
   // Cross attention: the mean of its layers, no rollout.
-  assert.deepEqual((await options()).slice(-2), [['mean', false], ['rollout', true]]);
-  await page.selectOption('#layer-select', 'mean');
+  assert.deepEqual(await options(), [['', false], ['mean', false], ['rollout', true]]);
+  await page.selectOption('#across-select', 'mean');
+  assert.ok(await page.locator('#layer-select').isDisabled(), 'the layer menu does not choose while every layer is shown');
   let sums = JSON.parse(await page.getAttribute('#heatmap', 'data-row-sums'));
   assert.ok(sums.every((v) => Math.abs(v - 1) < 1e-3), sums.join(' '));
   assert.match(await page.getAttribute('#heatmap', 'data-title'), /mean of all layers/);
   await page.selectOption('#map-kind', 'encoderSelf');
   assert.deepEqual((await options()).slice(-1), [['rollout', false]]);
-  await page.selectOption('#layer-select', 'rollout');
+  await page.selectOption('#across-select', 'rollout');
   sums = JSON.parse(await page.getAttribute('#heatmap', 'data-row-sums'));
   assert.ok(sums.length > 3 && sums.every((v) => Math.abs(v - 1) < 1e-3), sums.join(' '));
   assert.match(await page.getAttribute('#heatmap', 'data-title'), /rollout of all layers/);
-  assert.equal(new URL(page.url()).searchParams.get('layer'), 'rollout');
+  assert.equal(new URL(page.url()).searchParams.get('across'), 'rollout');
   // The head view has each head's mean over the layers, and no rollout.
   await page.click('#tab-heads');
-  assert.notEqual(await page.inputValue('#layer-select'), 'rollout');
+  assert.notEqual(await page.inputValue('#across-select'), 'rollout');
+  // Back to one layer: the layer menu chooses again.
+  await page.click('#tab-heatmap');
+  await page.selectOption('#across-select', '');
+  assert.ok(await page.locator('#layer-select').isEnabled());
   assert.deepEqual(errors, []);
   await page.close();
 });
