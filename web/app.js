@@ -242,9 +242,12 @@ function showDetails(m) {
   if (Number.isFinite(m.bleu)) parts.push(`BLEU ${m.bleu.toFixed(1)}${m.bleuSet ? ` (${m.bleuSet})` : ''}`);
   if (Number.isFinite(m.size)) parts.push(formatBytes(m.size));
   $('model-details').textContent = parts.join(' · ');
-  $('model-name').textContent = [m.name, m.trainedOn ? `trained on ${m.trainedOn}` : ''].filter(Boolean).join(', ');
+  $('model-name').textContent = [m.name, m.trainedOn ? `trained on ${m.trainedOn}` : '',
+    m.dtype ? `weights stored as ${m.dtype}` : ''].filter(Boolean).join(', ');
   const purpose = purposeOf(m);
-  $('model-purpose').textContent = purpose ? `Good at: ${purpose[0].toLowerCase()}${purpose.slice(1)}.` : '';
+  // A caption model asked about anything else answers in captions: the limit is said with the strength.
+  const limit = /caption/i.test(m.trainedOn) ? ' Other kinds of text (news, chat, questions) come out as captions.' : '';
+  $('model-purpose').textContent = purpose ? `Good at: ${purpose[0].toLowerCase()}${purpose.slice(1)}.${limit}` : '';
   // What the model knows, beside the text box: a caption model asked about anything else answers in captions.
   $('model-knows').hidden = !m.trainedOn;
   // A caption model asked about anything else answers in captions: say what it knows best.
@@ -315,9 +318,10 @@ async function loadModel(entry) {
     if (!Number.isFinite(entry.parameters)) entry.parameters = info.parameters;
     if (!Number.isFinite(entry.size)) entry.size = info.fileBytes;
     if (!entry.trainedOn) entry.trainedOn = trainedOnFromCard(info.card);
+    entry.dtype = info.dtype;
     showDetails(entry);
     $('output-text').lang = info.targetLanguage || 'de';
-    showProgress(`${entry.pair} ready (${fromCache ? 'from the browser cache' : 'downloaded'}, ${formatBytes(info.fileBytes)}, ${info.dtype})`, 1, 1);
+    showProgress(`${entry.pair} ready (${fromCache ? 'from the browser cache' : 'downloaded'}, ${formatBytes(info.fileBytes)})`, 1, 1);
     setBody('modelSource', fromCache ? 'cache' : 'network');
     setBody('modelState', 'ready');
     $('translate-button').disabled = false;

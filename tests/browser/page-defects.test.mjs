@@ -201,12 +201,13 @@ test('controls match the view: the head menu, "save the map shown", and status m
   assert.ok(await enabled('#download-png') && await enabled('#download-svg'));
 
   // "The link is on the clipboard." (or the copy fallback's advice) goes at the next action.
+  const said = () => page.waitForFunction(() => document.getElementById('share-status').textContent.trim() !== '');
   await page.click('#copy-link');
-  assert.notEqual((await page.textContent('#share-status')).trim(), '');
+  await said();
   await page.click('#tab-alignment');
   assert.equal((await page.textContent('#share-status')).trim(), '');
   await page.click('#copy-text');
-  assert.notEqual((await page.textContent('#share-status')).trim(), '');
+  await said();
   await translateOnPage(page, 'A cat sleeps on the sofa.');
   assert.equal((await page.textContent('#share-status')).trim(), '');
   assert.ok(await page.locator('#copy-fallback').isHidden());
@@ -289,6 +290,8 @@ test('the picker: languages first (from, to, swap), then the model in plain word
     assert.match(text, /scene|caption/i, text);
   }
   assert.match(await page.textContent('#model-purpose'), /scene|caption/i);
+  // No jargon in what shows without opening the details (the progress line included).
+  assert.doesNotMatch(await page.textContent('#model-progress'), /\bI8\b|F32|F16/);
   assert.equal(await page.getAttribute('#model-figures', 'open'), null);
   assert.ok(!(await page.locator('#model-details').isVisible()));
   await page.click('#model-figures summary');
@@ -399,4 +402,24 @@ test('translation as you type: a pause translates, a newer text cancels the olde
   assert.equal(await page.textContent('#output-text'), cat);
   assert.deepEqual(errors, []);
   await page.close();
+});
+
+test('on a wide screen the source and the translation sit side by side; on a phone one above the other', async () => {
+  for (const [width, sideBySide] of [[1280, true], [390, false]]) {
+    const { page, errors } = await openDemo({ width, height: 900 });
+    await translateOnPage(page, 'A dog runs on the beach.');
+    const [text, out, form] = await page.evaluate(() => ['source-text', 'output-text', 'translate-form']
+      .map((id) => document.getElementById(id).getBoundingClientRect()).map((r) => ({ left: r.left, right: r.right, top: r.top, bottom: r.bottom })));
+    if (sideBySide) {
+      assert.ok(out.left >= text.right, `output at ${out.left}, text box ends at ${text.right}`);
+      assert.ok(Math.abs(out.top - form.top) < 40, `output top ${out.top}, form top ${form.top}`);
+    } else {
+      assert.ok(out.top >= text.bottom, `output top ${out.top}, text box bottom ${text.bottom}`);
+    }
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    assert.ok(overflow <= 0, `${width} px: ${overflow} px too wide`);
+    await shot(page, `side-by-side-${width}`);
+    assert.deepEqual(errors, []);
+    await page.close();
+  }
 });
