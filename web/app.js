@@ -1,10 +1,13 @@
-// The Attend demo page: pick a model from models.json, translate in a Web Worker, and show the attention maps
-// (heatmap, all heads, alignment lines). The page states what it is doing in data attributes on <body>
-// (data-model-state: loading-list | loading | ready | error; data-translate-state: idle | busy | done | error).
+// The Attend demo page: pick the languages, then a model of that pair from models.json, translate in a Web Worker
+// (on a press, or as the user types), and show the attention maps (heatmap, all heads, alignment lines, head view;
+// one layer, or the layers' mean or rollout). The page states what it is doing in data attributes on <body>
+// (data-model-state: loading-list | loading | ready | error; data-translate-state: idle | busy | done | error;
+// data-shown-text: the text whose translation is on screen).
 //
-// Query parameters: ?models=URL (another models.json), ?model=ID (which entry to load first), ?text=… and ?beam=N
-// (what to translate once the model is ready: the page writes them back after each translation, so that its
-// address is a link to that translation).
+// Query parameters: ?models=URL (another models.json), ?model=ID (which entry to load first; ?from=&to= pick one
+// of that pair where the id is not in the list), ?text=… and ?beam=N (what to translate once the model is ready),
+// ?view=, ?map=, ?layer= (1-based), ?across=mean|rollout, ?head= (1-based or mean) and ?live=1: the page writes
+// them back after each translation and change of view, so that its address is a link to what it shows.
 import { AttendWorker } from '../wasm/attend-client.js';
 import { simdSupported } from '../wasm/attend.js';
 import { Heatmap, renderLegend, drawPanel, maxOf } from './heatmap.js';
