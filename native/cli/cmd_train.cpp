@@ -250,7 +250,7 @@ CommandRegistrar registrar([](CLI::App& app) {
     f.add("--checkpoint-every", &O::checkpoint_every, "Steps between checkpoints")->check(at_least(1));
     f.add("--keep", &O::keep_checkpoints, "Checkpoints to keep")->check(at_least(1));
     f.add("--average-last", &O::average_last, "At the end, average the last N checkpoints")->check(at_least(0));
-    f.add<std::string>("--keep", [](O& o, const std::string& v) { o.keep_model = v; },
+    f.add<std::string>("--keep-model", [](O& o, const std::string& v) { o.keep_model = v; },
                        "The model the run hands over: best (best.safetensors, the best validation BLEU) or final "
                        "(final.safetensors, the weights at the end; the seeds' presets)")
         ->check(CLI::IsMember({"best", "final"}));
