@@ -71,6 +71,7 @@ TEST_CASE("attend train: every numeric option is range-checked before any work")
     check_refused("train --max-steps -5 --epochs -1", "--epochs: must be at least 1, got -1");
     check_refused("train --max-steps -5", "--max-steps: must be at least 0, got -5");
     check_refused("train --epochs 0", "--epochs: must be at least 1, got 0");
+    check_refused("train --keep-model sometimes", "--keep-model");
     check_refused("train --dim -8", "--dim: must be at least 1, got -8");
     check_refused("train --dim 100000", "--dim: must be at most 16384, got 100000");
     check_refused("train --threads -2", "--threads: must be at least 1, got -2");
@@ -106,7 +107,7 @@ TEST_CASE("attend train: each flag given sets its fields over the preset's; the 
     const std::string out = attend_test::fresh_run_dir("flags");
     const Run r = run_attend("train --preset bahdanau-d2l --data '" + default_data_dir() + "' --out '" + out +
                              "' --max-steps 1 --max-sentences 64 --layers 1 --dim 16 --embed 8 --dropout 0.25 "
-                             "--lr 0.002 --seed 5 --keep 2 --cooldown-epochs 3 --threads 1");
+                             "--lr 0.002 --seed 5 --keep 2 --keep-model best --cooldown-epochs 3 --threads 1");
     CAPTURE(r.output);
     REQUIRE(r.status == 0);
     const TrainOptions o = train_options_from_json(load_newest_checkpoint(out).checkpoint.options);
@@ -122,6 +123,8 @@ TEST_CASE("attend train: each flag given sets its fields over the preset's; the 
     CHECK(o.lr == 0.002f);
     CHECK(o.seed == 5);
     CHECK(o.keep_checkpoints == 2);
+    CHECK(o.keep_model == "best");  // the preset's is "final"
+    CHECK(preset.keep_model == "final");
     CHECK(o.cooldown_epochs == 3);
     CHECK(o.max_steps == 1);
     CHECK(o.corpus.max_train_sentences == 64);
