@@ -21,10 +21,12 @@ void from_json(const nlohmann::json& j, CharLmConfig& c) {
     const char* what = "char-rnn-lm config";
     if (!j.is_object()) throw Error(std::string(what) + " must be a JSON object");
     static const char* keys[] = {"architecture", "rnn", "vocab_size", "hidden_size", "num_layers", "bidirectional"};
-    for (const auto& [key, value] : j.items())
+    for (auto it = j.begin(); it != j.end(); ++it) {
+        const std::string key = it.key();
         if (std::find_if(std::begin(keys), std::end(keys), [&](const char* k) { return key == k; }) == std::end(keys))
             throw Error(std::string(what) + ": unknown field '" + key +
                         "' (expected architecture, rnn, vocab_size, hidden_size, num_layers, bidirectional)");
+    }
     for (const char* k : keys)
         if (!j.contains(k)) throw Error(std::string(what) + ": field '" + k + "' is missing");
     std::string arch, rnn;
