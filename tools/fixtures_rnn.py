@@ -31,13 +31,13 @@ def save(name, tensors, meta=None):
 
 def rnn_fixture(name, kind, input_size, hidden, layers, bidirectional, T, B, with_h0, seed):
     torch.manual_seed(seed)
-    cls = nn.GRU if kind == "gru" else nn.LSTM
+    cls = {"rnn": nn.RNN, "gru": nn.GRU, "lstm": nn.LSTM}[kind]
     rnn = cls(input_size, hidden, layers, bidirectional=bidirectional)
     D = 2 if bidirectional else 1
     x = torch.randn(T, B, input_size, requires_grad=True)
     h0 = torch.randn(layers * D, B, hidden, requires_grad=True) if with_h0 else None
     c0 = torch.randn(layers * D, B, hidden, requires_grad=True) if (with_h0 and kind == "lstm") else None
-    if kind == "gru":
+    if kind != "lstm":
         out, h_n = rnn(x, h0) if h0 is not None else rnn(x)
         finals = {"h_n": h_n}
     else:
@@ -64,6 +64,67 @@ def rnn_fixture(name, kind, input_size, hidden, layers, bidirectional, T, B, wit
         tensors["grad." + pname] = f32(p.grad)
     meta = {"kind": kind, "input_size": str(input_size), "hidden_size": str(hidden), "num_layers": str(layers),
             "bidirectional": str(int(bidirectional)), "T": str(T), "B": str(B), "torch": torch.__version__}
+    save(name, tensors, meta)
+
+
+class RNNModel(nn.Module):
+    """d2l's RNNModel (8.6, concise): one-hot input, a recurrent layer, a linear output over the vocabulary."""
+
+    def __init__(self, rnn_layer, vocab_size):
+        super().__init__()
+        self.rnn = rnn_layer
+        self.vocab_size = vocab_size
+        self.num_hiddens = self.rnn.hidden_size
+        self.num_directions = 2 if self.rnn.bidirectional else 1
+        self.linear = nn.Linear(self.num_hiddens * self.num_directions, self.vocab_size)
+
+    def forward(self, inputs, state):
+        X = nn.functional.one_hot(inputs.T.long(), self.vocab_size)
+        X = X.to(torch.float32)
+        Y, state = self.rnn(X, state)
+        output = self.linear(Y.reshape((-1, Y.shape[-1])))
+        return output, state
+
+
+def lm_fixture(name, kind, hidden, layers, bidirectional, seed):
+    """One training step of d2l's train_epoch_ch8 on a batch [B, T] of token ids: the logits [T*B, V] (time-major),
+    the mean cross-entropy, the gradients before clipping and the parameters after grad_clipping(net, 1) and
+    d2l.sgd / torch SGD with lr 1, from a given start state."""
+    torch.manual_seed(seed)
+    V, B, T = 11, 3, 6
+    cls = {"rnn": nn.RNN, "gru": nn.GRU, "lstm": nn.LSTM}[kind]
+    net = RNNModel(cls(V, hidden, layers, bidirectional=bidirectional), V)
+    D = 2 if bidirectional else 1
+    X = torch.randint(0, V, (B, T))
+    Y = torch.randint(0, V, (B, T))
+    h0 = torch.randn(layers * D, B, hidden) * 0.5
+    state = (h0, torch.randn(layers * D, B, hidden) * 0.5) if kind == "lstm" else h0
+    y_hat, new_state = net(X, state)
+    y = Y.T.reshape(-1)
+    loss = nn.CrossEntropyLoss()(y_hat, y.long()).mean()
+    loss.backward()
+    tensors = {"X": X.numpy().astype(np.int32), "Y": Y.numpy().astype(np.int32), "logits": f32(y_hat),
+               "loss": f32(loss.reshape(1))}
+    if kind == "lstm":
+        tensors.update({"h0": f32(state[0]), "c0": f32(state[1]), "h_n": f32(new_state[0]), "c_n": f32(new_state[1])})
+    else:
+        tensors.update({"h0": f32(state), "h_n": f32(new_state)})
+    params = [p for p in net.parameters()]
+    for pname, p in net.named_parameters():
+        tensors["param." + pname] = f32(p)
+        tensors["grad." + pname] = f32(p.grad)
+    norm = torch.sqrt(sum(torch.sum((p.grad ** 2)) for p in params))
+    if norm > 1:
+        for p in params:
+            p.grad[:] *= 1 / norm
+    with torch.no_grad():
+        for p in params:
+            p -= 1.0 * p.grad
+    for pname, p in net.named_parameters():
+        tensors["after." + pname] = f32(p)
+    meta = {"kind": kind, "vocab": str(V), "hidden_size": str(hidden), "num_layers": str(layers),
+            "bidirectional": str(int(bidirectional)), "T": str(T), "B": str(B), "grad_norm": repr(float(norm)),
+            "torch": torch.__version__}
     save(name, tensors, meta)
 
 
@@ -239,6 +300,12 @@ def main():
     rnn_fixture("rnn_gru_bi.safetensors", "gru", 3, 4, 2, True, 4, 2, False, 2)
     rnn_fixture("rnn_lstm.safetensors", "lstm", 3, 4, 2, False, 5, 2, True, 3)
     rnn_fixture("rnn_lstm_bi.safetensors", "lstm", 3, 4, 2, True, 4, 2, True, 4)
+    rnn_fixture("rnn_rnn.safetensors", "rnn", 3, 4, 2, False, 5, 2, True, 5)
+    rnn_fixture("rnn_rnn_bi.safetensors", "rnn", 3, 4, 2, True, 4, 2, True, 6)
+    rnn_fixture("rnn_rnn_1.safetensors", "rnn", 5, 9, 1, False, 6, 3, False, 7)
+    rnn_fixture("rnn_rnn_3bi.safetensors", "rnn", 4, 6, 3, True, 5, 3, False, 8)
+    lm_fixture("rnn_lm_rnn.safetensors", "rnn", 7, 1, False, 9)
+    lm_fixture("rnn_lm_lstm_bi.safetensors", "lstm", 5, 2, True, 10)
     cross_entropy_fixture()
     optimizer_fixture()
     seq2seq_fixture()

@@ -265,6 +265,65 @@ export declare class AttendTranslator {
   dispose(): void;
 }
 
+/** A character language model's config (attend.config of an 'attend-language-model' file). */
+export interface LanguageModelConfig {
+  architecture: 'char-rnn-lm';
+  rnn: 'rnn' | 'gru' | 'lstm';
+  vocab_size: number;
+  hidden_size: number;
+  num_layers: number;
+  bidirectional: boolean;
+}
+
+export interface LanguageModelInfo {
+  config: LanguageModelConfig;
+  /** The tokens by id: '<unk>' first, then single characters. */
+  vocab: string[];
+  parameters: number;
+  dtype: 'F32' | 'F16' | 'I8';
+  card: Record<string, unknown>;
+}
+
+export interface GenerateOptions {
+  /** Characters to generate (default 50). */
+  length?: number;
+  /** 0 (default): greedy, as d2l's predict_ch8; otherwise sample from softmax(logits / temperature). */
+  temperature?: number;
+  /** Sample among the K most likely characters (0, the default: all). */
+  topK?: number;
+  /** The draws' seed: the same seed gives the same text, here and natively (attend lm sample --seed). */
+  seed?: number;
+}
+
+export interface GenerationStep {
+  token: string;
+  id: number;
+  /** The model's next-character distribution (softmax of its logits, over vocab) before this character. */
+  distribution: Float32Array;
+}
+
+export interface Generation {
+  /** The prefix followed by the continuation. */
+  text: string;
+  continuation: string;
+  prefixIds: number[];
+  ids: number[];
+  vocab: string[];
+  steps: GenerationStep[];
+}
+
+/**
+ * A character language model (d2l's RNN, GRU or LSTM on The Time Machine, trained by `attend lm train`). The prefix
+ * is read one character at a time, as d2l's predict_ch8; characters outside the vocabulary read as '<unk>'.
+ */
+export declare class AttendLanguageModel {
+  readonly simd: boolean;
+  readonly loadedFrom: 'cache' | 'network' | 'file' | 'memory';
+  readonly info: LanguageModelInfo;
+  generate(prefix: string, options?: GenerateOptions): Generation;
+  dispose(): void;
+}
+
 /** The Cache API cache that load() keeps downloaded models in (caches.delete(MODEL_CACHE) empties it). */
 export declare const MODEL_CACHE: 'attend-models';
 /** The default of LoadOptions.maxBytes: 512 MiB. */
@@ -278,6 +337,8 @@ export declare function simdSupported(): boolean;
 export declare const Attend: {
   simdSupported(): boolean;
   load(source: string | URL | ArrayBuffer | Uint8Array, options?: LoadOptions): Promise<AttendTranslator>;
+  /** A language model file ('attend-language-model'); a translator file is refused, saying so. */
+  loadLanguageModel(source: string | URL | ArrayBuffer | Uint8Array, options?: LoadOptions): Promise<AttendLanguageModel>;
 };
 export default Attend;
 

@@ -592,6 +592,76 @@ export class AttendTranslator {
   }
 }
 
+// A character language model (d2l's RNN, GRU or LSTM on The Time Machine): generate() continues a prefix like
+// d2l's predict_ch8 (greedy) or by sampling, and gives the next-character distribution of every step.
+export class AttendLanguageModel {
+  #core; #handle; #info;
+
+  constructor(core, handle, loadedFrom = 'memory') {
+    this.#core = core;
+    this.#handle = handle;
+    this.#info = JSON.parse(core.UTF8ToString(core._attend_lm_info(handle)));
+    this.simd = core.simd;
+    this.loadedFrom = loadedFrom;
+  }
+
+  // { config: { architecture, rnn, vocab_size, hidden_size, num_layers, bidirectional }, vocab: [token by id],
+  //   parameters, dtype, card }
+  get info() {
+    return structuredClone(this.#info);
+  }
+
+  // options: { length (default 50), temperature (0, the default: greedy), topK (0: all), seed (a whole number) }.
+  // Returns { text: prefix + continuation, continuation, prefixIds, ids, vocab, steps: [{ token, id,
+  //   distribution: Float32Array over vocab }] }, steps[i].distribution being the model's before ids[i].
+  generate(prefix, { length, temperature, topK, seed } = {}) {
+    if (!this.#handle) throw new Error('this language model was disposed');
+    if (typeof prefix !== 'string' || prefix.length === 0) throw new TypeError('generate(prefix): prefix must be a non-empty string');
+    checkWellFormed(prefix);
+    const options = {};
+    for (const [name, value, integer] of [['length', length, true], ['temperature', temperature, false], ['top_k', topK, true], ['seed', seed, true]]) {
+      if (value === undefined || value === null) continue;
+      if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+        throw new TypeError(`option ${name === 'top_k' ? 'topK' : name} must be a finite number >= 0, got ${describe(value)}`);
+      }
+      if (integer && !Number.isInteger(value)) throw new RangeError(`option ${name === 'top_k' ? 'topK' : name} must be a whole number, got ${value}`);
+      options[name] = value;
+    }
+    const core = this.#core;
+    const json = JSON.stringify(options);
+    const prefixBytes = core.lengthBytesUTF8(prefix) + 1;
+    const optionBytes = core.lengthBytesUTF8(json) + 1;
+    const prefixPtr = heapAlloc(core, prefixBytes, 'generate(prefix)');
+    let optionsPtr = 0;
+    let result = 0;
+    try {
+      optionsPtr = heapAlloc(core, optionBytes, 'generate(prefix, options)');
+      core.stringToUTF8(prefix, prefixPtr, prefixBytes);
+      core.stringToUTF8(json, optionsPtr, optionBytes);
+      result = core._attend_lm_generate(this.#handle, prefixPtr, optionsPtr);
+      if (!result) throw new Error(core.UTF8ToString(core._attend_last_error()) || 'generation failed');
+      const r = JSON.parse(core.UTF8ToString(core._attend_result_json(result)));
+      const V = r.vocab_size;
+      // Copied out of the heap, which may move when memory grows and is freed right after.
+      const all = new Float32Array(core.HEAPF32.buffer, core._attend_result_floats(result), r.ids.length * V).slice();
+      const vocab = this.#info.vocab;
+      return {
+        text: r.text, continuation: r.continuation, prefixIds: r.prefix_ids, ids: r.ids, vocab: [...vocab],
+        steps: r.ids.map((id, i) => ({ token: vocab[id], id, distribution: all.subarray(i * V, (i + 1) * V) })),
+      };
+    } finally {
+      core._free(prefixPtr);
+      if (optionsPtr) core._free(optionsPtr);
+      if (result) core._attend_result_free(result);
+    }
+  }
+
+  dispose() {
+    if (this.#handle) this.#core._attend_lm_free(this.#handle);
+    this.#handle = 0;
+  }
+}
+
 export const Attend = {
   simdSupported,
 
@@ -603,46 +673,70 @@ export const Attend = {
   //   size: the file's size in bytes where the caller knows it (a cached copy of another size is downloaded again),
   //   signal: an AbortSignal that stops the download and rejects with its reason }
   // The translator's loadedFrom says where the bytes came from.
-  async load(source, { onProgress, simd, name, cache = true, size, signal, maxBytes = DEFAULT_MAX_BYTES, stallTimeoutMs = DEFAULT_STALL_TIMEOUT_MS } = {}) {
-    checkSignal(signal, 'Attend.load(source, options)');
-    if (!(Number.isSafeInteger(maxBytes) && maxBytes > 0)) {
-      throw new TypeError(`Attend.load(source, options): option maxBytes must be a whole number of bytes above 0, got ${describe(maxBytes)}`);
-    }
-    if (!(Number.isFinite(stallTimeoutMs) && stallTimeoutMs > 0)) {
-      throw new TypeError(`Attend.load(source, options): option stallTimeoutMs must be a number of milliseconds above 0, got ${describe(stallTimeoutMs)}`);
-    }
-    if (typeof cache !== 'boolean') throw new TypeError(`Attend.load(source, options): option cache must be true or false, got ${describe(cache)}`);
-    if (size !== undefined && size !== null && !(Number.isSafeInteger(size) && size >= 0)) {
-      throw new TypeError(`Attend.load(source, options): option size must be a whole number of bytes, got ${describe(size)}`);
-    }
-    throwIfAborted(signal);
-    const variant = (simd ?? simdSupported()) ? 'simd' : 'nosimd';
-    const core = await loadCore(variant);
-    core.simd = variant === 'simd';
-    let bytes;
-    let from = 'memory';
-    if (source instanceof Uint8Array) bytes = source;
-    else if (source instanceof ArrayBuffer) bytes = new Uint8Array(source);
-    else if (typeof source === 'string' || source instanceof URL) {
-      ({ bytes, from } = await readBytes(source, { onProgress, signal, cache, size: size ?? undefined, maxBytes, stallTimeoutMs }));
-    } else throw new TypeError('Attend.load(source): source must be a URL, an ArrayBuffer or a Uint8Array');
-    throwIfAborted(signal);
-    const label = name ?? (typeof source === 'string' || source instanceof URL ? String(source) : 'model');
-    const nameBytes = core.lengthBytesUTF8(label) + 1;
-    const ptr = heapAlloc(core, bytes.byteLength, `Attend.load(${label})`);
-    let namePtr = 0;
-    try {
-      namePtr = heapAlloc(core, nameBytes, `Attend.load(${label})`);
-      core.HEAPU8.set(bytes, ptr);
-      core.stringToUTF8(label, namePtr, nameBytes);
-      const handle = core._attend_translator_load(ptr, bytes.byteLength, namePtr);
+  async load(source, options = {}) {
+    const { core, bytes, from, label } = await modelBytes(source, options, 'Attend.load');
+    return withModelBytes(core, bytes, label, (ptr, n, namePtr) => {
+      const handle = core._attend_translator_load(ptr, n, namePtr);
       if (!handle) throw new Error(core.UTF8ToString(core._attend_last_error()) || 'the model could not be loaded');
       return new AttendTranslator(core, handle, from);
-    } finally {
-      core._free(ptr);
-      if (namePtr) core._free(namePtr);
-    }
+    }, 'Attend.load');
+  },
+
+  // A character language model file (attend lm train; its attend.format is 'attend-language-model'), from the
+  // sources and with the options of load(). A translator file is refused, saying so.
+  async loadLanguageModel(source, options = {}) {
+    const { core, bytes, from, label } = await modelBytes(source, options, 'Attend.loadLanguageModel');
+    return withModelBytes(core, bytes, label, (ptr, n, namePtr) => {
+      const handle = core._attend_lm_load(ptr, n, namePtr);
+      if (!handle) throw new Error(core.UTF8ToString(core._attend_last_error()) || 'the language model could not be loaded');
+      return new AttendLanguageModel(core, handle, from);
+    }, 'Attend.loadLanguageModel');
   },
 };
+
+// The module and the file's bytes for load() and loadLanguageModel().
+async function modelBytes(source, { onProgress, simd, name, cache = true, size, signal, maxBytes = DEFAULT_MAX_BYTES, stallTimeoutMs = DEFAULT_STALL_TIMEOUT_MS } = {}, what) {
+  checkSignal(signal, `${what}(source, options)`);
+  if (!(Number.isSafeInteger(maxBytes) && maxBytes > 0)) {
+    throw new TypeError(`${what}(source, options): option maxBytes must be a whole number of bytes above 0, got ${describe(maxBytes)}`);
+  }
+  if (!(Number.isFinite(stallTimeoutMs) && stallTimeoutMs > 0)) {
+    throw new TypeError(`${what}(source, options): option stallTimeoutMs must be a number of milliseconds above 0, got ${describe(stallTimeoutMs)}`);
+  }
+  if (typeof cache !== 'boolean') throw new TypeError(`${what}(source, options): option cache must be true or false, got ${describe(cache)}`);
+  if (size !== undefined && size !== null && !(Number.isSafeInteger(size) && size >= 0)) {
+    throw new TypeError(`${what}(source, options): option size must be a whole number of bytes, got ${describe(size)}`);
+  }
+  throwIfAborted(signal);
+  const variant = (simd ?? simdSupported()) ? 'simd' : 'nosimd';
+  const core = await loadCore(variant);
+  core.simd = variant === 'simd';
+  let bytes;
+  let from = 'memory';
+  if (source instanceof Uint8Array) bytes = source;
+  else if (source instanceof ArrayBuffer) bytes = new Uint8Array(source);
+  else if (typeof source === 'string' || source instanceof URL) {
+    ({ bytes, from } = await readBytes(source, { onProgress, signal, cache, size: size ?? undefined, maxBytes, stallTimeoutMs }));
+  } else throw new TypeError(`${what}(source): source must be a URL, an ArrayBuffer or a Uint8Array`);
+  throwIfAborted(signal);
+  const label = name ?? (typeof source === 'string' || source instanceof URL ? String(source) : 'model');
+  return { core, bytes, from, label };
+}
+
+// The bytes and the name copied into the wasm heap for `load(ptr, n, namePtr)`, freed after it.
+function withModelBytes(core, bytes, label, load, what) {
+  const nameBytes = core.lengthBytesUTF8(label) + 1;
+  const ptr = heapAlloc(core, bytes.byteLength, `${what}(${label})`);
+  let namePtr = 0;
+  try {
+    namePtr = heapAlloc(core, nameBytes, `${what}(${label})`);
+    core.HEAPU8.set(bytes, ptr);
+    core.stringToUTF8(label, namePtr, nameBytes);
+    return load(ptr, bytes.byteLength, namePtr);
+  } finally {
+    core._free(ptr);
+    if (namePtr) core._free(namePtr);
+  }
+}
 
 export default Attend;

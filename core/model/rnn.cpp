@@ -6,8 +6,20 @@
 #include "model/gru.h"
 #include "model/lstm.h"
 #include "model/parameter_store.h"
+#include "model/rnn_tanh.h"
 
 namespace attend {
+
+const char* rnn_kind_name(RnnKind kind) {
+    return kind == RnnKind::GRU ? "gru" : kind == RnnKind::LSTM ? "lstm" : "rnn";
+}
+
+RnnKind rnn_kind_from_name(const std::string& name) {
+    if (name == "gru") return RnnKind::GRU;
+    if (name == "lstm") return RnnKind::LSTM;
+    if (name == "rnn") return RnnKind::RNN;
+    throw Error("rnn kind '" + name + "' is not one of rnn, gru, lstm");
+}
 
 Rnn::Rnn(const RnnConfig& config, ParameterStore* store, const std::string& prefix) : config_(config), store_(store) {
     if (config.input_size <= 0 || config.hidden_size <= 0 || config.num_layers <= 0)
@@ -39,7 +51,7 @@ void Rnn::plan(Arena& arena, int T, int B) {
     for (int k = 0; k < L * D; ++k) {
         s.dir_out[size_t(k)] = arena.take(TBH);
         s.gates[size_t(k)] = arena.take(TBH * G);
-        s.extra[size_t(k)] = arena.take(TBH);
+        if (config_.kind != RnnKind::RNN) s.extra[size_t(k)] = arena.take(TBH);
     }
     s.layer_in.assign(size_t(L), nullptr);
     for (int l = 1; l < L; ++l) s.layer_in[size_t(l)] = arena.take(TBH * D);
@@ -76,6 +88,10 @@ void Rnn::forward(float* out, float* h_n, float* c_n, const float* x, const floa
                 lstm_forward(dir_out, extra, s.gates[size_t(k)], input, h_init, c_init, store_->value_at(w.w_ih),
                              store_->value_at(w.b_ih), store_->value_at(w.w_hh), store_->value_at(w.b_hh), T, B, I, H,
                              d == 1);
+            } else if (config_.kind == RnnKind::RNN) {
+                rnn_tanh_forward(dir_out, s.gates[size_t(k)], input, h_init, store_->value_at(w.w_ih),
+                                 store_->value_at(w.b_ih), store_->value_at(w.w_hh), store_->value_at(w.b_hh), T, B, I,
+                                 H, d == 1);
             } else {
                 gru_forward(dir_out, s.gates[size_t(k)], extra, input, h_init, store_->value_at(w.w_ih),
                             store_->value_at(w.b_ih), store_->value_at(w.w_hh), store_->value_at(w.b_hh), T, B, I, H,

@@ -1,4 +1,4 @@
-// nn.GRU / nn.LSTM stacks (time-major, batch_first = False): num_layers layers, optionally bidirectional
+// nn.RNN (tanh) / nn.GRU / nn.LSTM stacks (time-major, batch_first = False): num_layers layers, optionally bidirectional
 // (layer l > 0 reads both directions of layer l - 1, [forward | reverse] concatenated), dropout on the output
 // of every layer but the last while training. Parameters live in a ParameterStore under PyTorch's names:
 // prefix + "weight_ih_l{k}", "weight_hh_l{k}", "bias_ih_l{k}", "bias_hh_l{k}", with a "_reverse" suffix for the
@@ -15,7 +15,11 @@ namespace attend {
 
 class ParameterStore;
 
-enum class RnnKind { GRU, LSTM };
+enum class RnnKind { GRU, LSTM, RNN };  // RNN: nn.RNN with tanh
+
+// "gru", "lstm", "rnn"; rnn_kind_from_name throws attend::Error naming the choices.
+const char* rnn_kind_name(RnnKind kind);
+RnnKind rnn_kind_from_name(const std::string& name);
 
 struct RnnConfig {
     RnnKind kind = RnnKind::GRU;
@@ -38,7 +42,7 @@ public:
 
     const RnnConfig& config() const { return config_; }
     int directions() const { return config_.bidirectional ? 2 : 1; }
-    int gate_count() const { return config_.kind == RnnKind::GRU ? 3 : 4; }
+    int gate_count() const { return config_.kind == RnnKind::GRU ? 3 : config_.kind == RnnKind::LSTM ? 4 : 1; }
     int output_size() const { return directions() * config_.hidden_size; }
     int layer_input_size(int layer) const { return layer == 0 ? config_.input_size : output_size(); }
     const Weights& weights(int layer, int direction) const { return weights_[size_t(layer * directions() + direction)]; }
@@ -60,8 +64,8 @@ public:
         const float* h0 = nullptr;
         const float* c0 = nullptr;
         std::vector<float*> dir_out;   // [L*D] of [T, B, H]
-        std::vector<float*> gates;     // [L*D] of [T, B, G*H]
-        std::vector<float*> extra;     // [L*D] of [T, B, H]: GRU W_hn h + b_hn, LSTM cell states
+        std::vector<float*> gates;     // [L*D] of [T, B, G*H] (RNN: x W_ih^T + b_ih)
+        std::vector<float*> extra;     // [L*D] of [T, B, H]: GRU W_hn h + b_hn, LSTM cell states; RNN: null
         std::vector<float*> layer_in;  // [L]: layer l's input for l > 0 (after dropout), [T, B, D*H]; null for l = 0
         float* layer_out = nullptr;    // [T, B, D*H] a hidden layer's concatenated output, before the dropout (L > 1)
         std::vector<Dropout> dropouts; // [L]: the dropout applied before layer l (l > 0)

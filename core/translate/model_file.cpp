@@ -1,4 +1,5 @@
 #include "translate/model_file.h"
+#include "translate/model_tensors.h"
 
 #include "error.h"
 
@@ -149,12 +150,14 @@ std::string shape_mismatch(const std::string& src, const TensorSpec& spec, const
            shape_to_string(spec.shape);
 }
 
+}  // namespace
+
 // Everything about the tensors that can be known from the header alone, checked before the model is allocated:
 // each parameter the config implies is there with that shape and a supported dtype, I8 matrices have their F32
 // per-row scales, and nothing else is in the file. The header's offsets were checked when the file was parsed
 // (contiguous, inside the file), so after this the model is no larger than its file says.
-void check_tensors(const ParameterStore& layout, const SafeTensors& file, const std::string& ignored_prefix,
-                   const std::vector<ConfigDim>& dims) {
+void check_model_tensors(const ParameterStore& layout, const SafeTensors& file, const std::string& ignored_prefix,
+                         const std::vector<ConfigDim>& dims) {
     const std::string& src = file.source();
     std::set<std::string> expected;
     for (const TensorSpec& spec : layout.specs()) {
@@ -185,9 +188,9 @@ void check_tensors(const ParameterStore& layout, const SafeTensors& file, const 
             throw Error(src + ": unexpected tensor '" + name + "' (not a parameter of this configuration)");
 }
 
-// Reads the values of tensors check_tensors accepted. A weight that is not a finite number would make every
+// Reads the values of tensors check_model_tensors accepted. A weight that is not a finite number would make every
 // translation NaN or garbage, so it is refused, naming the tensor.
-void read_parameters(ParameterStore& params, const SafeTensors& file) {
+void read_model_parameters(ParameterStore& params, const SafeTensors& file) {
     const std::string& src = file.source();
     for (const TensorSpec& spec : params.specs()) {
         const TensorInfo& info = file.info(spec.name);
@@ -212,6 +215,8 @@ void read_parameters(ParameterStore& params, const SafeTensors& file) {
                             std::to_string(i) + " (expected finite weights)");
     }
 }
+
+namespace {
 
 void check_vocab_size(const std::string& src, const char* side, const Vocab& vocab, int config_size) {
     if (static_cast<int>(vocab.size()) != config_size)
@@ -244,6 +249,9 @@ nlohmann::json TranslatorModel::config_json() const { return checked_network().c
 TranslatorModel load_translator_model(const SafeTensors& file, const std::string& ignored_prefix) {
     const std::string& src = file.source();
     const std::string format = meta(file, "attend.format");
+    if (format == "attend-language-model")
+        throw Error(src + ": this is a language model (attend.format 'attend-language-model'), not a translator: "
+                          "use it with attend lm sample / attend lm eval");
     if (format != kModelFormat)
         throw Error(src + ": attend.format is '" + format + "', expected '" + kModelFormat + "'");
     const std::string version = meta(file, "attend.format_version");
@@ -290,10 +298,10 @@ TranslatorModel load_translator_model(const SafeTensors& file, const std::string
     if (card != file.metadata().end()) m.card = meta_json(file, "attend.card");
     if (file.metadata().count("attend.decoding")) read_decoding(file, src, m);
 
-    check_tensors(declared.layout, file, ignored_prefix, declared.dims);
+    check_model_tensors(declared.layout, file, ignored_prefix, declared.dims);
     m.network = declared.allocate(/*with_grads=*/false);
     if (m.alignment_layers) check_alignment_layers(*m.alignment_layers, *m.network, src + ": attend.decoding");
-    read_parameters(m.parameters(), file);
+    read_model_parameters(m.parameters(), file);
     return m;
 }
 
@@ -346,7 +354,12 @@ void add_translator_model(SafeTensorsWriter& w, const TranslatorModel& m, DType 
     }
     if (!decoding.empty()) w.set_metadata("attend.decoding", decoding.dump());
 
-    const ParameterStore& params = m.parameters();
+    add_model_parameters(w, m.parameters(), dtype);
+}
+
+void add_model_parameters(SafeTensorsWriter& w, const ParameterStore& params, DType dtype) {
+    if (dtype != DType::F32 && dtype != DType::F16 && dtype != DType::I8)
+        throw Error(std::string("save model: dtype ") + dtype_name(dtype) + " is not supported (F32, F16, I8)");
     for (const TensorSpec& spec : params.specs()) {
         std::vector<int64_t> shape(spec.shape.begin(), spec.shape.end());
         const float* x = params.value_at(spec.offset);

@@ -5,6 +5,7 @@
 #include "cli/model_loading.h"
 #include "cli/option_checks.h"
 #include "error.h"
+#include "lm/lm_model_file.h"
 #include "train/checkpoint.h"
 
 #include <algorithm>
@@ -83,10 +84,34 @@ void add_to_model_list(const std::string& list_path, const std::string& model_pa
                 id.c_str(), served.c_str());
 }
 
+// A language model file in another dtype (its card updated by --card); the translator's options do not apply.
+void export_language_model(const ExportFlags& f, DType dtype) {
+    if (f.inputs.size() > 1 || f.average > 0) throw Error("a language model is exported alone (no --average, one input)");
+    if (f.length_penalty >= 0.0f || f.min_confidence >= 0.0f || !f.name_placeholders.empty() ||
+        !f.alignment_layers.empty() || !f.list.empty())
+        throw Error(f.inputs.front() + ": a language model has no decoding settings or page list entry "
+                    "(--length-penalty, --min-confidence, --name-placeholders, --alignment-layers, --list)");
+    LanguageModel m = load_language_model(SafeTensors::from_file(f.inputs.front()));
+    if (!f.card.empty()) {
+        std::ifstream in(f.card);
+        if (!in) throw Error(f.card + ": cannot read the card");
+        try {
+            m.card.update(nlohmann::json::parse(in));
+        } catch (const nlohmann::json::exception& e) {
+            throw Error(f.card + ": not valid JSON (" + e.what() + ")");
+        }
+    }
+    write_file_atomically(f.out, save_language_model(m, dtype));
+    std::printf("%s: %s language model, %zu parameters, %.2f MB\n", f.out.c_str(), dtype_name(dtype),
+                m.network->parameters().size(), fs::file_size(f.out) / 1e6);
+}
+
 void run_export(const ExportFlags& f) {
     const DType dtype = parse_dtype(f.dtype);
     TranslatorModel m;
     const std::string& input = f.inputs.front();
+    if (!fs::is_directory(input) && fs::exists(input) && is_language_model_file(SafeTensors::from_file(input)))
+        return export_language_model(f, dtype);
     if (f.inputs.size() > 1) {
         // Means of checkpoints taken at different points of one run (after 80 and after 120 epochs), or a run and
         // its fine-tuning: the weights' mean, like --average over a folder.

@@ -9,6 +9,7 @@
 #include "train/dropout.h"
 #include "train/gru_backward.h"
 #include "train/lstm_backward.h"
+#include "train/rnn_tanh_backward.h"
 
 namespace attend {
 
@@ -53,6 +54,11 @@ void rnn_backward(Rnn& rnn, float* dx, float* dh0, float* dc0, const float* dout
                               store.grad_at(w.w_hh), store.grad_at(w.b_hh), d_dir.data(), dhn, dcn, input, h_init,
                               c_init, s.dir_out[size_t(k)], s.extra[size_t(k)], s.gates[size_t(k)],
                               store.value_at(w.w_ih), store.value_at(w.w_hh), T, B, I, H, d == 1);
+            } else if (cfg.kind == RnnKind::RNN) {
+                rnn_tanh_backward(d_input, dh_init, store.grad_at(w.w_ih), store.grad_at(w.b_ih),
+                                  store.grad_at(w.w_hh), store.grad_at(w.b_hh), d_dir.data(), dhn, input, h_init,
+                                  s.dir_out[size_t(k)], store.value_at(w.w_ih), store.value_at(w.w_hh), T, B, I, H,
+                                  d == 1);
             } else {
                 gru_backward(d_input, dh_init, store.grad_at(w.w_ih), store.grad_at(w.b_ih), store.grad_at(w.w_hh),
                              store.grad_at(w.b_hh), d_dir.data(), dhn, input, h_init, s.dir_out[size_t(k)],

@@ -1,4 +1,4 @@
-// nn.GRU / nn.LSTM parity (tools/fixtures_rnn.py) and finite-difference checks of the BPTT backward.
+// nn.RNN / nn.GRU / nn.LSTM parity (tools/fixtures_rnn.py) and finite-difference checks of the BPTT backward.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -13,9 +13,12 @@
 #include "model/lstm.h"
 #include "model/parameter_store.h"
 #include "model/rnn.h"
+#include "model/rnn_tanh.h"
+#include "error.h"
 #include "train/gru_backward.h"
 #include "train/lstm_backward.h"
 #include "train/rnn_backward.h"
+#include "train/rnn_tanh_backward.h"
 
 using namespace attend;
 
@@ -33,7 +36,7 @@ struct Loaded {
 std::unique_ptr<Loaded> load(const std::string& file) {
     auto L = std::make_unique<Loaded>(SafeTensors::from_file(std::string(ATTEND_FIXTURES_DIR) + "/" + file));
     const auto& m = L->st.metadata();
-    L->config.kind = m.at("kind") == "gru" ? RnnKind::GRU : RnnKind::LSTM;
+    L->config.kind = rnn_kind_from_name(m.at("kind"));
     L->config.input_size = std::stoi(m.at("input_size"));
     L->config.hidden_size = std::stoi(m.at("hidden_size"));
     L->config.num_layers = std::stoi(m.at("num_layers"));
@@ -89,11 +92,18 @@ TEST_CASE("nn.GRU parity: 2 layers with h0 (outputs, final state, all gradients;
 TEST_CASE("nn.GRU parity: 2 layers, bidirectional") { check_fixture("rnn_gru_bi.safetensors"); }
 TEST_CASE("nn.LSTM parity: 2 layers with h0, c0") { check_fixture("rnn_lstm.safetensors"); }
 TEST_CASE("nn.LSTM parity: 2 layers, bidirectional, with h0, c0") { check_fixture("rnn_lstm_bi.safetensors"); }
+TEST_CASE("nn.RNN parity: 1 layer; 2 layers with h0; 2 layers bidirectional with h0; 3 layers bidirectional") {
+    for (const char* file : {"rnn_rnn_1.safetensors", "rnn_rnn.safetensors", "rnn_rnn_bi.safetensors",
+                             "rnn_rnn_3bi.safetensors"}) {
+        CAPTURE(file);
+        check_fixture(file);
+    }
+}
 
 // Float forward, central differences with eps 1e-2 (evaluated in double): the loss is O(10), so float rounding
 // contributes ~1e-6 * 10 / 2e-2 = 5e-4 and truncation O(eps^2) ~ 1e-4: tolerance atol 2e-3 + rtol 1e-2.
-TEST_CASE("GRU/LSTM backward with dropout between layers matches finite differences") {
-    for (RnnKind kind : {RnnKind::GRU, RnnKind::LSTM}) {
+TEST_CASE("RNN/GRU/LSTM backward with dropout between layers matches finite differences") {
+    for (RnnKind kind : {RnnKind::RNN, RnnKind::GRU, RnnKind::LSTM}) {
         for (bool bi : {false, true}) {
             CAPTURE(int(kind));
             CAPTURE(bi);
@@ -140,6 +150,19 @@ TEST_CASE("GRU/LSTM backward with dropout between layers matches finite differen
     }
 }
 
+TEST_CASE("Rnn: nn.RNN's parameter shapes; kind names") {
+    ParameterStore store;
+    Rnn rnn(RnnConfig{RnnKind::RNN, 5, 7, 2, true, 0.0f}, &store, "rnn.");
+    CHECK(store.spec("rnn.weight_ih_l0").shape == std::vector<int>{7, 5});
+    CHECK(store.spec("rnn.weight_hh_l1_reverse").shape == std::vector<int>{7, 7});
+    CHECK(store.spec("rnn.weight_ih_l1").shape == std::vector<int>{7, 14});
+    CHECK(store.spec("rnn.bias_ih_l1_reverse").shape == std::vector<int>{7});
+    CHECK(store.specs().size() == 16);
+    CHECK(rnn_kind_from_name("rnn") == RnnKind::RNN);
+    CHECK(std::string(rnn_kind_name(RnnKind::LSTM)) == "lstm");
+    CHECK_THROWS_WITH_AS(rnn_kind_from_name("tanh"), doctest::Contains("not one of rnn, gru, lstm"), Error);
+}
+
 TEST_CASE("Rnn: parameter names follow nn.GRU / nn.LSTM, dropout is off in evaluation") {
     ParameterStore store;
     Rnn rnn(RnnConfig{RnnKind::LSTM, 5, 7, 2, true, 0.5f}, &store, "encoder.rnn.");
@@ -164,13 +187,15 @@ namespace {
 
 double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 
-// Returns sum(out * R) + sum(h_T * Rh) (+ sum(c_T * Rc)) of a GRU (G = 3) or LSTM (G = 4) layer in double.
-double reference_rnn_loss(bool lstm, const std::vector<double>& x, const std::vector<double>& h0,
+// Returns sum(out * R) + sum(h_T * Rh) (+ sum(c_T * Rc)) of a tanh RNN (G = 1), GRU (G = 3) or LSTM (G = 4) layer
+// in double.
+double reference_rnn_loss(RnnKind kind, const std::vector<double>& x, const std::vector<double>& h0,
                           const std::vector<double>& c0, const std::vector<double>& w_ih,
                           const std::vector<double>& b_ih, const std::vector<double>& w_hh,
                           const std::vector<double>& b_hh, const std::vector<float>& R, const std::vector<float>& Rh,
                           const std::vector<float>& Rc, int T, int B, int I, int H, bool reverse) {
-    const int G = lstm ? 4 : 3;
+    const bool lstm = kind == RnnKind::LSTM;
+    const int G = lstm ? 4 : kind == RnnKind::GRU ? 3 : 1;
     std::vector<double> h = h0, c = c0, a(G * H), r(G * H);
     double loss = 0;
     for (int s = 0; s < T; ++s) {
@@ -184,7 +209,9 @@ double reference_rnn_loss(bool lstm, const std::vector<double>& x, const std::ve
                 for (int k = 0; k < H; ++k) r[g] += w_hh[g * H + k] * h[b * H + k];
             }
             for (int j = 0; j < H; ++j) {
-                if (lstm) {
+                if (kind == RnnKind::RNN) {
+                    hn[b * H + j] = std::tanh(a[j] + r[j]);
+                } else if (lstm) {
                     const double i = sigmoid(a[j] + r[j]), f = sigmoid(a[H + j] + r[H + j]),
                                  gg = std::tanh(a[2 * H + j] + r[2 * H + j]), o = sigmoid(a[3 * H + j] + r[3 * H + j]);
                     cn[b * H + j] = f * c[b * H + j] + i * gg;
@@ -206,20 +233,25 @@ double reference_rnn_loss(bool lstm, const std::vector<double>& x, const std::ve
 
 }  // namespace
 
-TEST_CASE("gru_backward / lstm_backward (one layer, both directions) match a double-precision reference") {
+TEST_CASE("rnn_tanh_backward / gru_backward / lstm_backward (one layer, both directions) match a double-precision "
+          "reference") {
     const int T = 3, B = 2, I = 3, H = 4;
-    for (bool lstm : {false, true}) {
+    for (RnnKind kind : {RnnKind::RNN, RnnKind::GRU, RnnKind::LSTM}) {
         for (bool reverse : {false, true}) {
-            CAPTURE(lstm);
+            CAPTURE(int(kind));
             CAPTURE(reverse);
-            const int G = lstm ? 4 : 3;
+            const bool lstm = kind == RnnKind::LSTM;
+            const int G = lstm ? 4 : kind == RnnKind::GRU ? 3 : 1;
             std::vector<float> x = gradcheck::random_vector(T * B * I, 31), h0 = gradcheck::random_vector(B * H, 32),
                                c0 = gradcheck::random_vector(B * H, 33), w_ih = gradcheck::random_vector(G * H * I, 34),
                                b_ih = gradcheck::random_vector(G * H, 35), w_hh = gradcheck::random_vector(G * H * H, 36),
                                b_hh = gradcheck::random_vector(G * H, 37), R = gradcheck::random_vector(T * B * H, 38),
                                Rh = gradcheck::random_vector(B * H, 39), Rc = gradcheck::random_vector(B * H, 40);
             std::vector<float> out(T * B * H), gates(T * B * G * H), extra(T * B * H);
-            if (lstm)
+            if (kind == RnnKind::RNN)
+                rnn_tanh_forward(out.data(), gates.data(), x.data(), h0.data(), w_ih.data(), b_ih.data(), w_hh.data(),
+                                 b_hh.data(), T, B, I, H, reverse);
+            else if (lstm)
                 lstm_forward(out.data(), extra.data(), gates.data(), x.data(), h0.data(), c0.data(), w_ih.data(),
                              b_ih.data(), w_hh.data(), b_hh.data(), T, B, I, H, reverse);
             else
@@ -227,7 +259,11 @@ TEST_CASE("gru_backward / lstm_backward (one layer, both directions) match a dou
                             w_hh.data(), b_hh.data(), T, B, I, H, reverse);
             std::vector<float> dx(x.size(), 0), dh0(h0.size(), 0), dc0(c0.size(), 0), dw_ih(w_ih.size(), 0),
                 dbi(b_ih.size(), 0), dw_hh(w_hh.size(), 0), dbh(b_hh.size(), 0);
-            if (lstm)
+            if (kind == RnnKind::RNN)
+                rnn_tanh_backward(dx.data(), dh0.data(), dw_ih.data(), dbi.data(), dw_hh.data(), dbh.data(), R.data(),
+                                  Rh.data(), x.data(), h0.data(), out.data(), w_ih.data(), w_hh.data(), T, B, I, H,
+                                  reverse);
+            else if (lstm)
                 lstm_backward(dx.data(), dh0.data(), dc0.data(), dw_ih.data(), dbi.data(), dw_hh.data(), dbh.data(),
                               R.data(), Rh.data(), Rc.data(), x.data(), h0.data(), c0.data(), out.data(), extra.data(),
                               gates.data(), w_ih.data(), w_hh.data(), T, B, I, H, reverse);
@@ -238,7 +274,7 @@ TEST_CASE("gru_backward / lstm_backward (one layer, both directions) match a dou
             std::vector<double> X = gradcheck::to_double(x), H0 = gradcheck::to_double(h0), C0 = gradcheck::to_double(c0),
                                 WI = gradcheck::to_double(w_ih), BI = gradcheck::to_double(b_ih),
                                 WH = gradcheck::to_double(w_hh), BH = gradcheck::to_double(b_hh);
-            auto loss = [&] { return reference_rnn_loss(lstm, X, H0, C0, WI, BI, WH, BH, R, Rh, Rc, T, B, I, H, reverse); };
+            auto loss = [&] { return reference_rnn_loss(kind, X, H0, C0, WI, BI, WH, BH, R, Rh, Rc, T, B, I, H, reverse); };
             // Forward: the projected loss of the float layer against the reference's.
             double l = 0;
             for (size_t i = 0; i < out.size(); ++i) l += double(out[i]) * R[i];

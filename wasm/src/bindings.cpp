@@ -2,6 +2,7 @@
 // floats returned stay valid until the next call on the same handle (or until it is freed). Every function
 // catches C++ exceptions: a failure returns 0 and attend_last_error() says why.
 #include "error.h"
+#include "lm/lm_model_file.h"
 #include "translate/translator.h"
 
 #include <emscripten/emscripten.h>
@@ -17,6 +18,8 @@ namespace {
 
 std::string g_last_error;
 std::map<int, std::unique_ptr<Translator>> g_translators;
+std::map<int, LanguageModel> g_language_models;
+std::string g_lm_info;
 struct Result {
     std::string json;
     std::vector<float> floats;  // cross, encoder_self, decoder_self maps, one after another
@@ -59,6 +62,13 @@ int int_option(const nlohmann::json& options, const char* key, int fallback) {
         throw Error(std::string("option ") + key + " must be a whole number of reasonable size, got " +
                     nlohmann::json(v).dump());
     return static_cast<int>(v);
+}
+
+LanguageModel& language_model(int handle) {
+    auto it = g_language_models.find(handle);
+    if (it == g_language_models.end())
+        throw Error("this language model was disposed (handle " + std::to_string(handle) + ")");
+    return it->second;
 }
 
 nlohmann::json append_maps(std::vector<float>& floats, const AttentionMaps& a) {
@@ -254,5 +264,68 @@ EMSCRIPTEN_KEEPALIVE const float* attend_result_floats(int handle) {
 }
 
 EMSCRIPTEN_KEEPALIVE void attend_result_free(int handle) { g_results.erase(handle); }
+
+// ---- character language models (lm/lm_model_file.h) ----------------------------------------------------------
+
+EMSCRIPTEN_KEEPALIVE int attend_lm_load(const uint8_t* bytes, size_t n, const char* name) {
+    return guarded([&] {
+        LanguageModel m = load_language_model_bytes(std::vector<uint8_t>(bytes, bytes + n), name);
+        const int h = g_next_handle++;
+        g_language_models.emplace(h, std::move(m));
+        return h;
+    }, 0);
+}
+
+EMSCRIPTEN_KEEPALIVE void attend_lm_free(int handle) { g_language_models.erase(handle); }
+
+// {"config", "vocab": [id order], "parameters", "dtype", "card"}
+EMSCRIPTEN_KEEPALIVE const char* attend_lm_info(int handle) {
+    return guarded([&] {
+        const LanguageModel& m = language_model(handle);
+        g_lm_info = nlohmann::json{{"config", nlohmann::json(m.network->config())},
+                                   {"vocab", m.vocab.id_to_token()},
+                                   {"parameters", m.network->parameters().size()},
+                                   {"dtype", dtype_name(m.weights_dtype)},
+                                   {"card", m.card}}
+                        .dump();
+        return g_lm_info.c_str();
+    }, static_cast<const char*>(nullptr));
+}
+
+// options: {"length", "temperature", "top_k", "seed"} (each optional; lm_generate's defaults: 50 greedy characters).
+// A result (attend_result_json/floats/free): {"text": prefix + continuation, "continuation", "prefix_ids", "ids",
+// "vocab_size"}, and floats [length, V]: the next-character distribution before each generated character.
+EMSCRIPTEN_KEEPALIVE int attend_lm_generate(int handle, const char* prefix, const char* options_json) {
+    return guarded([&] {
+        LanguageModel& m = language_model(handle);
+        const nlohmann::json options = nlohmann::json::parse(options_json ? options_json : "{}");
+        if (!options.is_object()) throw Error("options must be a JSON object");
+        for (const auto& [key, value] : options.items())
+            if (key != "length" && key != "temperature" && key != "top_k" && key != "seed")
+                throw Error("unknown option '" + key + "' (expected length, temperature, top_k, seed)");
+        LmGenerateOptions o;
+        o.length = int_option(options, "length", o.length);
+        o.temperature = float(number_option(options, "temperature", o.temperature));
+        o.top_k = int_option(options, "top_k", o.top_k);
+        const double seed = number_option(options, "seed", 0);
+        if (!(seed >= 0 && seed == std::floor(seed) && seed <= 9007199254740991.0))
+            throw Error("option seed must be a whole number in [0, 2^53)");
+        o.seed = uint64_t(seed);
+        const std::string p = prefix ? prefix : "";
+        const LmGeneration g = lm_generate(*m.network, m.encode_prefix(p), o);
+        Result r;
+        const std::string continuation = m.decode(g.ids);
+        r.json = nlohmann::json{{"text", p + continuation},
+                                {"continuation", continuation},
+                                {"prefix_ids", g.prefix_ids},
+                                {"ids", g.ids},
+                                {"vocab_size", m.vocab.size()}}
+                     .dump();
+        for (const auto& d : g.distributions) r.floats.insert(r.floats.end(), d.begin(), d.end());
+        const int h = g_next_handle++;
+        g_results.emplace(h, std::move(r));
+        return h;
+    }, 0);
+}
 
 }  // extern "C"

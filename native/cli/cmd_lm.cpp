@@ -1,0 +1,263 @@
+// `attend lm train|sample|eval`: the seeds' character language models on The Time Machine (d2l 8.5-9.4).
+#include "cli/command.h"
+#include "cli/option_checks.h"
+#include "data/data_dir.h"
+#include "data/text_file.h"
+#include "error.h"
+#include "lm/char_corpus.h"
+#include "lm/char_lm.h"
+#include "lm/lm_model_file.h"
+#include "train/checkpoint.h"
+#include "train/lm_trainer.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+
+namespace attend::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+std::atomic<bool> g_stop{false};
+extern "C" void on_lm_stop(int signal) {
+    if (g_stop.exchange(true)) std::_Exit(128 + signal);
+}
+
+struct LmTrainFlags {
+    std::string preset, data, out;
+    int chars = -1;      // < 0: the preset's; 0: all
+    int epochs = 0;      // 0: the preset's
+    float lr = 0.0f;     // 0: the preset's
+    double held_out = 0.0;
+    uint64_t seed = 1;
+    bool random_iter = false, overwrite = false;
+    int save_every = 50;
+};
+
+LanguageModel load_lm(const std::string& path) {
+    LanguageModel m = load_language_model(SafeTensors::from_file(path));
+    return m;
+}
+
+std::string sample_text(LanguageModel& m, const std::string& prefix, int length) {
+    LmGenerateOptions o;
+    o.length = length;
+    LmGeneration g = lm_generate(*m.network, m.encode_prefix(prefix), o);
+    return prefix + m.decode(g.ids);
+}
+
+void run_train(const LmTrainFlags& f) {
+    const LmPreset& preset = lm_preset(f.preset);
+    const std::string data = f.data.empty() ? default_data_dir() + "/timemachine/timemachine.txt" : f.data;
+    const std::string out = f.out.empty() ? "runs/lm-" + preset.name : f.out;
+    const std::vector<std::string> lines = d2l_clean_lines(read_file_bytes(data));
+    LanguageModel m;
+    m.vocab = char_vocab(lines);  // the whole book's, as d2l's load_corpus_time_machine
+    std::vector<int> book = char_corpus(lines, m.vocab);
+    std::vector<int> held;
+    if (f.held_out > 0) {
+        const size_t split = book.size() - size_t(std::llround(f.held_out * double(book.size())));
+        held.assign(book.begin() + long(split), book.end());
+        book.resize(split);
+        if (held.size() < 2) throw Error("--held-out " + std::to_string(f.held_out) + " holds out fewer than 2 characters");
+    }
+    const int chars = f.chars >= 0 ? f.chars : preset.max_tokens;
+    if (chars > 0 && size_t(chars) < book.size()) book.resize(size_t(chars));
+    LmTrainOptions o = preset.train;
+    if (f.epochs > 0) o.epochs = f.epochs;
+    if (f.lr > 0) o.lr = f.lr;
+    o.random_iter = f.random_iter;
+    o.seed = f.seed;
+
+    if ((fs::exists(fs::path(out) / "train.jsonl") || fs::exists(fs::path(out) / "model.safetensors")) && !f.overwrite)
+        throw Error(out + ": holds a run (train.jsonl or model.safetensors); pick another --out or pass --overwrite");
+    fs::create_directories(out);
+    RunFolderLock lock(out);
+    if (f.overwrite) {
+        fs::remove(fs::path(out) / "train.jsonl");
+        fs::remove(fs::path(out) / "model.safetensors");
+    }
+
+    CharLmConfig config = preset.model;
+    config.vocab_size = int(m.vocab.size());
+    m.network = std::make_unique<CharLm>(config);
+    m.network->allocate(/*with_grads=*/true);
+    m.network->init_parameters(f.seed);
+    std::ofstream log((fs::path(out) / "train.jsonl").string(), std::ios::app);
+    if (!log) throw Error("cannot write " + out + "/train.jsonl");
+    const bool tty = isatty(STDERR_FILENO);
+    std::fprintf(stderr, "%s: %s; %zu training characters of %s, vocabulary %zu%s; %d epochs, lr %g, batch %d x %d steps\n",
+                 preset.name.c_str(), preset.description.c_str(), book.size(), data.c_str(), m.vocab.size(),
+                 held.empty() ? "" : (", " + std::to_string(held.size()) + " held out").c_str(), o.epochs, o.lr,
+                 o.batch, o.steps);
+    log << json{{"event", "start"}, {"preset", preset.name}, {"config", json(config)}, {"data", data},
+                {"train_chars", book.size()}, {"held_out_chars", held.size()}, {"epochs", o.epochs}, {"lr", o.lr},
+                {"batch", o.batch}, {"steps", o.steps}, {"random_iter", o.random_iter}, {"seed", f.seed}}
+                   .dump()
+        << '\n' << std::flush;
+
+    json card = {{"preset", preset.name}, {"description", preset.description}, {"data", fs::path(data).filename().string()},
+                 {"train_chars", book.size()}, {"lr", o.lr}, {"batch", o.batch}, {"steps", o.steps},
+                 {"iterator", o.random_iter ? "random" : "sequential"}, {"seed", f.seed}};
+    auto save = [&](int epochs_done, double ppl) {
+        card["epochs"] = epochs_done;
+        card["train_perplexity"] = ppl;
+        m.card = card;
+        write_file_atomically((fs::path(out) / "model.safetensors").string(), save_language_model(m, DType::F32));
+    };
+    std::signal(SIGINT, on_lm_stop);
+    std::signal(SIGTERM, on_lm_stop);
+    double elapsed = 0, ppl = 0;
+    int done = 0;
+    for (int e = 1; e <= o.epochs && !g_stop.load(); ++e) {
+        const LmEpoch r = lm_train_epoch(*m.network, book, o, e);
+        elapsed += r.seconds;
+        ppl = r.perplexity;
+        done = e;
+        json line = {{"event", "epoch"}, {"epoch", e}, {"perplexity", r.perplexity}, {"tokens", r.tokens},
+                     {"tokens_per_s", r.tokens / std::max(1e-9, r.seconds)}, {"grad_norm", r.grad_norm},
+                     {"elapsed_s", elapsed}};
+        const bool last = e == o.epochs;
+        if (!held.empty() && (last || e % f.save_every == 0)) {
+            line["held_out_perplexity"] = lm_perplexity(*m.network, held, o.steps);
+            if (config.bidirectional) line["held_out_perplexity_left_to_right"] = lm_perplexity(*m.network, held, 1);
+        }
+        log << line.dump() << '\n' << std::flush;
+        const int eta = int(elapsed / e * (o.epochs - e));
+        char progress[256];
+        std::snprintf(progress, sizeof progress, "epoch %d/%d perplexity %.3f%s %.0f tok/s ETA %dm%ds", e, o.epochs,
+                      r.perplexity,
+                      line.contains("held_out_perplexity")
+                          ? (" held-out " + std::to_string(line["held_out_perplexity"].get<double>()).substr(0, 6)).c_str()
+                          : "",
+                      r.tokens / std::max(1e-9, r.seconds), eta / 60, eta % 60);
+        if (tty) std::fprintf(stderr, "\r\033[K%s", progress);
+        else if (e % 10 == 0 || last || e == 1) std::fprintf(stderr, "%s\n", progress);
+        if (e % f.save_every == 0 || last) save(e, ppl);
+    }
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+    if (tty) std::fprintf(stderr, "\n");
+    if (!held.empty()) {
+        card["held_out_chars"] = held.size();
+        card["held_out_perplexity"] = lm_perplexity(*m.network, held, o.steps);
+        if (config.bidirectional) card["held_out_perplexity_left_to_right"] = lm_perplexity(*m.network, held, 1);
+    }
+    card["sample"] = sample_text(m, "time traveller", 50);
+    save(done, ppl);
+    log << json{{"event", "end"}, {"epochs", done}, {"perplexity", ppl}, {"elapsed_s", elapsed},
+                {"sample_time_traveller", card["sample"]},
+                {"sample_traveller", sample_text(m, "traveller", 50)}}
+               .dump()
+        << '\n' << std::flush;
+    std::printf("perplexity %.3f after %d epochs, %.0f tokens/s\n", ppl, done,
+                double(done) * double(book.size()) / std::max(1e-9, elapsed));
+    if (card.contains("held_out_perplexity"))
+        std::printf("held-out perplexity %.3f (last %zu characters, read in windows of %d)\n",
+                    card["held_out_perplexity"].get<double>(), held.size(), o.steps);
+    if (card.contains("held_out_perplexity_left_to_right"))
+        std::printf("held-out perplexity read left to right, one character at a time (as it generates): %.3f\n",
+                    card["held_out_perplexity_left_to_right"].get<double>());
+    std::printf("%s\n%s\n", card["sample"].get<std::string>().c_str(), sample_text(m, "traveller", 50).c_str());
+    std::printf("model: %s/model.safetensors\n", out.c_str());
+    if (g_stop.load()) exit_status() = 130;
+}
+
+struct LmSampleFlags {
+    std::string model, prefix = "time traveller";
+    int length = 50, top_k = 0;
+    float temperature = 0.0f;
+    uint64_t seed = 0;
+    bool distribution = false;
+};
+
+void run_sample(const LmSampleFlags& f) {
+    LanguageModel m = load_lm(f.model);
+    LmGenerateOptions o;
+    o.length = f.length;
+    o.temperature = f.temperature;
+    o.top_k = f.top_k;
+    o.seed = f.seed;
+    LmGeneration g = lm_generate(*m.network, m.encode_prefix(f.prefix), o);
+    if (!f.distribution) {
+        std::printf("%s%s\n", f.prefix.c_str(), m.decode(g.ids).c_str());
+        return;
+    }
+    json steps = json::array();
+    for (size_t i = 0; i < g.ids.size(); ++i)
+        steps.push_back({{"token", m.vocab.token(g.ids[i])}, {"distribution", g.distributions[i]}});
+    std::printf("%s\n", json{{"text", f.prefix + m.decode(g.ids)}, {"vocab", m.vocab.id_to_token()}, {"steps", steps}}
+                            .dump()
+                            .c_str());
+}
+
+// A bidirectional model reads each window in both directions, so its perplexity over windows is not one of
+// prediction: it is also given reading one character at a time, as it generates.
+void run_eval(const std::string& model, const std::string& text_path, int steps) {
+    LanguageModel m = load_lm(model);
+    const std::vector<int> ids = m.encode(read_file_bytes(text_path));
+    if (ids.size() < 2) throw Error(text_path + ": fewer than 2 characters after cleaning (nothing to predict)");
+    std::printf("perplexity %.4f over %zu characters (windows of %d, state carried)\n",
+                lm_perplexity(*m.network, ids, steps), ids.size() - 1, steps);
+    if (m.network->config().bidirectional)
+        std::printf("perplexity %.4f read left to right one character at a time (as it generates)\n",
+                    lm_perplexity(*m.network, ids, 1));
+}
+
+CommandRegistrar registrar([](CLI::App& app) {
+    CLI::App* lm = app.add_subcommand("lm", "Character language models (the seeds' RNN, GRU, LSTM on The Time Machine)");
+    lm->require_subcommand(1);
+
+    std::string names;
+    for (const LmPreset& p : lm_presets()) names += (names.empty() ? "" : ", ") + p.name;
+    CLI::App* train = lm->add_subcommand("train", "Train a character language model (presets: " + names + ")");
+    auto tf = std::make_shared<LmTrainFlags>();
+    train->add_option("--preset", tf->preset, "Preset: " + names)->required();
+    train->add_option("--data", tf->data, "Text file (default: <data>/timemachine/timemachine.txt)");
+    train->add_option("--chars", tf->chars, "Train on the first N characters (0: all; default: the preset's 10000)")
+        ->check(at_least(0));
+    train->add_option("--epochs", tf->epochs, "Epochs (default: the preset's 500)")->check(at_least(1));
+    train->add_option("--lr", tf->lr, "SGD learning rate (default: the preset's)")->check(positive());
+    train->add_option("--held-out", tf->held_out,
+                      "Fraction of the whole text, at its end, held out and scored (perplexity); trained on the rest")
+        ->check(fraction());
+    train->add_option("--seed", tf->seed, "Seed of the initial weights and the iterators' offsets")->capture_default_str();
+    train->add_flag("--random-iter", tf->random_iter, "d2l's random sampling instead of sequential partitioning");
+    train->add_option("--save-every", tf->save_every, "Epochs between saves (and held-out scores)")->check(at_least(1));
+    train->add_option("--out", tf->out, "Run folder (default: runs/lm-<preset>): train.jsonl, model.safetensors");
+    train->add_flag("--overwrite", tf->overwrite, "Replace the run in --out");
+    train->callback([tf] { run_train(*tf); });
+
+    CLI::App* sample = lm->add_subcommand("sample", "Continue a prefix (greedy like d2l's predict_ch8, or sampled)");
+    auto sf = std::make_shared<LmSampleFlags>();
+    sample->add_option("-m,--model", sf->model, "Language model file")->required();
+    sample->add_option("--prefix", sf->prefix, "Prefix")->capture_default_str();
+    sample->add_option("--length", sf->length, "Characters to generate")->check(at_least(0))->capture_default_str();
+    sample->add_option("--temperature", sf->temperature, "0: greedy; else sample softmax(logits / T)")
+        ->check(at_least(0));
+    sample->add_option("--top-k", sf->top_k, "Sample among the K most likely (0: all)")->check(at_least(0));
+    sample->add_option("--seed", sf->seed, "Seed of the draws");
+    sample->add_flag("--distribution", sf->distribution, "JSON: each step's next-character distribution");
+    sample->callback([sf] { run_sample(*sf); });
+
+    CLI::App* eval = lm->add_subcommand("eval", "Perplexity of a text file (cleaned as d2l does)");
+    auto model = std::make_shared<std::string>(), text = std::make_shared<std::string>();
+    auto steps = std::make_shared<int>(35);
+    eval->add_option("-m,--model", *model, "Language model file")->required();
+    eval->add_option("--text", *text, "Text file")->required();
+    eval->add_option("--steps", *steps, "Window length (d2l's num_steps)")->check(at_least(1))->capture_default_str();
+    eval->callback([model, text, steps] { run_eval(*model, *text, *steps); });
+});
+
+}  // namespace
+}  // namespace attend::cli

@@ -1,0 +1,93 @@
+// attend lm train | sample | eval end to end: a one-epoch run writes its log and model, the model samples and scores
+// text, options are range-checked, and the translator commands and the language model commands refuse each other's
+// model files by name.
+#include <doctest/doctest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "data/data_dir.h"
+
+namespace {
+
+struct Run {
+    int status = -1;
+    std::string output;  // standard output and standard error
+};
+
+Run run_attend(const std::string& args) {
+    const std::string command = "env OMP_NUM_THREADS=1 '" + std::string(ATTEND_CLI_PATH) + "' " + args + " 2>&1 < /dev/null";
+    Run r;
+    std::FILE* pipe = popen(command.c_str(), "r");
+    REQUIRE(pipe);
+    char buffer[4096];
+    for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) r.output.append(buffer, n);
+    const int status = pclose(pipe);
+    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return r;
+}
+
+void check_refused(const std::string& args, const std::string& message) {
+    CAPTURE(args);
+    const Run r = run_attend(args);
+    CAPTURE(r.output);
+    CHECK(r.status == 1);
+    CHECK(r.output.find(message) != std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("attend lm train, sample, eval: a one-epoch run, its log, its model; each loader refuses the other kind") {
+    namespace fs = std::filesystem;
+    const std::string out = std::string(P_tmpdir) + "/attend_test_" + std::to_string(getpid()) + "_lm";
+    fs::remove_all(out);
+    const std::string book = attend::default_data_dir() + "/timemachine/timemachine.txt";
+    Run r = run_attend("lm train --preset gru-d2l --epochs 2 --chars 3000 --held-out 0.1 --data '" + book +
+                       "' --out '" + out + "'");
+    CAPTURE(r.output);
+    REQUIRE(r.status == 0);
+    CHECK(r.output.find("held-out perplexity") != std::string::npos);
+    std::ifstream log(out + "/train.jsonl");
+    int epochs = 0;
+    for (std::string line; std::getline(log, line);) {
+        const nlohmann::json j = nlohmann::json::parse(line);
+        if (j["event"] == "epoch") {
+            ++epochs;
+            CHECK(j["perplexity"].get<double>() > 1.0);
+            CHECK(j["perplexity"].get<double>() < 40.0);
+        }
+        if (j["event"] == "end") CHECK(j["sample_time_traveller"].get<std::string>().rfind("time traveller", 0) == 0);
+    }
+    CHECK(epochs == 2);
+    const std::string model = out + "/model.safetensors";
+    // The same run folder is not reused without --overwrite.
+    check_refused("lm train --preset gru-d2l --epochs 1 --out '" + out + "'", "holds a run");
+
+    r = run_attend("lm sample -m '" + model + "' --prefix 'time traveller' --length 20");
+    CHECK(r.status == 0);
+    CHECK(r.output.rfind("time traveller", 0) == 0);
+    CHECK(r.output.size() == 14 + 20 + 1);
+    const Run a = run_attend("lm sample -m '" + model + "' --temperature 1 --top-k 4 --seed 9");
+    const Run b = run_attend("lm sample -m '" + model + "' --temperature 1 --top-k 4 --seed 9");
+    CHECK(a.status == 0);
+    CHECK(a.output == b.output);
+    r = run_attend("lm eval -m '" + model + "' --text '" + book + "'");
+    CHECK(r.status == 0);
+    CHECK(r.output.find("perplexity") == 0);
+
+    check_refused("lm sample -m '" + model + "' --temperature -1", "--temperature: must be at least 0, got -1");
+    check_refused("lm sample -m '" + model + "' --length -2", "--length: must be at least 0, got -2");
+    check_refused("lm train --preset gpt-d2l", "unknown language model preset 'gpt-d2l'");
+    check_refused("lm train --preset rnn-d2l --held-out 1", "--held-out: must be in [0, 1), got 1");
+    check_refused("translate -m '" + model + "' -t 'hello'", "this is a language model");
+    const std::string translator = std::string(ATTEND_SOURCE_DIR) + "/web/models/multi30k-de-en-cased.safetensors";
+    REQUIRE(fs::exists(translator));
+    check_refused("lm sample -m '" + translator + "'", "this is a translator");
+    fs::remove_all(out);
+}
