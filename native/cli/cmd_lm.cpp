@@ -9,7 +9,9 @@
 #include "lm/lm_model_file.h"
 #include "train/checkpoint.h"
 #include "train/lm_trainer.h"
+#include "train/trainer.h"
 
+#include <omp.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -95,6 +97,10 @@ void run_train(const LmTrainFlags& f) {
     m.network->init_parameters(f.seed);
     std::ofstream log((fs::path(out) / "train.jsonl").string(), std::ios::app);
     if (!log) throw Error("cannot write " + out + "/train.jsonl");
+    // The same rule as a translator's training: a step this small runs faster on one thread than on two.
+    const int threads = training_threads(int64_t(m.network->parameters().size()), int64_t(o.batch) * o.steps,
+                                         omp_get_max_threads());
+    omp_set_num_threads(threads);
     const bool tty = isatty(STDERR_FILENO);
     std::fprintf(stderr, "%s: %s; %zu training characters of %s, vocabulary %zu%s; %d epochs, lr %g, batch %d x %d steps\n",
                  preset.name.c_str(), preset.description.c_str(), book.size(), data.c_str(), m.vocab.size(),
