@@ -177,7 +177,7 @@ async function storeBytes(cache, key, bytes) {
 
 // { bytes, from }: from says where they came from, 'cache' (the Cache API), 'network' or 'file' (Node's file
 // system), so that a caller can tell a user whether the model needed the network.
-async function readBytes(url, { onProgress, signal, cache = false, size, maxBytes = DEFAULT_MAX_BYTES, stallTimeoutMs = DEFAULT_STALL_TIMEOUT_MS } = {}) {
+async function readBytes(url, { onProgress, signal, cache = false, size, maxBytes = DEFAULT_MAX_BYTES, stallTimeoutMs = DEFAULT_STALL_TIMEOUT_MS, model = true } = {}) {
   throwIfAborted(signal);
   const href = url instanceof URL ? url.href : String(url);
   if (isNode && (href.startsWith('file:') || !/^[a-z]+:/i.test(href))) {
@@ -282,7 +282,7 @@ async function readBytes(url, { onProgress, signal, cache = false, size, maxByte
           chunks.push(value);
           received += value.byteLength;
           if (received > maxBytes) throw new Error(`cannot download ${href}: over the ${maxBytes} bytes allowed (option maxBytes)`);
-          if (declared === undefined) {
+          if (model && declared === undefined) {  // a model file's header says how large it is
             declared = declaredModelSize(joinChunks(chunks, Math.min(received, 8 + MAX_HEADER_BYTES)), href);
             if (declared > maxBytes) throw new Error(`cannot download ${href}: its header declares ${declared} bytes, over the ${maxBytes} allowed (option maxBytes)`);
           }
@@ -316,7 +316,7 @@ async function loadCore(variant) {
     cores.set(variant, (async () => {
       const glue = new URL(`./dist/attend-core-${variant}.mjs`, import.meta.url);
       const wasm = new URL(`./dist/attend-core-${variant}.wasm`, import.meta.url);
-      const [{ default: createAttendCore }, { bytes: wasmBinary }] = await Promise.all([import(glue.href), readBytes(wasm)]);
+      const [{ default: createAttendCore }, { bytes: wasmBinary }] = await Promise.all([import(glue.href), readBytes(wasm, { model: false })]);
       return createAttendCore({ wasmBinary, print: () => {}, printErr: () => {} });
     })());
   }
