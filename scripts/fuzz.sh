@@ -3,7 +3,8 @@
 # (default 60) on a copy of its committed seed corpus (fuzz/corpus/<harness>/), after replaying the regression
 # files (fuzz/regression/<harness>/, if any). A finding stops with libFuzzer's report and the input that caused it
 # (build-fuzz/findings/), and the script fails.
-#   scripts/fuzz.sh [seconds] [harness...]     harness: model_file, text_pipeline, json_metadata (default: all)
+#   scripts/fuzz.sh [seconds] [harness...]     harness: model_file, text_pipeline, json_metadata, corpus_tsv
+#                                              (default: all)
 # Limits: 2 GB of memory (-rss_limit_mb; also caps single allocations at that size) and 10 s per input
 # (-timeout): a model file must not make the loader allocate or compute without bound.
 set -euo pipefail
@@ -11,7 +12,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 harnesses=("$@")
-[ ${#harnesses[@]} -gt 0 ] || harnesses=(model_file text_pipeline json_metadata)
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(model_file text_pipeline json_metadata corpus_tsv)
 clangxx=${CLANGXX:-clang++-14}
 command -v "$clangxx" >/dev/null || { echo "fuzz: $clangxx is missing (scripts/setup.sh installs clang-14)" >&2; exit 1; }
 generator=()

@@ -101,14 +101,14 @@ export class AttendWorker {
     }
   }
 
-  // options: what Attend.load takes (onProgress, simd, name, cache, size, signal) and workerUrl. An abort ends the
+  // options: what Attend.load takes (onProgress, simd, name, cache, size, signal, maxBytes, stallTimeoutMs) and workerUrl. An abort ends the
   // worker, and with it the download. The worker reads and fills the same Cache API cache as attend.js.
-  static async load(source, { onProgress, simd, name, cache, size, signal, workerUrl } = {}) {
+  static async load(source, { onProgress, simd, name, cache, size, signal, maxBytes, stallTimeoutMs, workerUrl } = {}) {
     checkSignal(signal, 'AttendWorker.load(source, options)');
     if (signal?.aborted) throw abortReason(signal);
     const w = new AttendWorker(workerUrl);
     try {
-      ({ info: w.#info, loadedFrom: w.loadedFrom } = await w.#call({ op: 'load', source, simd, name, cache, size }, { onProgress, signal }));
+      ({ info: w.#info, loadedFrom: w.loadedFrom } = await w.#call({ op: 'load', source, simd, name, cache, size, maxBytes, stallTimeoutMs }, { onProgress, signal }));
     } catch (e) {
       w.#worker.terminate();  // a failed or aborted load must not leave a worker (and its memory) behind
       throw e;

@@ -14,6 +14,7 @@ self.onmessage = async ({ data }) => {
       translator?.dispose();
       translator = await Attend.load(data.source, {
         simd: data.simd, name: data.name, cache: data.cache, size: data.size,
+        maxBytes: data.maxBytes, stallTimeoutMs: data.stallTimeoutMs,
         onProgress: (loaded, total, from) => self.postMessage({ id, progress: [loaded, total, from] }),
       });
       result = { info: translator.info(), loadedFrom: translator.loadedFrom };

@@ -26,6 +26,14 @@ export interface LoadOptions {
   size?: number | null;
   /** Aborting stops the download and rejects with signal.reason (an AbortError DOMException when it has none). */
   signal?: AbortSignal;
+  /**
+   * The most bytes a model download or file may have (default DEFAULT_MAX_BYTES, 512 MiB): a larger one is refused
+   * before it is read where its length is known (Content-Length, the file's size, the size its header declares),
+   * else as soon as it passes this. A download is also stopped once it exceeds the size its header declares.
+   */
+  maxBytes?: number;
+  /** A download that delivers no data for this many milliseconds fails (default DEFAULT_STALL_TIMEOUT_MS, 30 s). */
+  stallTimeoutMs?: number;
 }
 
 /**
@@ -252,6 +260,8 @@ export declare class AttendTranslator {
   translate(texts: readonly string[], options?: TranslateOptions | null): Promise<Translation[]>;
   /** Any text: split into sentences (Moses' rules), each translated; a sentence that fails leaves a warning. */
   translateDocument(text: string, options?: TranslateOptions | null): Promise<DocumentTranslation>;
+  /** The module's WebAssembly memory in bytes (shared by the translators of one build): it grows, never shrinks. */
+  heapBytes(): number;
   dispose(): void;
 }
 
@@ -316,6 +326,10 @@ export declare class AttendLanguageModel {
 
 /** The Cache API cache that load() keeps downloaded models in (caches.delete(MODEL_CACHE) empties it). */
 export declare const MODEL_CACHE: 'attend-models';
+/** The default of LoadOptions.maxBytes: 512 MiB. */
+export declare const DEFAULT_MAX_BYTES: number;
+/** The default of LoadOptions.stallTimeoutMs: 30,000 ms. */
+export declare const DEFAULT_STALL_TIMEOUT_MS: number;
 
 /** Whether this engine runs the SIMD build (WebAssembly SIMD and exception handling). */
 export declare function simdSupported(): boolean;

@@ -33,6 +33,78 @@ const nodeImport = (specifier) => import(/* @vite-ignore */ /* webpackIgnore: tr
 
 const isNode = typeof process === 'object' && !!process.versions?.node && typeof window === 'undefined';
 
+// A model file is a few megabytes; a download or file larger than this is refused unless the caller allows more
+// (option maxBytes), so that an endless or mistaken response cannot fill the memory.
+export const DEFAULT_MAX_BYTES = 512 * 1024 * 1024;
+// A download that delivers nothing for this long fails (option stallTimeoutMs).
+export const DEFAULT_STALL_TIMEOUT_MS = 30000;
+// safetensors' own limit on a header.
+const MAX_HEADER_BYTES = 100 * 1024 * 1024;
+// How long calls may keep the thread busy before the next one lets the event loop run.
+const BUSY_SLICE_MS = 20;
+
+// Bytes of the module's heap for `what`. A full heap (malloc gives 0 once memory can grow no further) is an Error
+// that leaves the module as it was, never bytes copied over address 0.
+function heapAlloc(core, size, what) {
+  const ptr = core._malloc(Math.max(1, size));
+  if (!ptr) {
+    throw new RangeError(`${what}: not enough WebAssembly memory for ${size} bytes (the module's heap is full; ` +
+      'dispose() the translators no longer used, or load a smaller model)');
+  }
+  return ptr;
+}
+
+// What the first bytes of a download say about the whole: undefined while too few have come, else the file's size
+// as its safetensors header declares it. Throws where the bytes cannot be a model (an HTML page, a text file, a
+// header of absurd length), naming what they look like.
+function declaredModelSize(prefix, href) {
+  if (prefix.byteLength < 8) return undefined;
+  const view = new DataView(prefix.buffer, prefix.byteOffset, prefix.byteLength);
+  const headerLength = view.getUint32(0, true) + view.getUint32(4, true) * 2 ** 32;
+  const start = String.fromCharCode(...prefix.subarray(0, 8));
+  if (/^[\x20-\x7e]{8}$/.test(start) && headerLength > MAX_HEADER_BYTES) {
+    throw new Error(`${href} is not a safetensors model file: it begins with the text '${start}' (an HTML page or a text file?)`);
+  }
+  if (headerLength > MAX_HEADER_BYTES) {
+    throw new Error(`${href} is not a safetensors model file: its header length ${headerLength} is over the ${MAX_HEADER_BYTES} bytes a header may have`);
+  }
+  if (prefix.byteLength < 8 + headerLength) return undefined;
+  let header;
+  try {
+    header = JSON.parse(new TextDecoder().decode(prefix.subarray(8, 8 + headerLength)));
+  } catch {
+    return null;  // the core names what is wrong with it once the bytes are in
+  }
+  if (typeof header !== 'object' || header === null) return null;
+  let end = 0;
+  for (const [key, entry] of Object.entries(header)) {
+    if (key === '__metadata__') continue;
+    const offsets = entry?.data_offsets;
+    if (!Array.isArray(offsets) || offsets.length !== 2 || !Number.isSafeInteger(offsets[1])) return null;
+    end = Math.max(end, offsets[1]);
+  }
+  return 8 + headerLength + end;
+}
+
+// fetch()'s own messages ("fetch failed", "terminated") with the system's reason behind them where it gives one.
+function networkReason(e) {
+  const cause = e?.cause;
+  const detail = cause && (cause.code ?? cause.message);
+  return detail && detail !== e.message ? `${e.message}: ${detail}` : String(e?.message ?? e);
+}
+
+function joinChunks(chunks, length) {
+  const bytes = new Uint8Array(length);
+  let at = 0;
+  for (const c of chunks) {
+    if (at >= length) break;
+    const part = c.subarray(0, Math.min(c.byteLength, length - at));
+    bytes.set(part, at);
+    at += part.byteLength;
+  }
+  return bytes;
+}
+
 // The reason an aborted signal rejects with: its own, or an AbortError as fetch() gives (older engines leave
 // signal.reason undefined).
 function abortReason(signal) {
@@ -41,6 +113,19 @@ function abortReason(signal) {
 
 function throwIfAborted(signal) {
   if (signal?.aborted) throw abortReason(signal);
+}
+
+// Waits for `promise`; rejects at once with the signal's reason when it aborts first.
+function waitUnlessAborted(promise, signal) {
+  if (!signal) return promise;
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(abortReason(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    });
+  });
 }
 
 function checkSignal(signal, where) {
@@ -92,7 +177,7 @@ async function storeBytes(cache, key, bytes) {
 
 // { bytes, from }: from says where they came from, 'cache' (the Cache API), 'network' or 'file' (Node's file
 // system), so that a caller can tell a user whether the model needed the network.
-async function readBytes(url, { onProgress, signal, cache = false, size } = {}) {
+async function readBytes(url, { onProgress, signal, cache = false, size, maxBytes = DEFAULT_MAX_BYTES, stallTimeoutMs = DEFAULT_STALL_TIMEOUT_MS } = {}) {
   throwIfAborted(signal);
   const href = url instanceof URL ? url.href : String(url);
   if (isNode && (href.startsWith('file:') || !/^[a-z]+:/i.test(href))) {
@@ -101,8 +186,15 @@ async function readBytes(url, { onProgress, signal, cache = false, size } = {}) 
     const path = href.startsWith('file:') ? fileURLToPath(href) : href;
     let data;
     try {
+      const stat = await fs.stat(path);
+      // A device or a pipe (/dev/zero) has no size to check and may never end.
+      if (!stat.isFile()) throw Object.assign(new Error(`cannot read ${path}: not a regular file`), { code: 'ENOTFILE' });
+      if (stat.size > maxBytes) {
+        throw Object.assign(new Error(`cannot read ${path}: ${stat.size} bytes, over the ${maxBytes} allowed (option maxBytes)`), { code: 'ETOOBIG' });
+      }
       data = await fs.readFile(path, { signal });
     } catch (e) {
+      if (e.code === 'ENOTFILE' || e.code === 'ETOOBIG') throw new Error(e.message);
       throwIfAborted(signal);
       throw new Error(`cannot read ${path}: ${e.code || e.message}`);
     }
@@ -130,53 +222,91 @@ async function readBytes(url, { onProgress, signal, cache = false, size } = {}) 
     if (bytes && (size === undefined || bytes.byteLength === size)) return fromCache(bytes);
     stale = bytes;
   }
-  let response;
+  // The caller's signal and the stall timer both stop the download through this one.
+  const stop = new AbortController();
+  const onAbort = () => stop.abort(abortReason(signal));
+  signal?.addEventListener('abort', onAbort, { once: true });
+  let stalled = null;
+  let timer;
+  const watch = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      stalled = new Error(`cannot download ${href}: no data for ${stallTimeoutMs / 1000} s (the download stalled)`);
+      stop.abort(stalled);
+    }, stallTimeoutMs);
+  };
+  const failure = (e) => {
+    throwIfAborted(signal);
+    if (stalled) throw stalled;
+    throw e;
+  };
   try {
-    response = await fetch(href, signal ? { signal } : undefined);
-  } catch (e) {
-    throwIfAborted(signal);
-    if (stale) return fromCache(stale);
-    throw new Error(`cannot download ${href}: ${e.message}`);
-  }
-  if (!response.ok) {
-    if (stale) return fromCache(stale);
-    throw new Error(`cannot download ${href}: HTTP ${response.status} ${response.statusText}`.trim());
-  }
-  const total = Number(response.headers.get('content-length')) || size || 0;
-  let bytes;
-  if (!response.body) {
-    bytes = new Uint8Array(await response.arrayBuffer());
-    throwIfAborted(signal);
-    onProgress?.(bytes.byteLength, bytes.byteLength, 'network');
-  } else {
-    const reader = response.body.getReader();
-    // fetch() ends its own body on abort, but a stream from elsewhere (a service worker's, an injected fetch's)
-    // may not: cancelling the reader stops the download and ends a pending read either way.
-    const stop = () => reader.cancel(abortReason(signal)).catch(() => {});
-    signal?.addEventListener('abort', stop, { once: true });
-    const chunks = [];
-    let received = 0;
+    watch();
+    let response;
     try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        chunks.push(value);
-        received += value.byteLength;
-        onProgress?.(received, total || received, 'network');
-      }
+      response = await fetch(href, { signal: stop.signal });
     } catch (e) {
       throwIfAborted(signal);
-      throw new Error(`cannot download ${href}: ${e.message}`);
-    } finally {
-      signal?.removeEventListener('abort', stop);
+      if (stale && !stalled) return fromCache(stale);
+      failure(new Error(`cannot download ${href}: ${networkReason(e)}`));
     }
-    throwIfAborted(signal);
-    bytes = new Uint8Array(received);
-    let at = 0;
-    for (const c of chunks) { bytes.set(c, at); at += c.byteLength; }
+    if (!response.ok) {
+      if (stale) return fromCache(stale);
+      throw new Error(`cannot download ${href}: HTTP ${response.status} ${response.statusText}`.trim());
+    }
+    const length = Number(response.headers.get('content-length')) || 0;
+    if (length > maxBytes) {
+      throw new Error(`cannot download ${href}: ${length} bytes, over the ${maxBytes} allowed (option maxBytes)`);
+    }
+    const total = length || size || 0;
+    let bytes;
+    if (!response.body) {
+      bytes = new Uint8Array(await response.arrayBuffer());
+      throwIfAborted(signal);
+      if (bytes.byteLength > maxBytes) throw new Error(`cannot download ${href}: ${bytes.byteLength} bytes, over the ${maxBytes} allowed (option maxBytes)`);
+      onProgress?.(bytes.byteLength, bytes.byteLength, 'network');
+    } else {
+      const reader = response.body.getReader();
+      // fetch() ends its own body on abort, but a stream from elsewhere (a service worker's, an injected fetch's)
+      // may not: cancelling the reader stops the download and ends a pending read either way.
+      const cancel = () => reader.cancel(stop.signal.reason).catch(() => {});
+      stop.signal.addEventListener('abort', cancel, { once: true });
+      const chunks = [];
+      let received = 0;
+      let declared;  // the size the file's header declares, once its first bytes are in
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          watch();
+          chunks.push(value);
+          received += value.byteLength;
+          if (received > maxBytes) throw new Error(`cannot download ${href}: over the ${maxBytes} bytes allowed (option maxBytes)`);
+          if (declared === undefined) {
+            declared = declaredModelSize(joinChunks(chunks, Math.min(received, 8 + MAX_HEADER_BYTES)), href);
+            if (declared > maxBytes) throw new Error(`cannot download ${href}: its header declares ${declared} bytes, over the ${maxBytes} allowed (option maxBytes)`);
+          }
+          if (declared && received > declared) {
+            throw new Error(`cannot download ${href}: more than the ${declared} bytes its header declares`);
+          }
+          onProgress?.(received, total || declared || received, 'network');
+        }
+      } catch (e) {
+        stop.abort(e);
+        failure(e.message?.startsWith(`cannot download ${href}`) || e.message?.startsWith(href) ? e
+          : new Error(`cannot download ${href}: the connection ended after ${received} of ${total || declared || '?'} bytes (${networkReason(e)})`));
+      } finally {
+        stop.signal.removeEventListener('abort', cancel);
+      }
+      throwIfAborted(signal);
+      bytes = joinChunks(chunks, received);
+    }
+    if (store) await storeBytes(store, key, bytes);
+    return { bytes, from: 'network' };
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
   }
-  if (store) await storeBytes(store, key, bytes);
-  return { bytes, from: 'network' };
 }
 
 const cores = new Map();  // variant -> Promise<module>
@@ -335,19 +465,15 @@ export class AttendTranslator {
   // brackets it opens, where the source's own pair up), signal (an AbortSignal).
   async translate(text, options) {
     const signal = checkSignal(options?.signal, 'translate(text, options)');
-    if (!Array.isArray(text)) {
-      await this.#startWork(signal);
-      return this.#translateOne(text, options, signal);
-    }
+    if (!Array.isArray(text)) return this.#work(signal, () => this.#translateOne(text, options));
     text.forEach((t, i) => {
       if (typeof t !== 'string') throw new TypeError(`translate(texts): texts[${i}] must be a string, got ${t === null ? 'null' : typeof t}`);
     });
     optionsJson(options, optionRules(this.#core));  // a bad option fails before any sentence is translated
     const results = [];
     for (let i = 0; i < text.length; i++) {
-      await this.#startWork(signal);
       try {
-        results.push(this.#translateOne(text[i], options));
+        results.push(await this.#work(signal, () => this.#translateOne(text[i], options), i > 0));
       } catch (e) {
         // Which sentence failed, in an error of the same kind.
         if (e instanceof Error && e !== signal?.reason) e.message = `texts[${i}]: ${e.message}`;
@@ -363,21 +489,45 @@ export class AttendTranslator {
   // returns }] }.
   async translateDocument(text, options) {
     const signal = checkSignal(options?.signal, 'translateDocument(text, options)');
-    await this.#startWork(signal);
-    return this.#run('_attend_translate_document', 'translateDocument', text, options, (json, floats) => {
+    return this.#work(signal, () => this.#run('_attend_translate_document', 'translateDocument', text, options, (json, floats) => {
       for (const s of json.sentences) s.attention = s.attention && this.#maps(s.attention, floats);
       return json;
-    });
+    }));
   }
 
-  // Translation runs synchronously on this thread, so an abort can only land between pieces of work: with a
-  // signal, each piece first yields to the event loop (letting an abort that is already queued arrive), then
-  // checks it. Without one nothing waits.
-  async #startWork(signal) {
-    if (!signal) return;
+  // Translation runs synchronously on this thread, so other work (timers, input, an abort) can only run between
+  // calls. Calls on one module run one at a time in the order they were made: a call waits for the one before it.
+  // It first yields to the event loop (and then checks its signal) when it had to wait, when it has a signal, when
+  // it is a later sentence of an array, or when the module has already kept this thread busy for BUSY_SLICE_MS
+  // since the event loop last ran. So a page that fires hundreds of calls at once keeps answering between
+  // sentences, an abort reaches every call still waiting at once, and a lone call starts at once.
+  async #work(signal, fn, between = false) {
+    const core = this.#core;
     throwIfAborted(signal);
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    throwIfAborted(signal);
+    const previous = core.attendTail ?? null;
+    let release;
+    core.attendTail = new Promise((resolve) => { release = resolve; });
+    const queued = core.attendPending > 0;
+    core.attendPending = (core.attendPending ?? 0) + 1;
+    try {
+      if (queued && previous) await waitUnlessAborted(previous, signal);
+      if (queued || signal || between || (core.attendBusyMs ?? 0) > BUSY_SLICE_MS) {
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        throwIfAborted(signal);
+      }
+      const started = performance.now();
+      try {
+        return fn();
+      } finally {
+        // Time spent on this thread since the event loop last had a turn (the timer resets it when it does).
+        core.attendBusyMs = (core.attendBusyMs ?? 0) + performance.now() - started;
+        core.attendBusyReset ??= setTimeout(() => { core.attendBusyMs = 0; core.attendBusyReset = undefined; }, 0);
+      }
+    } finally {
+      core.attendPending--;
+      // A call that gave up early hands its turn on only when the one before it is done: the order holds.
+      if (previous) previous.then(release); else release();
+    }
   }
 
   #translateOne(text, options) {
@@ -405,23 +555,35 @@ export class AttendTranslator {
     checkWellFormed(text);
     const core = this.#core;
     options = optionsJson(options, optionRules(core));
+    // The core reads a C string, which a NUL would end: it is read as a space (as the core reads every control
+    // character; one character for one, so the spans translateDocument returns still index the caller's text), and
+    // said in the warnings.
+    const nuls = text.split('\0').length - 1;
+    if (nuls > 0) text = text.replaceAll('\0', ' ');
     const textBytes = core.lengthBytesUTF8(text) + 1;
     const optionBytes = core.lengthBytesUTF8(options) + 1;
-    const textPtr = core._malloc(textBytes);
-    const optionsPtr = core._malloc(optionBytes);
+    const textPtr = heapAlloc(core, textBytes, `${name}(text)`);
+    let optionsPtr = 0;
     let result = 0;
     try {
+      optionsPtr = heapAlloc(core, optionBytes, `${name}(text, options)`);
       core.stringToUTF8(text, textPtr, textBytes);
       core.stringToUTF8(options, optionsPtr, optionBytes);
       result = core[entry](this.#handle, textPtr, optionsPtr);
       if (!result) throw this.#error('translation failed');
       const json = JSON.parse(core.UTF8ToString(core._attend_result_json(result)));
+      if (nuls > 0) json.warnings = [`${nuls} NUL ${nuls === 1 ? 'character' : 'characters'} in the text, read as a space`, ...(json.warnings ?? [])];
       return finish(json, core._attend_result_floats(result));
     } finally {
       core._free(textPtr);
-      core._free(optionsPtr);
+      if (optionsPtr) core._free(optionsPtr);
       if (result) core._attend_result_free(result);
     }
+  }
+
+  // The module's WebAssembly memory in bytes (shared by the translators of one build): for watching a long session.
+  heapBytes() {
+    return this.#core.HEAPU8.byteLength;
   }
 
   dispose() {
@@ -469,10 +631,11 @@ export class AttendLanguageModel {
     const json = JSON.stringify(options);
     const prefixBytes = core.lengthBytesUTF8(prefix) + 1;
     const optionBytes = core.lengthBytesUTF8(json) + 1;
-    const prefixPtr = core._malloc(prefixBytes);
-    const optionsPtr = core._malloc(optionBytes);
+    const prefixPtr = heapAlloc(core, prefixBytes, 'generate(prefix)');
+    let optionsPtr = 0;
     let result = 0;
     try {
+      optionsPtr = heapAlloc(core, optionBytes, 'generate(prefix, options)');
       core.stringToUTF8(prefix, prefixPtr, prefixBytes);
       core.stringToUTF8(json, optionsPtr, optionBytes);
       result = core._attend_lm_generate(this.#handle, prefixPtr, optionsPtr);
@@ -488,7 +651,7 @@ export class AttendLanguageModel {
       };
     } finally {
       core._free(prefixPtr);
-      core._free(optionsPtr);
+      if (optionsPtr) core._free(optionsPtr);
       if (result) core._attend_result_free(result);
     }
   }
@@ -516,7 +679,7 @@ export const Attend = {
       const handle = core._attend_translator_load(ptr, n, namePtr);
       if (!handle) throw new Error(core.UTF8ToString(core._attend_last_error()) || 'the model could not be loaded');
       return new AttendTranslator(core, handle, from);
-    });
+    }, 'Attend.load');
   },
 
   // A character language model file (attend lm train; its attend.format is 'attend-language-model'), from the
@@ -527,13 +690,19 @@ export const Attend = {
       const handle = core._attend_lm_load(ptr, n, namePtr);
       if (!handle) throw new Error(core.UTF8ToString(core._attend_last_error()) || 'the language model could not be loaded');
       return new AttendLanguageModel(core, handle, from);
-    });
+    }, 'Attend.loadLanguageModel');
   },
 };
 
 // The module and the file's bytes for load() and loadLanguageModel().
-async function modelBytes(source, { onProgress, simd, name, cache = true, size, signal } = {}, what) {
+async function modelBytes(source, { onProgress, simd, name, cache = true, size, signal, maxBytes = DEFAULT_MAX_BYTES, stallTimeoutMs = DEFAULT_STALL_TIMEOUT_MS } = {}, what) {
   checkSignal(signal, `${what}(source, options)`);
+  if (!(Number.isSafeInteger(maxBytes) && maxBytes > 0)) {
+    throw new TypeError(`${what}(source, options): option maxBytes must be a whole number of bytes above 0, got ${describe(maxBytes)}`);
+  }
+  if (!(Number.isFinite(stallTimeoutMs) && stallTimeoutMs > 0)) {
+    throw new TypeError(`${what}(source, options): option stallTimeoutMs must be a number of milliseconds above 0, got ${describe(stallTimeoutMs)}`);
+  }
   if (typeof cache !== 'boolean') throw new TypeError(`${what}(source, options): option cache must be true or false, got ${describe(cache)}`);
   if (size !== undefined && size !== null && !(Number.isSafeInteger(size) && size >= 0)) {
     throw new TypeError(`${what}(source, options): option size must be a whole number of bytes, got ${describe(size)}`);
@@ -547,7 +716,7 @@ async function modelBytes(source, { onProgress, simd, name, cache = true, size, 
   if (source instanceof Uint8Array) bytes = source;
   else if (source instanceof ArrayBuffer) bytes = new Uint8Array(source);
   else if (typeof source === 'string' || source instanceof URL) {
-    ({ bytes, from } = await readBytes(source, { onProgress, signal, cache, size: size ?? undefined }));
+    ({ bytes, from } = await readBytes(source, { onProgress, signal, cache, size: size ?? undefined, maxBytes, stallTimeoutMs }));
   } else throw new TypeError(`${what}(source): source must be a URL, an ArrayBuffer or a Uint8Array`);
   throwIfAborted(signal);
   const label = name ?? (typeof source === 'string' || source instanceof URL ? String(source) : 'model');
@@ -555,17 +724,18 @@ async function modelBytes(source, { onProgress, simd, name, cache = true, size, 
 }
 
 // The bytes and the name copied into the wasm heap for `load(ptr, n, namePtr)`, freed after it.
-function withModelBytes(core, bytes, label, load) {
-  const ptr = core._malloc(Math.max(1, bytes.byteLength));
+function withModelBytes(core, bytes, label, load, what) {
   const nameBytes = core.lengthBytesUTF8(label) + 1;
-  const namePtr = core._malloc(nameBytes);
+  const ptr = heapAlloc(core, bytes.byteLength, `${what}(${label})`);
+  let namePtr = 0;
   try {
+    namePtr = heapAlloc(core, nameBytes, `${what}(${label})`);
     core.HEAPU8.set(bytes, ptr);
     core.stringToUTF8(label, namePtr, nameBytes);
     return load(ptr, bytes.byteLength, namePtr);
   } finally {
     core._free(ptr);
-    core._free(namePtr);
+    if (namePtr) core._free(namePtr);
   }
 }
 

@@ -1,10 +1,13 @@
-// The Attend demo page: pick a model from models.json, translate in a Web Worker, and show the attention maps
-// (heatmap, all heads, alignment lines). The page states what it is doing in data attributes on <body>
-// (data-model-state: loading-list | loading | ready | error; data-translate-state: idle | busy | done | error).
+// The Attend demo page: pick the languages, then a model of that pair from models.json, translate in a Web Worker
+// (on a press, or as the user types), and show the attention maps (heatmap, all heads, alignment lines, head view;
+// one layer, or the layers' mean or rollout). The page states what it is doing in data attributes on <body>
+// (data-model-state: loading-list | loading | ready | error; data-translate-state: idle | busy | done | error;
+// data-shown-text: the text whose translation is on screen).
 //
-// Query parameters: ?models=URL (another models.json), ?model=ID (which entry to load first), ?text=… and ?beam=N
-// (what to translate once the model is ready: the page writes them back after each translation, so that its
-// address is a link to that translation).
+// Query parameters: ?models=URL (another models.json), ?model=ID (which entry to load first; ?from=&to= pick one
+// of that pair where the id is not in the list), ?text=… and ?beam=N (what to translate once the model is ready),
+// ?view=, ?map=, ?layer= (1-based), ?across=mean|rollout, ?head= (1-based or mean) and ?live=1: the page writes
+// them back after each translation and change of view, so that its address is a link to what it shows.
 import { AttendWorker } from '../wasm/attend-client.js';
 import { simdSupported } from '../wasm/attend.js';
 import { Heatmap, renderLegend, drawPanel, maxOf } from './heatmap.js';
@@ -14,6 +17,7 @@ import { tokenLabels, wordsOf } from './tokens.js';
 import { attentionJson, heatmapSvg, heatmapPng } from './export.js';
 import { watchOverflow } from './overflow.js';
 import { HeadView, HEAD_COLOURS } from './headview.js';
+import { canRollout, layerMap, meanOfLayers, rollout } from './aggregate.js';
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -64,7 +68,8 @@ const state = {
   loading: null,        // the AbortController of the load under way
   loadSeq: 0,
   busy: false,
-  again: false,         // a translation was asked for while one ran
+  pending: null,        // the AbortController of the translation under way
+  translateSeq: 0,      // counts translations asked for: only the latest one's result is shown
   doc: null,            // the last translation: translateDocument's result, with beam, ms and source
   sentence: 0,          // which of its sentences the word lines and the attention views show
   result: null,         // that sentence's translation (with attention)
@@ -72,6 +77,7 @@ const state = {
   // The last layer, averaged over its heads, is where a trained model's cross attention reads most like an
   // alignment (the first layers attend by position and to punctuation); Infinity is clamped to the last layer.
   layer: Infinity,
+  across: '',           // '' (the layer above), or every layer's 'mean' or 'rollout'
   head: 'mean',         // a head index, or 'mean'
   view: 'heatmap',
   threshold: 0.1,       // the head view hides weights under this
@@ -142,6 +148,7 @@ function entryFrom(raw, i) {
     url: new URL(raw.file, modelsUrl).href,
     file: raw.file,
     trainedOn: raw.trained_on ?? raw.trainedOn ?? '',
+    goodAt: raw.good_at ?? raw.goodAt ?? '',
   };
 }
 
@@ -162,12 +169,74 @@ async function loadModelList() {
     return;
   }
   state.models = list;
-  const select = $('model-select');
-  select.replaceChildren(...list.map((m) => new Option(optionText(m), m.id)));
-  select.disabled = false;
-  const wanted = list.find((m) => m.id === params.get('model')) ?? list[0];
-  select.value = wanted.id;
+  $('model-select').disabled = false;
+  $('source-language').disabled = false;
+  $('target-language').disabled = false;
+  // The model a link names; else one of the pair it names (?from=&to=), so that a link outlives a renamed model.
+  const asked = params.get('model');
+  const from = params.get('from');
+  const to = params.get('to');
+  const wanted = list.find((m) => m.id === asked)
+    ?? list.find((m) => m.source === from && m.target === to) ?? list.find((m) => m.source === from) ?? list[0];
+  // A link may name a model this list does not have (renamed, or another site's): say so, and which one is used.
+  showModelNotice(asked && wanted.id !== asked
+    ? `There is no model “${asked}” in this list: ${wanted.pair}${wanted.name ? ` (${wanted.name})` : ''} is used instead.`
+    : '');
+  fillPickers(wanted);
   loadModel(wanted);
+}
+
+function showModelNotice(text) {
+  $('model-notice').textContent = text;
+  $('model-notice').hidden = !text;
+}
+
+// ---------- the pickers: languages first, then a model of that pair
+
+const languageLabel = (code) => (code ? languageName(code) : 'not said');
+const pairOf = (m) => `${m.source}>${m.target}`;
+
+// The source menu offers every language some model reads; the target menu the languages the chosen source is
+// translated into; the model menu every model, grouped by pair, the chosen pair's group first.
+function fillPickers(m) {
+  const sources = [...new Set(state.models.map((o) => o.source))];
+  const targets = [...new Set(state.models.filter((o) => o.source === m.source).map((o) => o.target))];
+  $('source-language').replaceChildren(...sources.map((c) => new Option(languageLabel(c), c)));
+  $('source-language').value = m.source;
+  $('target-language').replaceChildren(...targets.map((c) => new Option(languageLabel(c), c)));
+  $('target-language').value = m.target;
+  const pairs = [...new Set([pairOf(m), ...state.models.map(pairOf)])];
+  $('model-select').replaceChildren(...pairs.map((pair) => {
+    const group = document.createElement('optgroup');
+    const members = state.models.filter((o) => pairOf(o) === pair);
+    group.label = members[0].pair;
+    group.append(...members.map((o) => new Option(optionText(o), o.id)));
+    return group;
+  }));
+  $('model-select').value = m.id;
+}
+
+// The model for a pair the user picked: one of the current model's family (cased stays cased), else the first.
+function modelFor(source, target) {
+  const fits = state.models.filter((o) => o.source === source && o.target === target);
+  return fits.find((o) => state.model && family(o) === family(state.model)) ?? fits[0] ?? null;
+}
+
+function pickLanguages(source, target) {
+  const targets = state.models.filter((o) => o.source === source).map((o) => o.target);
+  const entry = modelFor(source, targets.includes(target) ? target : targets[0]);
+  if (!entry) return;
+  showModelNotice('');
+  fillPickers(entry);
+  if (entry !== state.model) loadModel(entry);
+}
+
+// What a model is good at, in plain words: from its list entry (good_at), else from what it was trained on.
+function purposeOf(m) {
+  if (m.goodAt) return m.goodAt;
+  if (/caption/i.test(m.trainedOn)) return 'Short descriptions of scenes: people, animals and places, as in photo captions';
+  if (/tatoeba|short .*sentence/i.test(m.trainedOn)) return 'Short everyday sentences';
+  return m.trainedOn ? `Text like its training data (${m.trainedOn})` : '';
 }
 
 function showDetails(m) {
@@ -176,6 +245,12 @@ function showDetails(m) {
   if (Number.isFinite(m.bleu)) parts.push(`BLEU ${m.bleu.toFixed(1)}${m.bleuSet ? ` (${m.bleuSet})` : ''}`);
   if (Number.isFinite(m.size)) parts.push(formatBytes(m.size));
   $('model-details').textContent = parts.join(' · ');
+  $('model-name').textContent = [m.name, m.trainedOn ? `trained on ${m.trainedOn}` : '',
+    m.dtype ? `weights stored as ${m.dtype}` : ''].filter(Boolean).join(', ');
+  const purpose = purposeOf(m);
+  // A caption model asked about anything else answers in captions: the limit is said with the strength.
+  const limit = /caption/i.test(m.trainedOn) ? ' Other kinds of text (news, chat, questions) come out as captions.' : '';
+  $('model-purpose').textContent = purpose ? `Good at: ${purpose[0].toLowerCase()}${purpose.slice(1)}.${limit}` : '';
   // What the model knows, beside the text box: a caption model asked about anything else answers in captions.
   $('model-knows').hidden = !m.trainedOn;
   // A caption model asked about anything else answers in captions: say what it knows best.
@@ -185,15 +260,13 @@ function showDetails(m) {
   if (option) option.textContent = optionText(m);
 }
 
-// What the picker shows for each model: the pair, its name, and parameters, BLEU and size where known.
-// A name that already states the BLEU score ("… (39.4 BLEU)") loses it there, so that the score shows once.
+// What the model menu says of each model: what it is good at, in plain words; its name (without a BLEU score in
+// it) only where the pair has more than one model to tell apart. The figures are in the details.
 function optionText(m) {
-  const facts = [];
-  const name = Number.isFinite(m.bleu) ? m.name.replace(/\s*\(\s*(?:BLEU\s*)?[\d.]+(?:\s*BLEU)?\s*\)/i, '').trim() : m.name;
-  if (Number.isFinite(m.parameters)) facts.push(`${formatCount(m.parameters)} params`);
-  if (Number.isFinite(m.bleu)) facts.push(`BLEU ${m.bleu.toFixed(1)}`);
-  if (Number.isFinite(m.size)) facts.push(formatBytes(m.size));
-  return [name ? `${m.pair} — ${name}` : m.pair, ...facts].join(' · ');
+  const name = m.name.replace(/\s*\(\s*(?:BLEU\s*)?[\d.]+(?:\s*BLEU)?\s*\)/i, '').trim();
+  const several = state.models.filter((o) => pairOf(o) === pairOf(m)).length > 1;
+  const purpose = purposeOf(m);
+  return [purpose, several || !purpose ? name : ''].filter(Boolean).join(' — ') || m.pair;
 }
 
 // ---------- loading a model (the library's model cache first, then the network with a progress bar)
@@ -213,6 +286,7 @@ async function loadModel(entry) {
   if (switching) { clearResult(); writeAddress(); }
   showDetails(entry);
   showDirection(entry);
+  showShareStatus('');
   hideModelError();
   setBody('modelState', 'loading');
   $('translate-button').disabled = true;
@@ -247,9 +321,10 @@ async function loadModel(entry) {
     if (!Number.isFinite(entry.parameters)) entry.parameters = info.parameters;
     if (!Number.isFinite(entry.size)) entry.size = info.fileBytes;
     if (!entry.trainedOn) entry.trainedOn = trainedOnFromCard(info.card);
+    entry.dtype = info.dtype;
     showDetails(entry);
     $('output-text').lang = info.targetLanguage || 'de';
-    showProgress(`${entry.pair} ready (${fromCache ? 'from the browser cache' : 'downloaded'}, ${formatBytes(info.fileBytes)}, ${info.dtype})`, 1, 1);
+    showProgress(`${entry.pair} ready (${fromCache ? 'from the browser cache' : 'downloaded'}, ${formatBytes(info.fileBytes)})`, 1, 1);
     setBody('modelSource', fromCache ? 'cache' : 'network');
     setBody('modelState', 'ready');
     $('translate-button').disabled = false;
@@ -291,8 +366,7 @@ function reverseOf(m) {
 function showDirection(m) {
   const from = languageName(m.source);
   const to = languageName(m.target);
-  $('source-lang').textContent = from;
-  $('target-lang').textContent = to;
+  if (state.models.includes(m)) fillPickers(m);
   $('source-text-lang').textContent = from || 'Source';
   $('source-text').lang = m.source;
   const button = $('swap-languages');
@@ -329,6 +403,7 @@ function showDirection(m) {
 function swapLanguages() {
   const back = reverseOf(state.model);
   if (!back) return;
+  showModelNotice('');
   if (state.doc?.text) $('source-text').value = state.doc.text;
   state.start = null;   // what the box holds now is what the user swapped: it stays
   $('model-select').value = back.id;
@@ -338,53 +413,112 @@ function swapLanguages() {
 
 // ---------- translating
 
-async function translate() {
+// The most characters one translation takes: a few pages, sentence by sentence (each sentence's maps are kept).
+const MAX_CHARS = 10000;
+const count = (n) => n.toLocaleString('en-US');
+
+// The part of `text` that is translated: all of it when it fits, else up to the last end of a sentence (or line,
+// else space) within MAX_CHARS, so that nothing is cut mid-word.
+function translatablePart(text) {
+  if (text.length <= MAX_CHARS) return text;
+  const head = text.slice(0, MAX_CHARS + 1);
+  const ends = [...head.matchAll(/[.!?。？！…]["'”’)\]]*(?=\s)|\n/g)].map((m) => m.index + m[0].length);
+  const end = ends.length ? ends[ends.length - 1] : Math.max(head.lastIndexOf(' '), 0) || MAX_CHARS;
+  return text.slice(0, Math.min(end, MAX_CHARS)).trimEnd();
+}
+
+// Beside the box, while the text is over the limit: how much of it a translation leaves out.
+function showLengthNote() {
+  const text = $('source-text').value.trim();
+  const note = $('length-note');
+  note.hidden = text.length <= MAX_CHARS;
+  note.textContent = note.hidden ? '' : `The text is ${count(text.length)} characters long: the first ${count(MAX_CHARS)} `
+    + '(to the end of a sentence) are translated, the rest is left out.';
+}
+
+// Translating as the user types: a pause this long after the last keystroke starts a translation. A newer one
+// cancels the one under way (its result, when it comes, is dropped), so that a stale result never replaces a newer.
+const LIVE_DELAY_MS = 250;
+let liveTimer = 0;
+
+function scheduleLive() {
+  clearTimeout(liveTimer);
+  if (!$('live-translate').checked) return;
+  liveTimer = setTimeout(() => translate({ live: true }), LIVE_DELAY_MS);
+}
+
+async function translate({ live = false } = {}) {
+  clearTimeout(liveTimer);
   if (!state.translator) {
-    $('translate-status').textContent = document.body.dataset.modelState === 'error'
-      ? 'no model is loaded: see the message above' : 'the model is still loading…';
+    if (!live) {
+      $('translate-status').textContent = document.body.dataset.modelState === 'error'
+        ? 'no model is loaded: see the message above' : 'the model is still loading…';
+    }
     return;
   }
-  if (state.busy) { state.again = true; return; }
-  const text = $('source-text').value.trim();
+  const whole = $('source-text').value.trim();
+  const text = translatablePart(whole);
   const error = $('translate-error');
+  const beamInput = $('beam-size');
+  const beam = Math.min(10, Math.max(1, Math.round(Number(beamInput.value)) || 5));
+  if (live && (!text || (state.doc && state.doc.source === text && state.doc.beam === beam && !state.busy))) return;
+  // Whatever runs now is for an older text (or the same one asked again): it is cancelled.
+  state.pending?.abort();
+  const mine = ++state.translateSeq;
   if (!text) {
+    state.busy = false;
     clearResult();
     error.textContent = 'Type a sentence to translate first.';
     error.hidden = false;
     return;
   }
-  const beamInput = $('beam-size');
-  const beam = Math.min(10, Math.max(1, Math.round(Number(beamInput.value)) || 5));
   beamInput.value = beam;
+  const controller = state.pending = new AbortController();
   state.busy = true;
+  showShareStatus('');
   setBody('translateState', 'busy');
   $('translate-status').textContent = 'translating…';
   const started = performance.now();
-  // A model switch while this runs makes its result (or the error of the disposed worker) another model's.
+  // A model switch while this runs makes its result (or the error of the disposed worker) another model's; a
+  // newer translation makes it stale.
   const seq = state.loadSeq;
+  const current = () => seq === state.loadSeq && mine === state.translateSeq;
   try {
-    const doc = await state.translator.translateDocument(text, { beam, attention: true });
-    if (seq !== state.loadSeq) return;
+    const doc = await state.translator.translateDocument(text, { beam, attention: true, signal: controller.signal });
+    if (!current()) return;
     const ms = performance.now() - started;
     error.hidden = true;
-    state.doc = { ...doc, beam, ms, source: text };
+    state.doc = { ...doc, beam, ms, source: text, leftOut: whole.length - text.length, whole };
     // The maps open on the first sentence that has them (one that could not be translated has none).
     state.sentence = Math.max(0, doc.sentences.findIndex((x) => hasMaps(x.attention?.cross)));
     showResult();
+    // Typing goes on where it is: only a translation asked for by a press brings the output into view.
+    if (!live) revealOutput();
     const warned = warningsOf(state.doc).length;
     $('translate-status').textContent = `done in ${ms.toFixed(0)} ms${warned ? `, with ${countWarnings(warned)}` : ''}`;
     writeAddress();
+    setBody('shownText', text);
     setBody('translateState', 'done');
   } catch (e) {
-    if (seq !== state.loadSeq) return;
+    if (!current()) return;
     error.textContent = `The translation failed: ${e.message}`;
     error.hidden = false;
     $('translate-status').textContent = '';
     setBody('translateState', 'error');
   } finally {
-    state.busy = false;
-    if (state.again) { state.again = false; translate(); }
+    if (mine === state.translateSeq) {
+      state.busy = false;
+      state.pending = null;
+    }
   }
+}
+
+// On a phone the output lies below the fold (the text box, the button and the keyboard fill the screen): it is
+// brought into view, to the middle of the window (the text box above it stays in sight where there is room).
+function revealOutput() {
+  const box = $('output-text').getBoundingClientRect();
+  if (box.top >= 0 && box.bottom <= window.innerHeight) return;
+  $('output-text').scrollIntoView({ block: box.height > window.innerHeight / 2 ? 'start' : 'center' });
 }
 
 // No result on screen: the output, the maps, the status line and the selection go together.
@@ -435,21 +569,50 @@ function setWarningsOpen(open) {
 // The address names the model, the text and the beam of what is on screen, so that it can be shared or kept.
 function writeAddress() {
   const url = new URL(location.href);
-  if (state.model) url.searchParams.set('model', state.model.id);
-  if (state.doc) {
-    url.searchParams.set('text', state.doc.source);
-    url.searchParams.set('beam', String(state.doc.beam));
-  } else {
-    url.searchParams.delete('text');
-    url.searchParams.delete('beam');
+  const set = (key, value) => (value === null || value === undefined || value === '' ? url.searchParams.delete(key) : url.searchParams.set(key, value));
+  if (state.model) {
+    set('model', state.model.id);
+    set('from', state.model.source);
+    set('to', state.model.target);
   }
+  // The view of the maps: which picture, which kind of map, which layer and head (1-based, as the menus say).
+  const shown = state.doc && state.result;
+  set('text', state.doc ? state.doc.source : null);
+  set('beam', state.doc ? String(state.doc.beam) : null);
+  set('live', $('live-translate').checked ? '1' : null);
+  set('view', shown ? state.view : null);
+  set('map', shown ? state.kind : null);
+  set('layer', shown && Number.isFinite(state.layer) ? String(state.layer + 1) : null);
+  set('across', shown ? state.across : null);
+  set('head', shown ? (state.head === 'mean' ? 'mean' : String(state.head + 1)) : null);
   history.replaceState(null, '', url);
   $('share-link').href = url.href;
+}
+
+// A link's view, before its translation arrives: the maps open on it.
+function readViewFromAddress() {
+  const view = params.get('view');
+  if (TABS.includes(view)) state.view = view;
+  if (['cross', 'encoderSelf', 'decoderSelf'].includes(params.get('map'))) state.kind = params.get('map');
+  const layer = Number(params.get('layer'));
+  if (Number.isInteger(layer) && layer >= 1) state.layer = layer - 1;
+  if (['mean', 'rollout'].includes(params.get('across'))) state.across = params.get('across');
+  const head = params.get('head');
+  if (head === 'mean') state.head = 'mean';
+  else if (Number.isInteger(Number(head)) && Number(head) >= 1) state.head = Number(head) - 1;
 }
 
 function showResult() {
   const d = state.doc;
   $('output').hidden = false;
+  const note = $('output-note');
+  note.hidden = !d.leftOut;
+  note.dataset.translatedChars = String(d.source.length);
+  const rest = d.whole.slice(d.source.length).trim();
+  note.textContent = d.leftOut
+    ? `Only the first ${count(d.source.length)} characters are translated (the page takes up to ${count(MAX_CHARS)}): `
+      + `the last ${count(d.leftOut)} characters, from “${rest.length > 40 ? `${rest.slice(0, 39)}…` : rest}”, are left out.`
+    : '';
   const spans = sentenceSpans(d);
   if (spans) $('output-text').replaceChildren(...spans);
   else $('output-text').textContent = d.text;
@@ -572,17 +735,17 @@ function showPickedWord() {
   else highlightFromTarget([], null);
 }
 
-// The cross attention of the selected layer/head (or the mean of the heads) as a rows x cols array.
+// The map of the selected layer (or the mean of the layers, or their rollout) and head (or the mean of the
+// heads) as a rows x cols array.
 function mapValues(maps, layer, head) {
-  const [, heads, rows, cols] = maps.shape;
-  if (head !== 'mean') return maps.layers[layer][Math.min(head, heads - 1)];
-  const mean = new Float32Array(rows * cols);
-  for (let h = 0; h < heads; h++) {
-    const m = maps.layers[layer][h];
-    for (let i = 0; i < m.length; i++) mean[i] += m[i] / heads;
-  }
-  return mean;
+  if (layer === 'mean') return meanOfLayers(maps, head);
+  if (layer === 'rollout') return rollout(maps, head);
+  return layerMap(maps, layer, head);
 }
+
+// The layer a view shows: one (an index), or every layer's mean or rollout (state.across).
+const shownLayer = () => state.across || state.layer;
+const layerTitle = (layer) => (layer === 'mean' ? 'mean of all layers' : layer === 'rollout' ? 'rollout of all layers' : `layer ${layer + 1}`);
 
 // Hovering or focusing an output word (or a heatmap row): mark the source words its tokens attend to most.
 function highlightFromTarget(rows, span, fromHeatmap = false) {
@@ -596,7 +759,7 @@ function highlightFromTarget(rows, span, fromHeatmap = false) {
   }
   const cross = r.attention.cross;
   const [layers, , , cols] = cross.shape;
-  const values = mapValues(cross, Math.min(state.layer, layers - 1), state.head);
+  const values = mapValues(cross, state.across || Math.min(state.layer, layers - 1), state.head);
   const perToken = new Float32Array(cols);
   for (const row of rows) for (let k = 0; k < cols; k++) perToken[k] += values[row * cols + k] / rows.length;
   const perWord = state.sourceWords.map((w) => w.tokens.reduce((s, k) => s + perToken[k], 0));
@@ -660,7 +823,9 @@ function renderHeadView() {
   const [, heads, rows, cols] = maps.shape;
   const labels = labelsFor(state.kind);
   fillHeadToggles(heads);
-  headView.set({ heads: maps.layers[state.layer], rows, cols, rowLabels: labels.rows, colLabels: labels.cols,
+  // Every head of the layer; over all layers, each head's mean (rollout is of the heads' mean: not offered here).
+  const perHead = state.across ? Array.from({ length: heads }, (_, h) => meanOfLayers(maps, h)) : maps.layers[state.layer];
+  headView.set({ heads: perHead, rows, cols, rowLabels: labels.rows, colLabels: labels.cols,
     threshold: state.threshold, shown: state.headsShown });
 }
 
@@ -706,11 +871,20 @@ function fillSelectors() {
   fillKinds();
   const maps = state.result.attention[state.kind];
   const [layers, heads] = maps.shape;
+  // Rollout needs a layer's keys to be the layer below's queries (self-attention), and is of the heads' mean.
+  const rolls = state.kind !== 'cross' && canRollout(maps) && state.view !== 'heads';
+  if ((state.across === 'rollout' && !rolls) || layers < 2) state.across = '';
   state.layer = Math.min(state.layer, layers - 1);
   if (state.head !== 'mean') state.head = Math.min(state.head, heads - 1);
   const layerSelect = $('layer-select');
   layerSelect.replaceChildren(...Array.from({ length: layers }, (_, l) => new Option(`${l + 1} of ${layers}`, l)));
   layerSelect.value = state.layer;
+  layerSelect.disabled = !!state.across;
+  $('across-field').hidden = layers < 2 || state.view === 'grid';
+  const rollOption = $('across-select').querySelector('option[value="rollout"]');
+  rollOption.disabled = !rolls;
+  rollOption.textContent = rolls ? 'rollout' : 'rollout (self-attention only)';
+  $('across-select').value = state.across;
   const headSelect = $('head-select');
   headSelect.replaceChildren(...Array.from({ length: heads }, (_, h) => new Option(`${h + 1} of ${heads}`, h)),
     new Option('mean of all heads', 'mean'));
@@ -724,17 +898,35 @@ function currentMap() {
   const labels = labelsFor(state.kind);
   const headName = state.head === 'mean' ? 'mean of heads' : `head ${state.head + 1}`;
   return {
-    values: mapValues(maps, state.layer, state.head), rows, cols, rowLabels: labels.rows, colLabels: labels.cols,
-    title: `${KIND_TITLES[state.kind]}, layer ${state.layer + 1}, ${headName}`,
+    values: mapValues(maps, shownLayer(), state.head), rows, cols, rowLabels: labels.rows, colLabels: labels.cols,
+    title: `${KIND_TITLES[state.kind]}, ${layerTitle(shownLayer())}, ${headName}`,
   };
 }
 
+// The menus and the save buttons that mean something in the view shown: the grid has every layer and head, the
+// head view every head of a layer; a PNG saves the picture shown, an SVG only the heatmap (drawn again as vectors).
+function matchControls() {
+  const view = state.view;
+  $('layer-field').hidden = view === 'grid';
+  if (view === 'grid') $('across-field').hidden = true;
+  $('head-field').hidden = view === 'grid' || view === 'heads';
+  $('download-png').disabled = view === 'grid';
+  $('download-svg').disabled = view !== 'heatmap';
+  $('download-png').title = view === 'grid' ? 'Open a panel in the heatmap to save it' : `Save the ${VIEW_NAMES[view]} shown as a PNG picture`;
+  $('download-svg').title = view === 'heatmap' ? 'Save the heatmap shown as an SVG drawing' : 'An SVG is made of the heatmap only';
+  $('download-hint').textContent = view === 'grid' ? 'Save a map: open it in the heatmap first;' : 'Save the map shown:';
+}
+
+const VIEW_NAMES = { heatmap: 'heatmap', grid: 'grid', alignment: 'alignment lines', heads: 'head view' };
+
 function renderViews() {
+  matchControls();
   if (!hasMaps(state.result?.attention?.[state.kind])) return;
   const map = currentMap();
   const canvas = $('heatmap');
   canvas.dataset.kind = state.kind;
   canvas.dataset.layer = state.layer;
+  canvas.dataset.across = state.across;
   canvas.dataset.head = state.head;
   if (state.view === 'heatmap') {
     heatmap.set(map);
@@ -797,24 +989,34 @@ function renderGrid() {
 
 const overflowWatch = [watchOverflow($('heatmap-scroll')), watchOverflow($('alignment-scroll')), watchOverflow($('heads-scroll'))];
 
+// A passing message ("The link is on the clipboard."): it goes at the next thing the user does, or after a while.
+let statusTimer = 0;
+function showShareStatus(text, { lasting = false } = {}) {
+  clearTimeout(statusTimer);
+  $('share-status').textContent = text;
+  if (!text) $('copy-fallback').hidden = true;
+  else if (!lasting) statusTimer = setTimeout(() => showShareStatus(''), 8000);
+}
+
 async function copy(text, what) {
-  const status = $('share-status');
   try {
     await navigator.clipboard.writeText(text);
-    status.textContent = `The ${what} is on the clipboard.`;
+    showShareStatus(`The ${what} is on the clipboard.`);
   } catch {
-    // No clipboard here (an insecure page, or permission refused): select the text so that Ctrl+C copies it.
+    // No clipboard here (an insecure page, or permission refused): select the text so that Ctrl+C copies it; the
+    // advice stays until the next action, since the copying is the user's to do.
+    showShareStatus(`Press Ctrl+C (⌘C) to copy the ${what}.`, { lasting: true });
     const field = $('copy-fallback');
     field.hidden = false;
     field.value = text;
     field.select();
-    status.textContent = `Press Ctrl+C (⌘C) to copy the ${what}.`;
   }
 }
 
 function fileStem() {
   const head = state.head === 'mean' ? 'mean' : `head${state.head + 1}`;
-  return `attention-${state.kind}-layer${state.layer + 1}-${head}`;
+  const layer = state.across ? `layers-${state.across}` : `layer${state.layer + 1}`;
+  return `attention-${state.kind}-${layer}-${head}`;
 }
 
 function download(blob, name) {
@@ -833,6 +1035,10 @@ const TABS = ['heatmap', 'grid', 'alignment', 'heads'];
 
 function selectTab(view, focus = false) {
   state.view = view;
+  showShareStatus('');
+  // The layer menu's choices depend on the view (the head view has no rollout).
+  if (hasMaps(state.result?.attention?.[state.kind])) fillSelectors();
+  if (state.doc) writeAddress();
   for (const v of TABS) {
     const tab = $(`tab-${v}`);
     const on = v === view;
@@ -848,19 +1054,31 @@ function selectTab(view, focus = false) {
 
 function wire() {
   $('translate-form').addEventListener('submit', (e) => { e.preventDefault(); translate(); });
+  $('source-text').addEventListener('input', () => { showLengthNote(); scheduleLive(); });
+  $('live-translate').addEventListener('change', (e) => { if (e.target.checked) translate({ live: true }); });
   $('source-text').addEventListener('keydown', (e) => {
     if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) { e.preventDefault(); translate(); }
   });
   $('retry-button').addEventListener('click', () => retryAction?.());
   $('model-select').addEventListener('change', (e) => {
+    showModelNotice('');
     const entry = state.models.find((m) => m.id === e.target.value);
     if (entry) loadModel(entry);
   });
-  $('map-kind').addEventListener('change', (e) => { state.kind = e.target.value; fillSelectors(); renderViews(); });
-  $('layer-select').addEventListener('change', (e) => { state.layer = Number(e.target.value); renderViews(); });
+  $('source-language').addEventListener('change', (e) => pickLanguages(e.target.value, $('target-language').value));
+  $('target-language').addEventListener('change', (e) => pickLanguages($('source-language').value, e.target.value));
+  $('map-kind').addEventListener('change', (e) => { state.kind = e.target.value; fillSelectors(); renderViews(); writeAddress(); });
+  $('layer-select').addEventListener('change', (e) => { state.layer = Number(e.target.value); renderViews(); writeAddress(); });
+  $('across-select').addEventListener('change', (e) => {
+    state.across = e.target.value;
+    $('layer-select').disabled = !!state.across;
+    renderViews();
+    writeAddress();
+  });
   $('head-select').addEventListener('change', (e) => {
     state.head = e.target.value === 'mean' ? 'mean' : Number(e.target.value);
     renderViews();
+    writeAddress();
   });
   for (const v of TABS) {
     const tab = $(`tab-${v}`);
@@ -887,9 +1105,13 @@ function wire() {
     $('head-threshold-value').textContent = state.threshold.toFixed(2);
     renderViews();
   });
+  readViewFromAddress();
+  $('live-translate').checked = params.get('live') === '1';
+  selectTab(state.view);
   if (params.get('text')) $('source-text').value = params.get('text');
   else state.start = { text: $('source-text').value, lang: 'en' };  // index.html's sentence
   if (params.get('beam')) $('beam-size').value = params.get('beam');
+  showLengthNote();
   $('copy-text').addEventListener('click', () => copy(state.doc?.text ?? '', 'translation'));
   $('sentence-select').addEventListener('change', (e) => showSentence(Number(e.target.value)));
   $('copy-link').addEventListener('click', () => copy($('share-link').href, 'link'));
@@ -897,8 +1119,17 @@ function wire() {
     setWarningsOpen(e.currentTarget.getAttribute('aria-expanded') !== 'true');
   });
   $('download-png').addEventListener('click', async () => {
-    const map = currentMap();
-    download(await heatmapPng(map), `${fileStem()}.png`);
+    if (state.view === 'heatmap') {
+      download(await heatmapPng(currentMap()), `${fileStem()}.png`);
+      return;
+    }
+    // The lines views: the picture as drawn (with the token picked, if any).
+    const canvas = $(state.view === 'heads' ? 'headview' : 'alignment');
+    const blob = await new Promise((resolve) => canvas.toBlob(resolve, 'image/png'));
+    const stem = state.view === 'heads'
+      ? `heads-${state.kind}-${state.across ? 'layers-mean' : `layer${state.layer + 1}`}`
+      : fileStem().replace(/^attention-/, 'alignment-');
+    if (blob) download(blob, `${stem}.png`);
   });
   $('download-svg').addEventListener('click', () => {
     const map = currentMap();

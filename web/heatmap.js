@@ -79,6 +79,13 @@ export class Heatmap {
     c.dataset.cols = data.cols;
     c.dataset.rowLabels = JSON.stringify(data.rowLabels);
     c.dataset.colLabels = JSON.stringify(data.colLabels);
+    // What each row of the map shown adds up to (1 for attention, a mean of it, or its rollout), for tools and tests.
+    c.dataset.rowSums = JSON.stringify(Array.from({ length: data.rows }, (_, r) => {
+      let sum = 0;
+      for (let k = 0; k < data.cols; k++) sum += data.values[r * data.cols + k];
+      return Number(sum.toFixed(5));
+    }));
+    c.dataset.title = data.title ?? '';
     c.setAttribute('aria-label', `${data.title || 'attention'}: ${data.rows} query tokens (rows) by ${data.cols} key tokens (columns)`);
     if (this.#pick.row >= data.rows || this.#pick.col >= data.cols) this.#pick = { row: -1, col: -1 };
     // The pick holds across layers and heads: its tooltip, readout and marks are worked out again from the new

@@ -17,9 +17,11 @@ export function setupBahdanau(lab) {
     const el = document.createElement('input');
     Object.assign(el, { id, type: 'number', step: '0.01', value: String(value), className: 'num' });
     el.setAttribute('aria-label', label);
-    el.addEventListener('input', update);
+    el.addEventListener('input', id.startsWith('bd-e-') ? () => { fromState = false; update(); } : update);
     return el;
   };
+  // The scores are s · h_i (as the article's are) until one is typed by hand; editing s makes them so again.
+  let fromState = true;
 
   $('bd-rows').replaceChildren(...WORDS.map((word, i) => {
     const tr = document.createElement('tr');
@@ -67,6 +69,7 @@ export function setupBahdanau(lab) {
     let h, scores;
     try {
       h = states();
+      if (fromState) scoreFromState(h);
       scores = WORDS.map((w, i) => readNumber($(`bd-e-${i}`), `Score of ${w}`));
       showError($('bd-error'));
     } catch (e) {
@@ -88,18 +91,15 @@ export function setupBahdanau(lab) {
   }
 
   // Scores from the decoder state: e_i = s . h_i, by the core's dot-product attention (scale 1, as the article).
-  $('bd-dot').addEventListener('click', () => {
-    try {
-      const h = states();
-      const s = [0, 1].map((d) => readNumber($(`bd-s-${d}`), 'Decoder state'));
-      const r = lab.dotProductAttention({ queries: s, keys: h.flat(), values: h.flat(), scale: 1,
-        shape: { B: 1, Tq: 1, Tk: WORDS.length, D: 2, Dv: 2 } });
-      WORDS.forEach((_, i) => { $(`bd-e-${i}`).value = String(+r.scores[i].toFixed(6)); });
-      update();
-    } catch (e) {
-      showError($('bd-error'), e.message);
-    }
-  });
+  function scoreFromState(h) {
+    const s = [0, 1].map((d) => readNumber($(`bd-s-${d}`), 'Decoder state'));
+    const r = lab.dotProductAttention({ queries: s, keys: h.flat(), values: h.flat(), scale: 1,
+      shape: { B: 1, Tq: 1, Tk: WORDS.length, D: 2, Dv: 2 } });
+    WORDS.forEach((_, i) => { $(`bd-e-${i}`).value = String(+r.scores[i].toFixed(6)); });
+  }
+  const fromDecoderState = () => { fromState = true; update(); };
+  $('bd-dot').addEventListener('click', fromDecoderState);
+  for (const d of [0, 1]) $(`bd-s-${d}`).addEventListener('input', fromDecoderState);
   $('bd-reset').addEventListener('click', () => {
     ARTICLE.s.forEach((v, d) => { $(`bd-s-${d}`).value = String(v); });
     WORDS.forEach((_, i) => {
@@ -107,6 +107,7 @@ export function setupBahdanau(lab) {
       $(`bd-e-${i}`).value = String(ARTICLE.scores[i]);
     });
     for (const el of section.querySelectorAll('input')) el.setAttribute('aria-invalid', 'false');
+    fromState = true;
     update();
   });
   update();

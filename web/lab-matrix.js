@@ -52,8 +52,12 @@ export class MatrixView {
     const avail = Math.max(120, (this.#canvas.parentElement?.clientWidth || 500) - left - 10);
     const cellW = Math.max(1, Math.min(o.maxCell, avail / d.cols));
     const cellH = Math.max(1, Math.min(o.maxCell, cellW * 1.0, o.maxHeight / d.rows));
-    const width = Math.ceil(left + cellW * d.cols + 10);
-    const height = Math.ceil(top + cellH * d.rows + bottom);
+    // A narrow or short matrix (a few columns or rows) still gets room for its axis captions, whole.
+    this.#ctx.font = FONT;
+    const xText = o.xLabel ? this.#ctx.measureText(o.xLabel).width : 0;
+    const yText = o.yLabel ? this.#ctx.measureText(o.yLabel).width : 0;
+    const width = Math.ceil(Math.max(left + cellW * d.cols + 10, xText + 8));
+    const height = Math.ceil(Math.max(top + cellH * d.rows + bottom, yText + 8));
     this.#layout = { left, top, cellW, cellH };
     const dpr = window.devicePixelRatio || 1;
     const c = this.#canvas;
@@ -99,10 +103,16 @@ export class MatrixView {
     for (let k = 0; k < d.cols; k += cStep) ctx.fillText(String(k + base), left + (k + 0.5) * cellW, top + d.rows * cellH + 3);
     Object.assign(c.dataset, { rowTickStep: rStep, colTickStep: cStep, firstTick: base });
     ctx.fillStyle = '#59636e';
-    if (o.xLabel) ctx.fillText(o.xLabel, left + (d.cols * cellW) / 2, top + d.rows * cellH + 20);
+    // Centred under the grid where it fits there, else as near as the canvas allows; the y caption likewise.
+    const clamp = (v, lo, hi) => Math.min(Math.max(v, lo), hi);
+    const xMid = clamp(left + (d.cols * cellW) / 2, xText / 2 + 4, width - xText / 2 - 4);
+    const yMid = clamp(top + (d.rows * cellH) / 2, yText / 2 + 4, height - yText / 2 - 4);
+    Object.assign(c.dataset, { xLabelLeft: xMid - xText / 2, xLabelRight: xMid + xText / 2,
+      yLabelTop: yMid - yText / 2, yLabelBottom: yMid + yText / 2 });
+    if (o.xLabel) ctx.fillText(o.xLabel, xMid, top + d.rows * cellH + 20);
     if (o.yLabel) {
       ctx.save();
-      ctx.translate(12, top + (d.rows * cellH) / 2);
+      ctx.translate(12, yMid);
       ctx.rotate(-Math.PI / 2);
       ctx.textBaseline = 'middle';
       ctx.fillText(o.yLabel, 0, 0);

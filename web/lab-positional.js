@@ -1,5 +1,5 @@
 // The attention lab's positional-encoding view (seed 000): the sinusoidal table P [positions, dimensions] as a
-// heatmap, and columns 6 to 9 along the positions, for any length and encoding dimension.
+// heatmap, and columns 6 to 9 (those of them it has) along the positions, for any length and encoding dimension.
 import { $, fmt, readNumber, showError } from './lab-dom.js';
 import { drawPlot } from './lab-plot.js';
 import { MatrixView, renderScale } from './lab-matrix.js';
@@ -31,8 +31,14 @@ export function setupPositionalEncoding(lab) {
     for (let d = 6; d <= 9 && d < C; d++) {
       series.push({ label: `Col ${d}`, x: positions, y: positions.map((t) => P[t * C + d]), style: d % 2 ? 'dashed' : 'line' });
     }
+    // The columns shown are the ones of 6 to 9 the table has: a narrow encoding has fewer, or none.
+    const last = Math.min(9, C - 1);
+    const which = last < 6 ? `no column 6 to 9 (the encoding has columns 0 to ${C - 1})`
+      : last === 6 ? 'column 6' : `columns 6 to ${last}`;
+    $('pe-plot-caption').textContent = last < 6 ? `${which[0].toUpperCase()}${which.slice(1)}`
+      : `${which[0].toUpperCase()}${which.slice(1)} along the positions`;
     drawPlot($('pe-plot'), series, { xLabel: 'Row (position)', yLabel: 'value', xRange: [0, Math.max(1, T - 1)],
-      yRange: [-1.1, 1.1], title: 'positional encoding columns 6 to 9' });
+      yRange: [-1.1, 1.1], title: `positional encoding, ${which}` });
     section.dataset.rows = T;
     section.dataset.cols = C;
     section.dataset.firstRows = JSON.stringify(Array.from(P.slice(0, Math.min(2, T) * C), (v) => +fmt(v, 5)));

@@ -85,20 +85,57 @@ function fail(message) {
   document.body.dataset.runState = 'error';
 }
 
-async function openUrl(url) {
+// Each thing the user opens gets a number: a download that ends after a later choice (a file picked while a run
+// still downloads) is not shown over it.
+let opened = 0;
+
+async function openUrl(url, name = new URL(url, location.href).pathname.split('/').slice(-2).join('/')) {
+  const seq = ++opened;
   document.body.dataset.runState = 'loading';
   try {
     const response = await fetch(url);
     if (!response.ok) throw new Error(`cannot download ${url}: HTTP ${response.status}`);
-    show(await response.text(), new URL(url, location.href).pathname.split('/').slice(-2).join('/'));
+    const text = await response.text();
+    if (seq === opened) show(text, name);
   } catch (e) {
-    fail(e.message);
+    if (seq === opened) fail(e.message);
   }
 }
 
+async function openFile(file) {
+  const seq = ++opened;
+  const text = await file.text();
+  if (seq === opened) show(text, file.name);
+}
+
+// The runs of the models the page ships (models.json beside them; each model's log is <file>.train.jsonl, as its
+// card links it), offered in a menu.
+async function listShipped() {
+  const select = $('run-shipped');
+  try {
+    const response = await fetch('models/models.json');
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    const models = (await response.json()).models ?? [];
+    const options = models.filter((m) => typeof m.file === 'string').map((m) => {
+      const log = `models/${m.file.replace(/\.safetensors$/, '')}.train.jsonl`;
+      return new Option(m.name ? `${m.pair ?? m.id} — ${m.name}` : (m.pair ?? m.id), log);
+    });
+    if (!options.length) throw new Error('it lists no model');
+    select.replaceChildren(...options);
+    select.disabled = false;
+    return options;
+  } catch (e) {
+    select.replaceChildren(new Option(`no shipped runs (models/models.json: ${e.message})`, ''));
+    return [];
+  }
+}
+
+$('run-shipped').addEventListener('change', (e) => {
+  if (e.target.value) openUrl(e.target.value, e.target.value.split('/').pop());
+});
 $('run-file').addEventListener('change', async (e) => {
   const file = e.target.files?.[0];
-  if (file) show(await file.text(), file.name);
+  if (file) openFile(file);
 });
 document.addEventListener('dragover', (e) => { e.preventDefault(); document.body.dataset.dragging = 'true'; });
 document.addEventListener('dragleave', () => { delete document.body.dataset.dragging; });
@@ -106,10 +143,16 @@ document.addEventListener('drop', async (e) => {
   e.preventDefault();
   delete document.body.dataset.dragging;
   const file = e.dataTransfer?.files?.[0];
-  if (file) show(await file.text(), file.name);
+  if (file) openFile(file);
 });
 $('run-x').addEventListener('change', render);
 let pending = 0;
 window.addEventListener('resize', () => { cancelAnimationFrame(pending); pending = requestAnimationFrame(render); });
 const wanted = new URLSearchParams(location.search).get('run');
-if (wanted) openUrl(wanted);
+const shipped = listShipped();
+if (wanted) {
+  openUrl(wanted);
+  shipped.then((options) => { if (options.some((o) => o.value === wanted)) $('run-shipped').value = wanted; });
+}
+// Without a run named, the page opens on the first shipped model's (unless the user has opened one meanwhile).
+else shipped.then((options) => { if (options.length && opened === 0) openUrl(options[0].value, options[0].value.split('/').pop()); });

@@ -45,21 +45,65 @@ export function unescapeMoses(text) {
   return String(text).replace(ESCAPE, (m) => MOSES_ESCAPES[m]);
 }
 
-// A label for one token (heatmap rows and columns, alignment ends): escapes undone, the BPE mark kept, since it
-// says the word goes on in the next token.
+// What a piece that goes on in the next one of its word ends with in a label, as the word chips join them: a middle
+// dot, quieter than a hyphen (which words have of their own) and never the tokenizer's "@@" or "▁".
+export const JOINER = '\u00B7';
+// The label of a piece that holds no character of its own: the rest of an escape or of a character's bytes.
+const REST = '\u22EF';
+
+// A label for one token taken alone (a token with no neighbours to join): escapes undone, the BPE mark dropped.
 export function tokenLabel(token) {
-  return unescapeMoses(token);
+  return unescapeMoses(String(token).replace(/@@$/, ''));
 }
 
-// Labels for a whole token list (a byte piece's label depends on its neighbours): subword pieces show their text
-// without "▁" (a lone "▁", a space, shows "␣"), byte pieces their character; other tokens as tokenLabel.
+// The labels of one BPE word's pieces: each piece shows the characters that start in it, escapes undone across
+// pieces ("&@@ #@@ 9@@ 1@@ ;" shows "[" then ⋯), and ends in the joiner where the word goes on.
+function bpeWordLabels(pieces) {
+  const texts = pieces.map((p) => p.replace(/@@$/, ''));
+  const starts = [];
+  let at = 0;
+  for (const t of texts) { starts.push(at); at += t.length; }
+  const raw = texts.join('');
+  const labels = texts.map(() => '');
+  const pieceAt = (offset) => { let k = 0; while (k + 1 < starts.length && starts[k + 1] <= offset) k++; return k; };
+  for (let i = 0; i < raw.length;) {
+    const escape = raw[i] === '&' ? /^&(?:amp|#124|lt|gt|apos|quot|#91|#93);/.exec(raw.slice(i)) : null;
+    const text = escape ? MOSES_ESCAPES[escape[0]] : String.fromCodePoint(raw.codePointAt(i));
+    const length = escape ? escape[0].length : text.length;
+    labels[pieceAt(i)] += text;
+    i += length;
+  }
+  return withJoiners(labels.map((l) => l || REST));
+}
+
+// The joiner after every label of a word but its last, and not before a piece that is the rest of a character.
+function withJoiners(labels) {
+  return labels.map((l, k) => (k + 1 < labels.length && labels[k + 1] !== REST && l !== '\u2423' ? l + JOINER : l));
+}
+
+// Labels for a whole token list, as the word chips read them (a label depends on its neighbours): a word's pieces
+// show their characters, joined by JOINER; escapes are undone; never "@@" or "▁". SentencePiece pieces drop "▁" (a
+// lone one, a space, shows "␣") and byte pieces show the character they spell (its other bytes "⋯").
 export function tokenLabels(tokens) {
-  if (!isSubwordPieces(tokens)) return tokens.map(tokenLabel);
-  return byteRunLabels(tokens).map((t, i) => {
+  if (!isSubwordPieces(tokens)) {
+    const labels = [];
+    let word = [];
+    tokens.forEach((t, i) => {
+      word.push(t);
+      if (!t.endsWith('@@') || i + 1 === tokens.length) { labels.push(...bpeWordLabels(word)); word = []; }
+    });
+    return labels;
+  }
+  const labels = byteRunLabels(tokens).map((t, i) => {
     if (t !== tokens[i]) return t;
     if (t === SPACE_MARK) return '\u2423';
     return t.startsWith(SPACE_MARK) ? t.slice(1) : t;
   });
+  for (const w of subwordWordsOf(tokens)) {
+    const joined = withJoiners(w.tokens.map((k) => labels[k]));
+    w.tokens.forEach((k, j) => { labels[k] = joined[j]; });
+  }
+  return labels;
 }
 
 // Words from BPE tokens: pieces ending in "@@" join the next one; <eos> is not a word. An escape split across

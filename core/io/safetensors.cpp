@@ -33,6 +33,61 @@ T load(const uint8_t* p) {
     return v;
 }
 
+// A model header is a few kilobytes; safetensors' own reader refuses headers over 100 MB.
+constexpr uint64_t kMaxHeaderBytes = 100u << 20;
+
+// The first bytes as text when they are printable (an HTML page, a JSON or text file given as a model).
+std::string printable_start(const uint8_t* p, size_t n) {
+    std::string text;
+    for (size_t i = 0; i < n; ++i) {
+        if (p[i] < 0x20 || p[i] > 0x7E) return "";
+        text += char(p[i]);
+    }
+    return text;
+}
+
+void check_header_length(uint64_t header_len, uint64_t available, const uint8_t* first8, const std::string& src) {
+    if (header_len <= available && header_len <= kMaxHeaderBytes) return;
+    const std::string text = printable_start(first8, 8);
+    if (!text.empty())
+        throw Error(src + ": not a safetensors model file: it begins with the text '" + text +
+                    "' (an HTML page or a text file?), where a model file begins with its header's length");
+    if (header_len > kMaxHeaderBytes)
+        throw Error(src + ": header length " + std::to_string(header_len) + " is over the " +
+                    std::to_string(kMaxHeaderBytes) + " bytes a header may have (not a safetensors file)");
+    throw Error(src + ": header length " + std::to_string(header_len) + " is larger than the " +
+                std::to_string(available) + " bytes that follow it (truncated or not a safetensors file)");
+}
+
+nlohmann::json parse_header(const char* begin, uint64_t len, const std::string& src) {
+    if (len < 2 || begin[0] != '{')
+        throw Error(src + ": header is not a JSON object (expected '{' after the 8-byte length)");
+    try {
+        return nlohmann::json::parse(begin, begin + len);
+    } catch (const nlohmann::json::exception& e) {
+        std::string what = e.what();
+        if (what.size() > 200) what = what.substr(0, 200) + "...";  // the parser quotes what it read
+        throw Error(src + ": header is not valid JSON: " + what);
+    }
+}
+
+// The bytes of tensor data the header declares (the largest data offset), or UINT64_MAX when an entry is
+// malformed (from_bytes then says which).
+uint64_t declared_data_size(const uint8_t* header, uint64_t len, const std::string& src) {
+    const nlohmann::json h = parse_header(reinterpret_cast<const char*>(header), len, src);
+    if (!h.is_object()) return UINT64_MAX;
+    uint64_t end = 0;
+    for (auto it = h.begin(); it != h.end(); ++it) {
+        if (it.key() == "__metadata__") continue;
+        const nlohmann::json& e = it.value();
+        if (!e.is_object() || !e.contains("data_offsets") || !e["data_offsets"].is_array() ||
+            e["data_offsets"].size() != 2 || !e["data_offsets"][1].is_number_unsigned())
+            return UINT64_MAX;
+        end = std::max(end, e["data_offsets"][1].get<uint64_t>());
+    }
+    return end;
+}
+
 std::string shape_to_string(const std::vector<int64_t>& shape) {
     std::string s = "[";
     for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
@@ -132,18 +187,8 @@ SafeTensors SafeTensors::from_bytes(std::vector<uint8_t> bytes, const std::strin
         throw Error(src + ": file is " + std::to_string(bytes.size()) +
                     " bytes, too short for the 8-byte safetensors header length");
     uint64_t header_len = load<uint64_t>(bytes.data());
-    if (header_len > bytes.size() - 8)
-        throw Error(src + ": header length " + std::to_string(header_len) + " is larger than the " +
-                    std::to_string(bytes.size() - 8) + " bytes that follow it (truncated or not a safetensors file)");
-    const char* header_begin = reinterpret_cast<const char*>(bytes.data() + 8);
-    if (header_len < 2 || header_begin[0] != '{')
-        throw Error(src + ": header is not a JSON object (expected '{' after the 8-byte length)");
-    json header;
-    try {
-        header = json::parse(header_begin, header_begin + header_len);
-    } catch (const json::exception& e) {
-        throw Error(src + ": header is not valid JSON: " + e.what());
-    }
+    check_header_length(header_len, bytes.size() - 8, bytes.data(), src);
+    const json header = parse_header(reinterpret_cast<const char*>(bytes.data() + 8), header_len, src);
     if (!header.is_object()) throw Error(src + ": header is not a JSON object");
     st.data_start_ = 8 + size_t(header_len);
     const size_t data_size = bytes.size() - st.data_start_;
@@ -226,12 +271,30 @@ SafeTensors SafeTensors::from_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw Error(path + ": cannot open the safetensors file for reading");
     in.seekg(0, std::ios::end);
-    std::streamoff size = in.tellg();
+    const std::streamoff size = in.tellg();
     if (size < 0) throw Error(path + ": cannot determine the file size");
     in.seekg(0, std::ios::beg);
-    std::vector<uint8_t> bytes(static_cast<size_t>(size));
-    if (size > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), size))
+    // The header says how large the file must be: it is read and checked first, so that a file that is not a model
+    // (or a truncated one) is refused without reading gigabytes of it.
+    std::vector<uint8_t> bytes(static_cast<size_t>(std::min<std::streamoff>(size, 8)));
+    if (!bytes.empty() && !in.read(reinterpret_cast<char*>(bytes.data()), std::streamsize(bytes.size())))
         throw Error(path + ": read failed after " + std::to_string(in.gcount()) + " bytes");
+    if (size >= 8) {
+        const uint64_t header_len = load<uint64_t>(bytes.data());
+        check_header_length(header_len, uint64_t(size) - 8, bytes.data(), path);
+        bytes.resize(8 + size_t(header_len));
+        if (!in.read(reinterpret_cast<char*>(bytes.data() + 8), std::streamsize(header_len)))
+            throw Error(path + ": read failed in the header after " + std::to_string(8 + in.gcount()) + " bytes");
+        const uint64_t declared = declared_data_size(bytes.data() + 8, header_len, path);
+        if (declared != UINT64_MAX && declared != uint64_t(size) - 8 - header_len)
+            throw Error(path + ": the header declares " + std::to_string(declared) + " bytes of tensor data but " +
+                        std::to_string(uint64_t(size) - 8 - header_len) + " follow it (" +
+                        (declared > uint64_t(size) - 8 - header_len ? "a truncated file" : "trailing bytes") + ")");
+        bytes.resize(size_t(size));
+        const std::streamsize rest = std::streamsize(uint64_t(size) - 8 - header_len);
+        if (rest > 0 && !in.read(reinterpret_cast<char*>(bytes.data() + 8 + header_len), rest))
+            throw Error(path + ": read failed after " + std::to_string(8 + header_len + in.gcount()) + " bytes");
+    }
     return from_bytes(std::move(bytes), path);
 }
 

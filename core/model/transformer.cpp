@@ -157,18 +157,42 @@ void transformer_start_decoding(TransformerDecodingState& st, const Transformer&
     if (capacity <= 0 || capacity > c.max_len)
         throw Error("transformer: decoding capacity " + std::to_string(capacity) + ", expected 1.." +
                     std::to_string(c.max_len));
-    TransformerActivations a;
-    plan_transformer(a, c, B, S, 0);
-    a.src_valid_lens = copy_valid_lens(src_valid_lens, B, S, "source");
-    CpuOps ops{a.scratch};
-    transformer_encode(ops, a, m, m.params.values(), src, a.source_mask(), nullptr);
+    check_lengths(c, B, S, 0);
+    // Decoding needs only the encoder's output: two layers' activations, used in turn, serve every layer, where a
+    // training plan keeps every layer's intermediates (several times the memory of a batch). The same ops in the
+    // same order as transformer_encode: the same memory, bit for bit.
+    const int C = c.model_dim;
+    const float* values = m.params.values();
+    Arena arena;
+    float *embedded = nullptr, *mean = nullptr, *rstd = nullptr;
+    EncoderBlockActivations blocks[2];
+    arena.plan([&] {
+        embedded = arena.take(size_t(B) * S * C);
+        blocks[0] = plan_encoder_block(arena, B, S, c, /*keep_weights=*/false);
+        blocks[1] = plan_encoder_block(arena, B, S, c, /*keep_weights=*/false);
+        mean = arena.take(size_t(B) * S);
+        rstd = arena.take(size_t(B) * S);
+    });
+    st.src_valid_lens = copy_valid_lens(src_valid_lens, B, S, "source");
+    AttnMask mask;
+    if (!st.src_valid_lens.empty()) mask.valid_lens = st.src_valid_lens.data();
+    ScratchArena scratch;
+    CpuOps ops{scratch};
+    Dropout no_dropout;
+    transformer_embed(ops, embedded, no_dropout, src, values + m.src_embedding, c.src_vocab, nullptr, B, S, C);
+    const float* x = embedded;
+    for (int i = 0; i < c.encoder_layers; ++i) {
+        EncoderBlockActivations& block = blocks[i % 2];
+        encoder_block_forward(ops, block, x, values, m.encoder[i], mask, nullptr, B, S, c);
+        x = block.out;
+    }
+    st.memory.resize(size_t(B) * S * C);
+    transformer_final_norm(ops, st.memory.data(), mean, rstd, x, values, m.encoder_norm, c, B * S);
     st.B = B;
     st.S = S;
     st.capacity = capacity;
     st.memory_rows = B;
     st.steps = 0;
-    st.memory.assign(a.memory, a.memory + size_t(B) * S * c.model_dim);
-    st.src_valid_lens = a.src_valid_lens;
     st.layers.resize(c.decoder_layers);
     for (int i = 0; i < c.decoder_layers; ++i)
         decoder_block_cache_init(st.layers[i], st.memory.data(), m.params, m.decoder[i], B, S, capacity, c);

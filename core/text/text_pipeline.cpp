@@ -22,6 +22,43 @@ std::string join_spaces(const std::vector<std::string>& words) {
     return line;
 }
 
+// Brackets and bars are rare in captions: Moses escapes them (&#91; &#93; &#124;), and a BPE that never learned
+// those escapes spells each in five pieces ("&@@ #@@ 9@@ 1@@ ;") the model never read together, which it
+// translates as noise ("Nummer Neun"). Such a token is read as a comma, which sets a phrase off as they do and
+// which every caption model knows (parentheses are rare in captions too, and read as noise as well). An escape the
+// BPE keeps whole (a model trained on text with brackets) is left as it is.
+void replace_unlearned_escapes(std::vector<std::string>& tokens, const Bpe& bpe) {
+    static const std::pair<const char*, const char*> kStandIns[] = {{"&#91;", ","}, {"&#93;", ","}, {"&#124;", ","}};
+    for (const auto& [escape, stand_in] : kStandIns) {
+        bool present = false;
+        for (const std::string& t : tokens) present = present || t == escape;
+        if (!present || bpe.encode_word(escape).size() == 1) continue;
+        for (std::string& t : tokens)
+            if (t == escape) t = stand_in;
+    }
+}
+
+// The training captions hold HTML text ("Tom &amp; Jerry"): Moses split it as "&amp; amp ;", and a model trained on
+// them writes those three tokens for "&" (and likewise for the other entities). They read as the one character
+// the caption meant, before the detokenizer unescapes the rest.
+std::vector<std::string> join_split_entities(const std::vector<std::string>& words) {
+    static const std::pair<const char*, const char*> kEntities[] = {
+        {"amp", "&amp;"}, {"quot", "&quot;"}, {"apos", "&apos;"}, {"lt", "&lt;"}, {"gt", "&gt;"}};
+    std::vector<std::string> out;
+    out.reserve(words.size());
+    for (std::size_t i = 0; i < words.size(); i++) {
+        const std::string* joined = nullptr;
+        if ((words[i] == "&amp;" || words[i] == "&") && i + 2 < words.size() && words[i + 2] == ";")
+            for (const auto& [name, entity] : kEntities)
+                if (words[i + 1] == name) joined = &out.emplace_back(entity);
+        if (joined)
+            i += 2;
+        else
+            out.push_back(words[i]);
+    }
+    return out;
+}
+
 }  // namespace
 
 TextPipeline d2l_words_pipeline(Lang lang) {
@@ -111,13 +148,16 @@ std::vector<std::string> preprocess_for_model(std::string_view raw_text, const T
         return words;
     }
     std::vector<std::string> tokens = moses_preprocess(raw_text, pipeline.lang, pipeline.prefixes, pipeline.moses);
-    return pipeline.bpe ? pipeline.bpe->apply(tokens) : tokens;
+    if (!pipeline.bpe) return tokens;
+    if (pipeline.moses.tokenize.escape_xml) replace_unlearned_escapes(tokens, *pipeline.bpe);
+    return pipeline.bpe->apply(tokens);
 }
 
 std::string postprocess_for_display(const std::vector<std::string>& model_tokens, const TextPipeline& pipeline) {
     if (pipeline.type == TextPipelineType::sentencepiece) return pipeline.sentencepiece->decode_pieces(model_tokens);
     if (pipeline.type == TextPipelineType::d2l_words) return join_spaces(model_tokens);
     std::vector<std::string> words = pipeline.bpe ? undo_bpe(model_tokens) : model_tokens;
+    if (pipeline.moses.tokenize.escape_xml) words = join_split_entities(words);
     DetokenizeOptions options;
     options.unescape_xml = pipeline.moses.tokenize.escape_xml;
     return detokenize(words, pipeline.lang, options);

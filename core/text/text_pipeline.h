@@ -60,10 +60,12 @@ std::string subword_text(std::string_view raw_text);
 // The seeds' d2l word pipeline for `lang`.
 TextPipeline d2l_words_pipeline(Lang lang);
 
-// Raw UTF-8 text (one sentence) to the tokens a model sees. Throws attend::Error on invalid UTF-8.
+// Raw UTF-8 text (one sentence) to the tokens a model sees. Throws attend::Error on invalid UTF-8. moses+bpe: an
+// escaped bracket or bar the BPE never learned whole is read as a comma.
 std::vector<std::string> preprocess_for_model(std::string_view raw_text, const TextPipeline& pipeline);
 
-// Model output tokens (BPE pieces or words, without <bos>/<eos>) to display text.
+// Model output tokens (BPE pieces or words, without <bos>/<eos>) to display text. moses+bpe: an entity split the
+// way Moses splits HTML text ("&amp; amp ;") reads as its character ("&").
 std::string postprocess_for_display(const std::vector<std::string>& model_tokens, const TextPipeline& pipeline);
 
 // Model output tokens to the tokenized words BLEU is computed on (BPE undone, joined with spaces; sentencepiece:

@@ -145,6 +145,7 @@ void run_train(const TrainCall& call) {
     if (world().rank() != 0) return;  // rank 0 speaks for a data-parallel run
     std::printf("%s\n", train_summary(r).c_str());
     if (!r.best_model.empty()) std::printf("best model: %s\n", r.best_model.c_str());
+    if (!r.final_model.empty()) std::printf("final model: %s\n", r.final_model.c_str());
 }
 
 CommandRegistrar registrar([](CLI::App& app) {
@@ -249,6 +250,10 @@ CommandRegistrar registrar([](CLI::App& app) {
     f.add("--checkpoint-every", &O::checkpoint_every, "Steps between checkpoints")->check(at_least(1));
     f.add("--keep", &O::keep_checkpoints, "Checkpoints to keep")->check(at_least(1));
     f.add("--average-last", &O::average_last, "At the end, average the last N checkpoints")->check(at_least(0));
+    f.add<std::string>("--keep", [](O& o, const std::string& v) { o.keep_model = v; },
+                       "The model the run hands over: best (best.safetensors, the best validation BLEU) or final "
+                       "(final.safetensors, the weights at the end; the seeds' presets)")
+        ->check(CLI::IsMember({"best", "final"}));
     f.add("--val-bleu-sentences", &O::val_bleu_sentences, "Validation sentences for BLEU (0: all)")
         ->check(at_least(0));
     f.add("--validate-every", &O::validate_every, "Epochs between validations (the last epoch always)")

@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <new>
 #include <string>
 
 namespace attend::cli {
@@ -58,6 +59,12 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "attend: error on rank %d of %d: %s\n", job.rank(), job.size(), e.what());
         std::fflush(stderr);
         job.abort(1);
+    } catch (const std::bad_alloc&) {
+        // An input far larger than the work needs (a file that is not what it claims, an absurd size) is the usual
+        // cause; a bare "std::bad_alloc" would not say so.
+        std::fprintf(stderr, "attend: error: out of memory (is an input file, model or size far larger than "
+                             "intended?)\n");
+        return 1;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "attend: internal error: %s\n", e.what());
         return 2;

@@ -1,7 +1,5 @@
 #include "data/parallel_corpus.h"
 
-#include <zlib.h>
-
 #include <cerrno>
 #include <algorithm>
 #include <cmath>
@@ -9,6 +7,7 @@
 #include <cstring>
 #include <memory>
 
+#include "data/line_reader.h"
 #include "data/text_file.h"
 #include "error.h"
 #include "text/utf8.h"
@@ -41,84 +40,12 @@ int parse_column(std::string_view text, std::string_view spec) {
     return value;
 }
 
-// Lines of a plain or gzip file, read in blocks: a line at a time, whatever the file's size.
-class LineReader {
-public:
-    explicit LineReader(const std::string& path) : path_(path) {
-        if (!file_exists(path)) throw Error(path + ": cannot open (no such file)");
-        file_ = gzopen(path.c_str(), "rb");
-        if (!file_) throw Error(path + ": cannot open (" + std::strerror(errno) + ")");
-        gzbuffer(file_, 1 << 17);
-    }
-    ~LineReader() {
-        if (file_) gzclose(file_);
-    }
-    LineReader(const LineReader&) = delete;
-    LineReader& operator=(const LineReader&) = delete;
-
-    // The next line without its '\n' (and a '\r' before it); false at the end of the file.
-    bool next(std::string& line) {
-        line.clear();
-        while (true) {
-            if (at_ == end_ && !fill()) {
-                if (line.empty() && !partial_) return false;
-                partial_ = false;
-                break;
-            }
-            const char* nl = static_cast<const char*>(std::memchr(buffer_ + at_, '\n', end_ - at_));
-            const std::size_t stop = nl ? static_cast<std::size_t>(nl - buffer_) : end_;
-            line.append(buffer_ + at_, stop - at_);
-            partial_ = true;
-            at_ = nl ? stop + 1 : end_;
-            if (nl) {
-                partial_ = false;
-                break;
-            }
-        }
-        lines_++;
-        if (line.find('\0') != std::string::npos)
-            throw Error(path_ + " line " + std::to_string(lines_) +
-                        ": a NUL byte: this is not a text file (expected UTF-8 text, one sentence a line)");
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        return true;
-    }
-    std::int64_t lines() const { return lines_; }
-    std::uint64_t bytes() const { return bytes_; }
-    std::uint32_t crc32() const { return crc_; }
-
-private:
-    bool fill() {
-        const int got = gzread(file_, buffer_, sizeof buffer_);
-        int code = Z_OK;
-        if (got < 0) {
-            const std::string message = gzerror(file_, &code);
-            if (code == Z_DATA_ERROR) throw Error(path_ + ": the gzip data is corrupt (" + message + ")");
-            throw Error(path_ + ": read failed (" + message + ")");
-        }
-        if (got == 0) {
-            // gzread reports a gzip stream that ends early as a plain end of file; only gzerror tells.
-            const std::string message = gzerror(file_, &code);
-            if (code == Z_BUF_ERROR)
-                throw Error(path_ + ": the gzip data ends early after " + std::to_string(bytes_) + " bytes of text (" +
-                            message + "): the file is truncated");
-            return false;
-        }
-        at_ = 0;
-        end_ = static_cast<std::size_t>(got);
-        bytes_ += end_;
-        crc_ = static_cast<std::uint32_t>(::crc32(crc_, reinterpret_cast<const Bytef*>(buffer_), got));
-        return true;
-    }
-
-    std::string path_;
-    gzFile file_ = nullptr;
-    char buffer_[1 << 16];
-    std::size_t at_ = 0, end_ = 0;
-    bool partial_ = false;
-    std::int64_t lines_ = 0;
-    std::uint64_t bytes_ = 0;
-    std::uint32_t crc_ = 0;
-};
+// The text with each tab made a space, in `buffer`.
+std::string_view untabbed(std::string_view text, std::string& buffer) {
+    buffer.assign(text);
+    std::replace(buffer.begin(), buffer.end(), '\t', ' ');
+    return buffer;
+}
 
 // A side's text with the spaces and tabs around it removed.
 std::string_view trimmed(std::string_view s) {
@@ -241,6 +168,7 @@ CorpusSourceReport read_corpus_source(const CorpusSource& source, const PairCall
                                       const CorpusReadOptions& options) {
     CorpusSourceReport report;
     report.source = source;
+    std::string src_buffer, tgt_buffer;
     auto offer = [&](std::string_view src, std::string_view tgt, std::int64_t line) {
         if (src.size() > options.max_line_bytes || tgt.size() > options.max_line_bytes) {
             report.skipped[SkipReason::too_long]++;
@@ -252,6 +180,10 @@ CorpusSourceReport read_corpus_source(const CorpusSource& source, const PairCall
         }
         src = trimmed(src);
         tgt = trimmed(tgt);
+        // A tab inside a line of an aligned file is white space like any other; kept, it would split the pair
+        // where it is written as TSV (the run's valid.tsv).
+        if (src.find('\t') != std::string_view::npos) src = untabbed(src, src_buffer);
+        if (tgt.find('\t') != std::string_view::npos) tgt = untabbed(tgt, tgt_buffer);
         if (src.empty() || tgt.empty()) {
             report.skipped[SkipReason::empty_side]++;
             return;
@@ -262,10 +194,15 @@ CorpusSourceReport read_corpus_source(const CorpusSource& source, const PairCall
 
     std::string a, b;
     if (source.is_tsv()) {
-        LineReader in(source.files[0]);
+        // A line is held up to a bound that the columns it needs could fill; a longer one is skipped, never held.
         const std::size_t need = static_cast<std::size_t>(std::max(source.source_column, source.target_column));
+        LineReader in(source.files[0], LineReader::Nul::error, (options.max_line_bytes + 1) * need + 64 * 1024);
         std::vector<std::string_view> cols;
         while (in.next(a)) {
+            if (in.cut()) {
+                report.skipped[SkipReason::too_long]++;
+                continue;
+            }
             cols = split(a, '\t');
             if (cols.size() < need) {
                 report.skipped[SkipReason::missing_column]++;
@@ -277,7 +214,8 @@ CorpusSourceReport read_corpus_source(const CorpusSource& source, const PairCall
         report.file_bytes = {in.bytes()};
         report.file_crc32 = {in.crc32()};
     } else {
-        LineReader src(source.files[0]), tgt(source.files[1]);
+        LineReader src(source.files[0], LineReader::Nul::error, options.max_line_bytes + 1),
+            tgt(source.files[1], LineReader::Nul::error, options.max_line_bytes + 1);
         while (true) {
             const bool has_a = src.next(a), has_b = tgt.next(b);
             if (has_a != has_b) {

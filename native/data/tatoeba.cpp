@@ -5,7 +5,7 @@
 
 namespace attend {
 
-std::string tatoeba_path(const std::string& data_dir) { return data_dir + "/tatoeba/eng-fra-5k.tsv"; }
+std::string tatoeba_path(const std::string& data_dir) { return data_dir + "/tatoeba/d2l/fra.txt.gz"; }
 
 TatoebaPairs read_tatoeba(const std::string& path, std::size_t num_examples) {
     std::vector<std::string> lines = read_lines(path);

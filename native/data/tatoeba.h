@@ -1,5 +1,5 @@
-// The Tatoeba English-French pairs the d2l chapters train on (load_data_nmt): the first N pairs of the TSV
-// (English, French, attribution), d2l's preprocess_nmt, word tokenization, vocabularies with min_freq 2 and
+// The Tatoeba English-French pairs the d2l chapters train on (load_data_nmt): the first N pairs of d2l's own
+// fra.txt (English, French; an attribution column is allowed), d2l's preprocess_nmt, word tokenization, vocabularies with min_freq 2 and
 // reserved <pad> <bos> <eos> (<unk> = 0), and fixed-length id arrays with valid lengths.
 #pragma once
 #include <cstddef>
@@ -11,7 +11,7 @@
 
 namespace attend {
 
-// DATA/tatoeba/eng-fra-5k.tsv
+// DATA/tatoeba/d2l/fra.txt.gz: the file the d2l chapters download (its first pairs differ from eng-fra-5k.tsv's)
 std::string tatoeba_path(const std::string& data_dir);
 
 struct TatoebaPairs {

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <sys/stat.h>
 
+#include "data/line_reader.h"
 #include "error.h"
 #include "text/utf8.h"
 
@@ -59,22 +60,23 @@ std::string read_file_bytes(const std::string& path) {
 }
 
 std::vector<std::string> read_lines(const std::string& path, bool check_utf8) {
-    std::string bytes = read_file_bytes(path);
+    // Read a line at a time: the lines are held, never the file besides them, and a line of more than this (a file
+    // that is no text: one without line breaks) is refused before it is held.
+    constexpr std::size_t kMaxLineBytes = std::size_t{16} << 20;
+    if (path.empty() || path == "-") throw Error(path + ": cannot open (no such file)");
+    LineReader in(path, LineReader::Nul::keep, kMaxLineBytes);
     std::vector<std::string> lines;
-    std::size_t start = 0;
-    while (start < bytes.size()) {
-        std::size_t end = bytes.find('\n', start);
-        if (end == std::string::npos) end = bytes.size();
-        std::size_t length = end - start;
-        if (length > 0 && bytes[start + length - 1] == '\r') --length;
-        lines.emplace_back(bytes, start, length);
-        start = end + 1;
-    }
-    for (std::size_t i = 0; check_utf8 && i < lines.size(); ++i) {
-        std::size_t bad = utf8_find_invalid(lines[i]);
-        if (bad != std::string::npos)
-            throw Error(path + " line " + std::to_string(i + 1) + ": invalid UTF-8 at byte " + std::to_string(bad) +
-                        " of the line (expected UTF-8 text)");
+    for (std::string line; in.next(line);) {
+        const std::string where = path + " line " + std::to_string(in.lines());
+        if (in.cut())
+            throw Error(where + ": longer than " + std::to_string(kMaxLineBytes) +
+                        " bytes (expected text, one sentence a line)");
+        if (check_utf8) {
+            const std::size_t bad = utf8_find_invalid(line);
+            if (bad != std::string::npos)
+                throw Error(where + ": invalid UTF-8 at byte " + std::to_string(bad) + " of the line (expected UTF-8 text)");
+        }
+        lines.push_back(std::move(line));
     }
     return lines;
 }

@@ -42,6 +42,7 @@ void d2l_common(TrainOptions& o) {
     o.keep_checkpoints = 3;
     o.log_every = 10;
     o.average_last = 0;
+    o.keep_model = "final";  // as the seeds keep theirs
 }
 
 }  // namespace

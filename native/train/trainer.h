@@ -80,6 +80,10 @@ struct TrainOptions {
     int log_every = 50;
     int val_bleu_sentences = 0;    // 0: the whole validation set
     int average_last = 10;         // at the end, also export the mean of the last N checkpoints (0, 1: none)
+    // The model a run hands over: "best" (best.safetensors, written at each validation that beats the others) or
+    // "final" (final.safetensors, the weights at the end, as the seeds keep theirs: on 600 training pairs a
+    // validation slice ranks noise).
+    std::string keep_model = "best";
     int threads = 0;               // 0: OpenMP's default
     // "cpu" or "cuda" (train/train_device.h). cuda runs each step on the GPU (Transformer + cross_entropy only); the
     // checkpoints are the same files, so a resumed run may switch device (the device of the resuming call counts).
@@ -92,6 +96,12 @@ struct TrainOptions {
     bool overwrite = false;
 };
 
+// Tokens in one batch, padding included: what a step's work scales with.
+int64_t tokens_per_batch(const TrainOptions& o);
+// The CPU threads a step of this size trains on: `available`, or 1 where the step is too small for a second thread
+// to gain anything (its parallel regions would cost more than they save).
+int training_threads(int64_t parameters, int64_t tokens_per_batch, int available);
+
 // A run's RNN options in its saved options: what it chooses; a model file stores the whole config
 // (bahdanau_config_to_json).
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BahdanauConfig, embed_size, num_hiddens, num_layers, dropout, max_len)
@@ -103,7 +113,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TrainOptions, preset, corpus, ar
                                                 label_smoothing, clip_norm, max_tokens, num_steps, batch_size, loss,
                                                 init, start_from, validate_every, epochs, max_steps, seed,
                                                 checkpoint_every, keep_checkpoints, log_every, val_bleu_sentences,
-                                                average_last, device, precision)
+                                                average_last, keep_model, device, precision)
 
 inline nlohmann::json train_options_to_json(const TrainOptions& o) { return o; }
 inline TrainOptions train_options_from_json(const nlohmann::json& j) { return j.get<TrainOptions>(); }
@@ -119,7 +129,8 @@ struct TrainResult {
     double val_loss = 0, val_bleu = 0;  // of the last validation this call ran, when validated
     bool validated = false;
     bool interrupted = false;
-    std::string best_model;      // exported best-by-val-BLEU model (F32)
+    std::string best_model;      // exported best-by-val-BLEU model (F32), with keep_model "best"
+    std::string final_model;     // the weights at the end (F32), with keep_model "final" and a run that finished
 };
 
 class TrainStepBackend;  // train/train_device.h

@@ -2,7 +2,7 @@
 // training text), the vocabularies, and every split as token ids. Three sources of data:
 //   multi30k  the tokenized tok/ files (or the raw files tokenized with case kept), joint BPE, train and val
 //             splits (moses+bpe pipelines)
-//   tatoeba   the d2l fra-eng pairs (tatoeba/eng-fra-5k.tsv): the first max_train_sentences pairs train, the next
+//   tatoeba   the d2l fra-eng pairs (d2l's own tatoeba/d2l/fra.txt.gz): the first max_train_sentences pairs train, the next
 //             val_sentences pairs validate; the seeds' preprocess_nmt and word split (d2l-words pipelines), word
 //             vocabularies with min_freq and <unk> <pad> <bos> <eos> (load_data_nmt); English -> French only
 //   files     any corpus in any language (train/file_corpus.h): training sets given as files (data/parallel_corpus.h),

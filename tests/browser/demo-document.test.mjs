@@ -9,7 +9,7 @@ import { requireFile, root } from '../wasm/lib/paths.mjs';
 import { demoUrl, startSession, translateOnPage, waitForState } from './lib/demo.mjs';
 import { watchErrors } from './lib/browser.mjs';
 import { Attend } from '../../wasm/attend.js';
-import { tokenLabel, wordsOf } from '../../web/tokens.js';
+import { tokenLabels, wordsOf } from '../../web/tokens.js';
 
 const modelFile = requireFile(path.join(root, 'web', 'models', 'multi30k-en-de-cased.safetensors'));
 const { server, browser, artifacts } = await startSession(root);
@@ -31,8 +31,8 @@ async function shownSentence(page) {
 const expectedSentence = (s) => ({
   words: wordsOf(s.targetTokens).map((w) => w.text),
   sourceWords: wordsOf(s.sourceTokens).map((w) => w.text),
-  rowLabels: s.targetTokens.map(tokenLabel),
-  colLabels: s.sourceTokens.map(tokenLabel),
+  rowLabels: tokenLabels(s.targetTokens),
+  colLabels: tokenLabels(s.sourceTokens),
 });
 
 test('a paragraph translates sentence by sentence, lines kept; the attention views follow the chosen sentence', async () => {

@@ -45,8 +45,8 @@ const WORDS = ['a', 'dog', 'runs', 'on', 'the', 'beach', 'with', 'two', 'young',
 const longSentence = Array.from({ length: 400 }, (_, i) => WORDS[i % WORDS.length]).join(' ');
 
 test('the long input is what the test means it to be', async () => {
-  const html = fs.readFileSync(path.join(root, 'web', 'index.html'), 'utf8');
-  const maxLength = Number(html.match(/id="source-text"[^>]*maxlength="(\d+)"/)[1]);
+  const app = fs.readFileSync(path.join(root, 'web', 'app.js'), 'utf8');
+  const maxLength = Number(app.match(/const MAX_CHARS = (\d+);/)[1]);
   assert.ok(longSentence.length < maxLength, `${longSentence.length} characters must fit the page's ${maxLength}`);
   const r = await engine.translate(longSentence, { beam: BEAM, attention: false });
   assert.ok(r.sourceTokens.length <= maxSource, 'the source was cut to the limit');

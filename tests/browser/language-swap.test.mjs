@@ -25,8 +25,8 @@ const swapButton = (page) => page.evaluate(() => {
   const b = document.getElementById('swap-languages');
   return { disabled: b.disabled, title: b.title, label: b.getAttribute('aria-label'), text: b.textContent.trim() };
 });
-const direction = (page) => page.evaluate(() => [document.getElementById('source-lang').textContent,
-  document.getElementById('target-lang').textContent]);
+const direction = (page) => page.evaluate(() => ['source-language', 'target-language']
+  .map((id) => document.getElementById(id).selectedOptions[0]?.textContent));
 
 const translate = async (page, text, beam) => (await translateOnPage(page, text, beam)).trim();
 

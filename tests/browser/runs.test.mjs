@@ -54,6 +54,8 @@ test('runs.html plots a train.jsonl from a link, the file picker and a drop', as
   const errors = watchErrors(page);
   await page.goto(`${server.url}/web/runs.html`);
   await page.setInputFiles('#run-file', { name: 'train.jsonl', mimeType: 'application/json', buffer: Buffer.from(jsonl) });
+  // The page opens on a shipped model's run: the file's is the one that says its name.
+  await page.waitForFunction(() => document.getElementById('run-summary').textContent.startsWith('train.jsonl:'));
   await state(page, 'ready');
   assert.equal((await points(page))['chart-bleu'], 3);
   // A dropped file with a broken line: the error names it, nothing else is plotted from it.

@@ -12,6 +12,7 @@ import zlib from 'node:zlib';
 import { nativeBin, requireFile, root } from '../wasm/lib/paths.mjs';
 import { smallModel } from '../wasm/lib/small_model.mjs';
 import { serve } from './lib/server.mjs';
+import { tokenLabels } from '../../web/tokens.js';
 import { launch, watchErrors } from './lib/browser.mjs';
 
 const dataDir = process.env.ATTEND_DATA || path.join(root, '..', 'shared', 'data');
@@ -85,8 +86,8 @@ test('the demo translates like native attend and shows the attention maps', asyn
   let h = await heatmapData(page);
   assert.equal(Number(h.rows), native.target_tokens.length);
   assert.equal(Number(h.cols), native.source_tokens.length);
-  assert.deepEqual(JSON.parse(h.rowLabels), native.target_tokens);
-  assert.deepEqual(JSON.parse(h.colLabels), native.source_tokens);
+  assert.deepEqual(JSON.parse(h.rowLabels), tokenLabels(native.target_tokens));
+  assert.deepEqual(JSON.parse(h.colLabels), tokenLabels(native.source_tokens));
   assert.ok(Number(h.cell) * Number(h.cols) < h.width && Number(h.cell) * Number(h.rows) < h.height);
 
   // The view opens on the last layer, mean of heads; the cell colours of layer 1, head 1 are the native weights

@@ -1,7 +1,10 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -179,6 +182,50 @@ TEST_CASE("safetensors: malformed headers are rejected with a message naming the
     CHECK(contains(error_of(with_header(R"({"__metadata__":{"k":1}})", 0)), "must be a string"));
     CHECK_THROWS_WITH_AS(SafeTensors::from_file("/nonexistent/model.safetensors"),
                          doctest::Contains("/nonexistent/model.safetensors: cannot open"), Error);
+}
+
+TEST_CASE("safetensors from a file: the header is checked before the rest is read; a text file is named as one") {
+    const std::string path = std::string(P_tmpdir) + "/attend_safetensors_" + std::to_string(std::rand()) + ".bin";
+    auto write = [&](const std::vector<uint8_t>& bytes) {
+        std::ofstream out(path, std::ios::binary | std::ios::trunc);
+        out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+    };
+    auto error_of_file = [&]() -> std::string {
+        try {
+            SafeTensors::from_file(path);
+        } catch (const Error& e) {
+            return e.what();
+        }
+        return "";
+    };
+    const std::string a = R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})";
+    write(with_header(a, 8));
+    CHECK(SafeTensors::from_file(path).floats("a").size() == 2);
+
+    // A page of HTML where a model was expected: said so, not a header length of 8e18 bytes.
+    const std::string html = "<!DOCTYPE html><html><body>Not found</body></html>";
+    write(std::vector<uint8_t>(html.begin(), html.end()));
+    CHECK(contains(error_of_file(), "not a safetensors model file: it begins with the text '<!DOCTYP'"));
+
+    // Shorter or longer than its header declares: refused from the header, naming both sizes.
+    std::vector<uint8_t> good = with_header(a, 8);
+    write(std::vector<uint8_t>(good.begin(), good.end() - 3));
+    CHECK(contains(error_of_file(), "the header declares 8 bytes of tensor data but 5 follow it (a truncated file)"));
+    good.push_back(0);
+    write(good);
+    CHECK(contains(error_of_file(), "the header declares 8 bytes of tensor data but 9 follow it (trailing bytes)"));
+
+    // A gigabyte that is no model (a sparse file: no disk used): refused from its first bytes.
+    write({});
+    std::filesystem::resize_file(path, std::uintmax_t(1) << 30);
+    CHECK(contains(error_of_file(), "header is not a JSON object"));
+
+    // A header that is not JSON: a short message, not the parser's quote of the whole header.
+    write(with_header("{" + std::string(12000, 'x') + "}", 0));
+    const std::string message = error_of_file();
+    CHECK(contains(message, "header is not valid JSON"));
+    CHECK(message.size() < 500);
+    std::remove(path.c_str());
 }
 
 TEST_CASE("safetensors: the writer rejects duplicates and size mismatches") {

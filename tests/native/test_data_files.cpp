@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <string>
 
@@ -123,4 +124,13 @@ TEST_CASE("text files: a truncated or corrupt gzip file is an error naming it, n
         std::remove(path.c_str());
     }
     std::remove(whole.c_str());
+}
+
+TEST_CASE("text files: a line of tens of megabytes (a file that is no text) is an error before it is held") {
+    // 32 MiB without a line break, gzip-compressed to a few kilobytes: what a 1 MB download can inflate to.
+    const std::string path = std::string(P_tmpdir) + "/attend_test_long_line_" + std::to_string(getpid()) + ".gz";
+    REQUIRE(std::system(("head -c 33554432 /dev/zero | tr '\\0' 'a' | gzip -c > '" + path + "'").c_str()) == 0);
+    const std::string message = error_of([&] { read_lines(path); });
+    CHECK(message == path + " line 1: longer than 16777216 bytes (expected text, one sentence a line)");
+    std::remove(path.c_str());
 }

@@ -107,9 +107,11 @@ TEST_CASE("Tatoeba: d2l load_data_nmt on the first 600 pairs") {
     CHECK(nmt.src_array.ids[3] == nmt.src_vocab["<pad>"]);
     for (int v : nmt.tgt_array.valid_lens) CHECK((v >= 2 && v <= 8));
 
-    // the seeds' sanity pairs are in the data ("I'm home." is pair 621, past the first 600)
+    // the seeds' sanity pairs are in the data (d2l's own file: "I lost." is pair 50, "I'm home." pair 350)
     pairs = read_tatoeba(tatoeba_path(data));
-    CHECK(pairs.english.size() == 5000);
+    CHECK(pairs.english.size() == 167130);
+    CHECK(pairs.english[49] == "I lost.");
+    CHECK(pairs.english[349] == "I'm home.");
     bool lost = false, home = false;
     for (std::size_t i = 0; i < pairs.english.size(); ++i) {
         lost = lost || (pairs.english[i] == "I lost." && pairs.french[i] == "J'ai perdu.");

@@ -124,6 +124,20 @@ TEST_CASE("a line over the length limit is skipped as too long, not cut") {
     CHECK(r.skipped[SkipReason::too_long] == 1);
 }
 
+TEST_CASE("a line of megabytes is skipped as too long without being held, in a TSV and in aligned files") {
+    Dir dir;
+    const std::string huge(8u << 20, 'x');
+    write_bytes(dir / "big.tsv", "a dog\tein Hund\n" + huge + "\t" + huge + "\nthe cat\tdie Katze\n");
+    CorpusSourceReport report;
+    CHECK(pairs_of(dir / "big.tsv", &report) == std::vector<Pair>{{"a dog", "ein Hund", 1}, {"the cat", "die Katze", 3}});
+    CHECK(report.skipped[SkipReason::too_long] == 1);
+    CHECK(report.lines == 3);
+    write_bytes(dir / "big.en", "a dog\n" + huge + "\nthe cat\n");
+    write_bytes(dir / "big.de", "ein Hund\nkurz\ndie Katze\n");
+    CHECK(pairs_of(dir / "big.en" + "," + dir / "big.de", &report).size() == 2);
+    CHECK(report.skipped[SkipReason::too_long] == 1);
+}
+
 TEST_CASE("two files of different lengths: an error naming both files and both counts") {
     Dir dir;
     write_bytes(dir / "a.en", "one\ntwo\nthree\n");
@@ -135,6 +149,14 @@ TEST_CASE("two files of different lengths: an error naming both files and both c
     const std::string reverse = error_of([&] { pairs_of(dir / "a.de" + "," + dir / "a.en"); });
     CHECK(reverse.find("has 2 lines") != std::string::npos);
     CHECK(reverse.find("has 3") != std::string::npos);
+}
+
+TEST_CASE("a tab inside a line of an aligned file is a space: the pair can be written as TSV") {
+    Dir dir;
+    write_bytes(dir / "b.en", "a\tdog runs\n\tthe cat\t\n");
+    write_bytes(dir / "b.de", "ein Hund\trennt\ndie Katze\n");
+    const std::vector<Pair> pairs = pairs_of(dir / "b.en" + "," + dir / "b.de");
+    CHECK(pairs == std::vector<Pair>{{"a dog runs", "ein Hund rennt", 1}, {"the cat", "die Katze", 2}});
 }
 
 TEST_CASE("gzip files stream like plain ones; a truncated one is an error, not a shorter corpus") {

@@ -4,8 +4,10 @@
 
 #include "trainer_test_util.h"
 #include "error.h"
+#include "train/presets.h"
 #include "train/trainer.h"
 
+#include <omp.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -291,4 +293,30 @@ TEST_CASE("a run folder is locked for the whole run: another trainer stops at on
     }
     CHECK(train_translator(o, false).state.step == 2);  // released with its holder
     RunFolderLock after(o.out_dir);                      // and by the run when it ends
+}
+
+TEST_CASE("threads: a step too small to gain from a second thread trains on one; a large one on all; the caller's count comes back") {
+    // The seeds' presets: tens of thousands of parameters, 640 tokens a batch.
+    const TrainOptions d2l = train_preset("bahdanau-d2l");
+    CHECK(tokens_per_batch(d2l) == 640);
+    CHECK(training_threads(46839, tokens_per_batch(d2l), 2) == 1);
+    // The Multi30K Transformer: 2.6 million parameters, 8192 tokens a batch.
+    const TrainOptions tiny = train_preset("transformer-tiny-cased-wu");
+    CHECK(tokens_per_batch(tiny) == 8192);
+    CHECK(training_threads(2588869, tokens_per_batch(tiny), 2) == 2);
+    CHECK(training_threads(2588869, tokens_per_batch(tiny), 1) == 1);
+
+    // A run that chose one thread for itself leaves the caller's count as it was.
+    const int before = omp_get_max_threads();
+    TrainOptions o = train_preset("bahdanau-d2l");
+    o.out_dir = fresh_dir("threads-small");
+    o.max_steps = 2;
+    o.validate_every = 1000;
+    TrainHooks hooks;
+    std::string model_line;
+    hooks.message = [&](const std::string& line) { if (line.rfind("model:", 0) == 0) model_line = line; };
+    train_translator(o, false, hooks);
+    CHECK(omp_get_max_threads() == before);
+    CAPTURE(model_line);
+    CHECK(model_line.find(before > 1 ? "1 thread (a step this small runs faster on one)" : "1 thread") != std::string::npos);
 }

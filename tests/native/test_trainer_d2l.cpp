@@ -105,13 +105,11 @@ void check_seed_table(const D2lRun& run, const std::string& preset, double min_r
     for (const D2lExample& row : table) MESSAGE(format_d2l_example(row));
     REQUIRE(table.size() == 4);
     const References refs = training_references(t);
-    REQUIRE(refs.at("go .").size() == 3);  // "va !", "marche ." (with its rare word as <unk>), "bouge !"
-    REQUIRE(refs.at("go .").count("va !") == 1);
+    REQUIRE(refs.at("go .") == std::set<std::string>{"va !"});  // d2l's file has the one
     REQUIRE(refs.at("i lost .") == std::set<std::string>{"j'ai perdu ."});
     // The seeds' table has both right. A seeded run's float results differ between instruction sets, and with them
-    // which pairs of the 600 a tiny model gets word for word: on an AVX-512 FP16 machine (Intel Sapphire Rapids,
-    // -march=native) transformer-d2l wrote "i lost ." as "je suis <unk> ." where SSE2 and other AVX-512 machines
-    // give "j'ai perdu ."; so one of the two is asked for, and the share of all pairs reproduced below.
+    // which pairs of the 600 a tiny model gets word for word, so one of the two is asked for, and the share of all
+    // pairs reproduced below.
     const bool go_right = refs.at("go .").count(table[0].translation) == 1;
     const bool lost_right = table[1].translation == "j'ai perdu .";
     CAPTURE(table[0].translation);
@@ -121,7 +119,7 @@ void check_seed_table(const D2lRun& run, const std::string& preset, double min_r
     for (const auto& [src, options] : refs)
         if (src.rfind("i'm ", 0) == 0)
             for (const std::string& ref : options) im_openings.insert(opening(ref));
-    REQUIRE(refs.count("i'm home .") == 0);
+    REQUIRE(refs.at("i'm home .") == std::set<std::string>{"je suis chez moi ."});  // pair 350 of d2l's file
     REQUIRE(im_openings.count("je suis") == 1);
     CAPTURE(table[3].translation);
     CHECK(im_openings.count(opening(table[3].translation)) == 1);
@@ -184,11 +182,17 @@ TEST_CASE("an interrupted bahdanau-d2l run resumed from its checkpoint ends exac
     TrainResult first = train_translator(split, false, hooks);
     CHECK(first.interrupted);
     CHECK(first.state.step == 12);
-    CHECK(fs::exists(fs::path(split.out_dir) / "best.safetensors"));  // written at the end of epoch 1
+    // The seeds' presets hand over their final model, not one a validation slice picked: none yet.
+    CHECK_FALSE(fs::exists(fs::path(split.out_dir) / "best.safetensors"));
+    CHECK_FALSE(fs::exists(fs::path(split.out_dir) / "final.safetensors"));
+    CHECK(first.final_model.empty());
 
     TrainResult second = train_translator(split, /*resume=*/true);
     CHECK_FALSE(second.interrupted);
     CHECK(second.state.step == 14);
+    CHECK(second.final_model == (fs::path(split.out_dir) / "final.safetensors").string());
+    CHECK(fs::exists(second.final_model));
+    CHECK_FALSE(fs::exists(fs::path(split.out_dir) / "best.safetensors"));
     CHECK(second.last_loss == a.last_loss);  // bit-identical: same batches, same dropout masks, same Adam state
 
     Checkpoint ca = load_checkpoint(list_checkpoints(straight.out_dir).back());
