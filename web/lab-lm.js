@@ -1,6 +1,6 @@
 // The attention lab's language-model view (seed 004): d2l's character language models of The Time Machine, shipped
 // in models/lm/ (models.json lists them), loaded by the WebAssembly module (attend.js, not the lab module) when the
-// view starts. A prefix is continued greedily or by seeded sampling; each written character is a button, and the
+// view is first shown. A prefix is continued greedily or by seeded sampling; each written character is a button, and the
 // chosen step's next-character distribution is drawn as bars over the 28 tokens. The section's data attributes
 // carry what it shows (model, continuation, step, the distribution) for tests.
 import { Attend } from '../wasm/attend.js';
@@ -178,6 +178,14 @@ export function setupLanguageModels() {
   $('lm-mode').addEventListener('change', () => { modeChanged(); generate(); });
   $('lm-step').addEventListener('input', () => select(Number($('lm-step').value) - 1, false));
   modeChanged();
-  listModels();
+  // The models (and the module that runs them) load once the section comes into view, not with the page: a visit
+  // to the other views downloads nothing for it, and works offline without it.
+  $('lm-status').textContent = 'the models load when this section is shown';
+  const observer = new IntersectionObserver((entries) => {
+    if (!entries.some((e) => e.isIntersecting)) return;
+    observer.disconnect();
+    listModels();
+  });
+  observer.observe(section);
   return { redraw: () => s.result && drawStep() };
 }
