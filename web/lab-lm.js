@@ -82,7 +82,11 @@ export function setupLanguageModels() {
 
   function readOptions() {
     const length = readNumber($('lm-length'), 'Characters');
-    if ($('lm-mode').value === 'greedy') return { length };
+    if ($('lm-mode').value === 'greedy') {
+      // The sampling fields are off and not read: none of them is marked wrong.
+      for (const id of ['lm-temperature', 'lm-topk', 'lm-seed']) $(id).setAttribute('aria-invalid', 'false');
+      return { length };
+    }
     return { length, temperature: readNumber($('lm-temperature'), 'Temperature'),
       topK: readNumber($('lm-topk'), 'Top-k'), seed: readNumber($('lm-seed'), 'Seed') };
   }
@@ -90,13 +94,13 @@ export function setupLanguageModels() {
   function generate() {
     if (!s.lm) return;
     try {
+      const options = readOptions();
       const prefix = $('lm-prefix').value;
       if (!prefix) {
         $('lm-prefix').setAttribute('aria-invalid', 'true');
         throw new Error('Prefix: type at least one character for the model to read');
       }
       $('lm-prefix').setAttribute('aria-invalid', 'false');
-      const options = readOptions();
       s.result = s.lm.generate(prefix, options);
       showError($('lm-error'));
       Object.assign(section.dataset, { prefix, continuation: s.result.continuation,

@@ -135,6 +135,7 @@ test('the lab continues "time traveller" with the LSTM model as the wasm API doe
   assert.match(await page.textContent('#lm-warning'), /useless/);
   assert.match(await page.textContent('#lm-model option[value="birnn-d2l"]'), /warning/);
   assert.equal(await page.isVisible('#lm-error'), false);
+  assert.deepEqual(await page.$$eval('#lm [aria-invalid="true"]', (els) => els.map((e) => e.id)), []);
   await page.locator('#lm').screenshot({ path: path.join(artifacts, 'lab-lm-birnn.png') });
   assert.deepEqual(errors, []);
   await page.close();
