@@ -34,6 +34,15 @@ lstm.dispose();
 
 const dataset = (page) => page.evaluate(() => ({ ...document.getElementById('lm').dataset }));
 const sum = (p) => p.reduce((a, b) => a + b, 0);
+// Waits until the view has shown a continuation, or failing that its error (which then fails the test).
+async function ready(page, model) {
+  await page.waitForFunction((m) => {
+    const d = document.getElementById('lm').dataset;
+    return d.ready === 'error' || (d.ready === 'true' && (!m || d.model === m));
+  }, model, { timeout: 60000 });
+  const d = await dataset(page);
+  assert.equal(d.ready, 'true', `the language-model view failed: ${await page.textContent('#lm-error')}`);
+}
 
 test('the shipped language models: five d2l presets, each file with its card and training log', () => {
   assert.deepEqual(models.map((m) => m.preset).sort(), ['birnn-d2l', 'deep-lstm-d2l', 'gru-d2l', 'lstm-d2l', 'rnn-d2l']);
@@ -61,7 +70,7 @@ test('the lab continues "time traveller" with the LSTM model as the wasm API doe
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   const errors = watchErrors(page);
   await page.goto(`${server.url}/web/lab.html#lm`);
-  await page.waitForFunction(() => document.getElementById('lm').dataset.ready === 'true', null, { timeout: 60000 });
+  await ready(page);
   let d = await dataset(page);
   assert.equal(d.model, 'lstm-d2l');
   assert.equal(await page.inputValue('#lm-prefix'), PREFIX);
@@ -127,10 +136,7 @@ test('the lab continues "time traveller" with the LSTM model as the wasm API doe
   await page.fill('#lm-prefix', PREFIX);
   await page.selectOption('#lm-mode', 'greedy');
   await page.selectOption('#lm-model', 'birnn-d2l');
-  await page.waitForFunction(() => {
-    const d = document.getElementById('lm').dataset;
-    return d.model === 'birnn-d2l' && d.ready === 'true';
-  }, null, { timeout: 60000 });
+  await ready(page, 'birnn-d2l');
   assert.equal(await page.isVisible('#lm-warning'), true);
   assert.match(await page.textContent('#lm-warning'), /useless/);
   assert.match(await page.textContent('#lm-model option[value="birnn-d2l"]'), /warning/);
@@ -145,7 +151,7 @@ test('the language-model view fits a 390 px phone screen', async () => {
   const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
   const errors = watchErrors(page);
   await page.goto(`${server.url}/web/lab.html#lm`);
-  await page.waitForFunction(() => document.getElementById('lm').dataset.ready === 'true', null, { timeout: 60000 });
+  await ready(page);
   assert.equal((await dataset(page)).continuation, greedy.continuation);
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   assert.ok(overflow <= 0, `the page is ${overflow} px wider than the phone`);
