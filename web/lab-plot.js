@@ -142,3 +142,67 @@ export function drawPlot(canvas, series, { xLabel = '', yLabel = '', xRange, yRa
   canvas.dataset.series = series.length;
   canvas.setAttribute('aria-label', `${title}: ${series.map((s) => s.label).join(', ')}`);
 }
+
+// A bar chart of one probability per label (a language model's next-character distribution): bars on a 0 to max
+// scale with their labels below, the bar at `marked` drawn in the accent colour with its value above it.
+export function drawBars(canvas, labels, values, { marked = -1, height = 220, title = 'bar chart', yLabel = '' } = {}) {
+  const width = Math.max(240, Math.min(900, canvas.parentElement?.clientWidth || 480));
+  const dpr = window.devicePixelRatio || 1;
+  canvas.width = Math.round(width * dpr);
+  canvas.height = Math.round(height * dpr);
+  canvas.style.width = `${width}px`;
+  canvas.style.height = `${height}px`;
+  const ctx = canvas.getContext('2d');
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.fillStyle = '#fff';
+  ctx.fillRect(0, 0, width, height);
+  ctx.font = FONT;
+  const top = Math.max(1e-9, ...values);
+  const step = niceStep(top, 4);
+  const yMax = Math.ceil(top / step - 1e-9) * step;
+  const ticks = [];
+  for (let t = 0; t <= yMax + 1e-9; t += step) ticks.push([t, String(+t.toFixed(6))]);
+  const left = Math.ceil(Math.max(...ticks.map(([, s]) => ctx.measureText(s).width))) + (yLabel ? 26 : 10);
+  const L = { left, right: width - 6, top: 20, bottom: height - 22 };
+  const py = (v) => L.bottom - (v / yMax) * (L.bottom - L.top);
+  ctx.strokeStyle = '#e5e7eb';
+  ctx.fillStyle = '#1f2328';
+  ctx.textAlign = 'right';
+  ctx.textBaseline = 'middle';
+  for (const [t, label] of ticks) {
+    ctx.beginPath(); ctx.moveTo(L.left, py(t)); ctx.lineTo(L.right, py(t)); ctx.stroke();
+    ctx.fillText(label, L.left - 4, py(t));
+  }
+  if (yLabel) {
+    ctx.save();
+    ctx.translate(10, (L.top + L.bottom) / 2);
+    ctx.rotate(-Math.PI / 2);
+    ctx.textAlign = 'center';
+    ctx.fillStyle = '#59636e';
+    ctx.fillText(yLabel, 0, 0);
+    ctx.restore();
+  }
+  const slot = (L.right - L.left) / Math.max(1, values.length);
+  const barW = Math.max(2, slot * 0.72);
+  ctx.textAlign = 'center';
+  values.forEach((v, i) => {
+    const x = L.left + slot * i + (slot - barW) / 2;
+    ctx.fillStyle = i === marked ? PALETTE[1] : '#8aa4c8';
+    ctx.fillRect(x, py(v), barW, L.bottom - py(v));
+    ctx.fillStyle = i === marked ? PALETTE[1] : '#1f2328';
+    ctx.font = i === marked ? `bold ${FONT}` : FONT;
+    ctx.textBaseline = 'top';
+    ctx.fillText(labels[i], x + barW / 2, L.bottom + 4);
+    if (i === marked) {
+      ctx.textBaseline = 'bottom';
+      const text = v.toFixed(3);
+      const tx = Math.min(L.right - ctx.measureText(text).width / 2, Math.max(L.left + ctx.measureText(text).width / 2, x + barW / 2));
+      ctx.fillText(text, tx, Math.max(L.top, py(v)) - 2);
+    }
+  });
+  ctx.font = FONT;
+  ctx.strokeStyle = '#59636e';
+  ctx.beginPath(); ctx.moveTo(L.left, L.bottom); ctx.lineTo(L.right, L.bottom); ctx.stroke();
+  Object.assign(canvas.dataset, { bars: values.length, marked, slot: slot.toFixed(2) });
+  canvas.setAttribute('aria-label', title);
+}

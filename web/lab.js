@@ -8,6 +8,7 @@ import { setupMaskedSoftmax } from './lab-masked.js';
 import { setupScoring } from './lab-scoring.js';
 import { setupPositionalEncoding } from './lab-positional.js';
 import { setupBahdanau } from './lab-bahdanau.js';
+import { setupLanguageModels } from './lab-lm.js';
 import { registerServiceWorker } from './register-sw.js';
 
 let views = [];
@@ -28,6 +29,8 @@ async function start() {
   }
   views = [setupNadarayaWatson, setupMaskedSoftmax, setupScoring, setupPositionalEncoding, setupBahdanau]
     .map((setup) => setup(lab));
+  // The language models run in the translator's WebAssembly module, which loads beside the lab's.
+  views.push(setupLanguageModels());
   $('lab-status').textContent = '';
   $('lab-engine').textContent = `This browser runs the ${lab.simd ? 'WebAssembly SIMD' : 'plain WebAssembly'} build.`;
   document.body.dataset.labState = 'ready';

@@ -105,3 +105,51 @@ test('each shipped model ships its training log, its card links it, and runs.htm
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('runs.html plots a language model run as perplexity per epoch, and offers the shipped ones in its picker', async () => {
+  const lmDir = path.join(root, 'web', 'models', 'lm');
+  const lms = JSON.parse(fs.readFileSync(path.join(lmDir, 'models.json'), 'utf8')).models;
+  assert.ok(lms.length >= 1, 'models/lm/models.json lists no model');
+  for (const width of [1280, 390]) {
+    const page = await browser.newPage({ viewport: { width, height: 900 } });
+    const errors = watchErrors(page);
+    await page.goto(`${server.url}/web/runs.html`);
+    await state(page, 'ready');
+    await page.waitForFunction(() => !document.getElementById('run-shipped').disabled);
+    for (const m of (width === 1280 ? lms : lms.slice(0, 1))) {
+      const value = `models/lm/${m.log}`;
+      const card = fs.readFileSync(path.join(lmDir, `${m.id}.md`), 'utf8');
+      assert.ok(card.includes(`runs.html?run=${value}`), `${m.id}.md does not link its curves`);
+      const lines = fs.readFileSync(path.join(lmDir, m.log), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      const epochs = lines.filter((l) => l.event === 'epoch');
+      const held = epochs.filter((l) => l.held_out_perplexity !== undefined).length
+        + epochs.filter((l) => l.held_out_perplexity_left_to_right !== undefined).length;
+      // Chosen from the picker, in its language-model group.
+      assert.equal(await page.locator(`optgroup[label^="Language models"] option[value="${value}"]`).count(), 1, value);
+      await page.selectOption('#run-shipped', value);
+      await page.waitForFunction((n) => document.getElementById('run-summary').textContent.startsWith(n), m.log);
+      await state(page, 'ready');
+      assert.equal(await page.evaluate(() => document.body.dataset.runKind), 'language-model');
+      assert.deepEqual(await points(page), { 'chart-loss': epochs.length, 'chart-bleu': held,
+        'chart-lr': epochs.length, 'chart-speed': epochs.length });
+      assert.equal(await page.textContent('#chart-loss >> xpath=ancestor::figure//figcaption'), 'Training perplexity');
+      assert.equal(await page.isVisible('#chart-bleu'), held > 0);
+      const summary = await page.textContent('#run-summary');
+      assert.ok(summary.includes(`training perplexity ${epochs.at(-1).perplexity.toFixed(4)} (epoch ${m.epochs})`), summary);
+      // Epochs only: the "along steps" choice is off.
+      assert.equal(await page.inputValue('#run-x'), 'epoch');
+      assert.equal(await page.isDisabled('#run-x'), true);
+    }
+    await page.screenshot({ path: path.join(artifacts, `runs-lm-${width}.png`), fullPage: true });
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    assert.ok(overflow <= 0, `the page is ${overflow} px wider than ${width} px`);
+    // Back to a translator's run: its charts and captions, and steps may be chosen again.
+    const translator = await page.$eval('optgroup[label="Translators"] option', (o) => o.value);
+    await page.selectOption('#run-shipped', translator);
+    await page.waitForFunction(() => document.body.dataset.runKind === 'translator' && document.body.dataset.runState === 'ready');
+    assert.equal(await page.textContent('#chart-loss >> xpath=ancestor::figure//figcaption'), 'Loss');
+    assert.equal(await page.isDisabled('#run-x'), false);
+    assert.deepEqual(errors, []);
+    await page.close();
+  }
+});
