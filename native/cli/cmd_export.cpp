@@ -84,6 +84,17 @@ void add_to_model_list(const std::string& list_path, const std::string& model_pa
                 id.c_str(), served.c_str());
 }
 
+// The card file's keys over the model's own card.
+void merge_card(nlohmann::json& card, const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw Error(path + ": cannot read the card");
+    try {
+        card.update(nlohmann::json::parse(in));
+    } catch (const nlohmann::json::exception& e) {
+        throw Error(path + ": not valid JSON (" + e.what() + ")");
+    }
+}
+
 // A language model file in another dtype (its card updated by --card); the translator's options do not apply.
 void export_language_model(const ExportFlags& f, DType dtype) {
     if (f.inputs.size() > 1 || f.average > 0) throw Error("a language model is exported alone (no --average, one input)");
@@ -92,15 +103,7 @@ void export_language_model(const ExportFlags& f, DType dtype) {
         throw Error(f.inputs.front() + ": a language model has no decoding settings or page list entry "
                     "(--length-penalty, --min-confidence, --name-placeholders, --alignment-layers, --list)");
     LanguageModel m = load_language_model(SafeTensors::from_file(f.inputs.front()));
-    if (!f.card.empty()) {
-        std::ifstream in(f.card);
-        if (!in) throw Error(f.card + ": cannot read the card");
-        try {
-            m.card.update(nlohmann::json::parse(in));
-        } catch (const nlohmann::json::exception& e) {
-            throw Error(f.card + ": not valid JSON (" + e.what() + ")");
-        }
-    }
+    if (!f.card.empty()) merge_card(m.card, f.card);
     write_file_atomically(f.out, save_language_model(m, dtype));
     std::printf("%s: %s language model, %zu parameters, %.2f MB\n", f.out.c_str(), dtype_name(dtype),
                 m.network->parameters().size(), fs::file_size(f.out) / 1e6);
@@ -131,15 +134,7 @@ void run_export(const ExportFlags& f) {
         if (f.average > 0) throw Error("--average needs a run folder, not a file");
         m = load_model_or_checkpoint(input);
     }
-    if (!f.card.empty()) {
-        std::ifstream in(f.card);
-        if (!in) throw Error(f.card + ": cannot read the card");
-        try {
-            m.card.update(nlohmann::json::parse(in));
-        } catch (const nlohmann::json::exception& e) {
-            throw Error(f.card + ": not valid JSON (" + e.what() + ")");
-        }
-    }
+    if (!f.card.empty()) merge_card(m.card, f.card);
     if (f.length_penalty >= 0.0f) m.length_penalty = f.length_penalty;
     if (f.min_confidence >= 0.0f) m.min_confidence = f.min_confidence;
     if (!f.name_placeholders.empty()) m.name_placeholders = f.name_placeholders;

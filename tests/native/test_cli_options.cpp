@@ -17,6 +17,7 @@
 #include "translate/clause_join.h"
 #include "translate/model_file.h"
 #include "translate/translator.h"
+#include "cli_test_util.h"
 #include "trainer_test_util.h"
 
 #include <nlohmann/json.hpp>
@@ -33,23 +34,8 @@
 
 namespace {
 
-struct Run {
-    int status = -1;  // exit status
-    std::string output;  // standard output and standard error
-};
-
-// `env`: variables set for the run, "NAME=value ...", or env(1)'s options ("-u NAME").
-Run run_attend(const std::string& args, const std::string& env = "") {
-    const std::string command = "env " + env + " '" + ATTEND_CLI_PATH + "' " + args + " 2>&1 < /dev/null";
-    Run r;
-    std::FILE* pipe = popen(command.c_str(), "r");
-    REQUIRE(pipe);
-    char buffer[4096];
-    for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) r.output.append(buffer, n);
-    const int status = pclose(pipe);
-    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
-}
+using attend_test::Run;
+using attend_test::run_attend;
 
 // Fails with `message` in the output and a non-zero exit status; never CLI11's numeric range dump.
 void check_refused(const std::string& args, const std::string& message) {

@@ -3,6 +3,8 @@
 // model files by name.
 #include <doctest/doctest.h>
 
+#include "cli_test_util.h"
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,22 +18,10 @@
 
 namespace {
 
-struct Run {
-    int status = -1;
-    std::string output;  // standard output and standard error
-};
+using attend_test::Run;
 
-Run run_attend(const std::string& args) {
-    const std::string command = "env OMP_NUM_THREADS=1 '" + std::string(ATTEND_CLI_PATH) + "' " + args + " 2>&1 < /dev/null";
-    Run r;
-    std::FILE* pipe = popen(command.c_str(), "r");
-    REQUIRE(pipe);
-    char buffer[4096];
-    for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) r.output.append(buffer, n);
-    const int status = pclose(pipe);
-    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
-}
+// One thread: the models here are tiny.
+Run run_attend(const std::string& args) { return attend_test::run_attend(args, "OMP_NUM_THREADS=1"); }
 
 void check_refused(const std::string& args, const std::string& message) {
     CAPTURE(args);
