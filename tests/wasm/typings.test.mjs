@@ -57,13 +57,15 @@ function withStandInWorker(make) {
 }
 
 test('the classes\' typings declare each public method and field', async () => {
-  const { AttendTranslator } = await import('../../wasm/attend.js');
+  const { AttendTranslator, AttendLanguageModel } = await import('../../wasm/attend.js');
   const { AttendWorker } = await import('../../wasm/attend-client.js');
   const { AttendLab } = await import('../../wasm/attend-lab.js');
   const translator = await Attend.load(new Uint8Array(fs.readFileSync(smallModel('f32'))));
   const lab = await AttendLab.load();
+  const languageModel = await Attend.loadLanguageModel(new Uint8Array(fs.readFileSync(path.join(root, 'web/models/lm/gru-d2l.safetensors'))));
   const cases = [
     ['attend.d.ts', AttendTranslator, translator],
+    ['attend.d.ts', AttendLanguageModel, languageModel],
     ['attend-client.d.ts', AttendWorker, withStandInWorker(() => new AttendWorker())],
     ['attend-lab.d.ts', AttendLab, lab],
   ];
@@ -73,4 +75,5 @@ test('the classes\' typings declare each public method and field', async () => {
     assert.deepEqual(missing, [], `${file}: ${cls.name} members without a declaration`);
   }
   translator.dispose();
+  languageModel.dispose();
 });
