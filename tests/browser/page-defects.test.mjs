@@ -257,13 +257,17 @@ test('lab: encoding dimension 7 names the columns it has and fits its captions; 
 test('runs.html opens on the shipped models\' runs, one to choose per model, the first plotted', async () => {
   const fs = await import('node:fs');
   const models = JSON.parse(fs.readFileSync(path.join(root, 'web', 'models', 'models.json'), 'utf8')).models;
+  const languageModels = JSON.parse(fs.readFileSync(path.join(root, 'web', 'models', 'lm', 'models.json'), 'utf8')).models;
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   const errors = watchErrors(page);
   await page.goto(`${server.url}/web/runs.html`);
   await page.waitForFunction(() => document.body.dataset.runState === 'ready', null, { timeout: 30000 });
   const options = await page.$$eval('#run-shipped option', (os) => os.map((o) => ({ value: o.value, text: o.textContent })));
-  assert.deepEqual(options.map((o) => o.value), models.map((m) => `models/${m.file.replace(/\.safetensors$/, '')}.train.jsonl`));
-  assert.ok(options.every((o, i) => o.text.includes(models[i].pair)), options.map((o) => o.text).join(' | '));
+  // The translators' runs, then the language models'.
+  assert.deepEqual(options.map((o) => o.value), [
+    ...models.map((m) => `models/${m.file.replace(/\.safetensors$/, '')}.train.jsonl`),
+    ...languageModels.map((m) => `models/lm/${m.file.replace(/\.safetensors$/, '')}.train.jsonl`)]);
+  assert.ok(models.every((m, i) => options[i].text.includes(m.pair)), options.map((o) => o.text).join(' | '));
   assert.match(await page.textContent('#run-summary'), new RegExp(`^${models[0].file.replace(/\.safetensors$/, '')}\\.train\\.jsonl`));
   assert.ok(Number(await page.getAttribute('#chart-bleu', 'data-points')) > 0);
   await page.selectOption('#run-shipped', options[1].value);
