@@ -596,14 +596,14 @@ public:
             require_same_on_all_ranks(comm_, "data", describe_corpus(corpus_));
             require_same_on_all_ranks(comm_, "attend binary", std::string(__DATE__ " " __TIME__ " ") + __VERSION__);
         }
+        // Whatever the step's device: the host's own work (validation, a backend's host side) then runs on the same
+        // threads for the same run, which keeps a run bit for bit the same on every backend.
         std::string threads_note;
-        if (step_.cpu) {
-            const int threads = training_threads(int64_t(tm_.parameters().size()), tokens_per_batch(o_),
-                                                 omp_get_max_threads());
-            if (threads < omp_get_max_threads()) {
-                threads_note = " (a step this small runs faster on one)";
-                omp_set_num_threads(threads);
-            }
+        const int threads = training_threads(int64_t(tm_.parameters().size()), tokens_per_batch(o_),
+                                             omp_get_max_threads());
+        if (threads < omp_get_max_threads()) {
+            threads_note = " (a step this small runs faster on one)";
+            omp_set_num_threads(threads);
         }
         log_.say("model: " + describe_model(tm_) + ", " + std::to_string(tm_.parameters().size()) + " parameters, " +
                  (step_.cpu ? std::to_string(omp_get_max_threads()) + (omp_get_max_threads() == 1 ? " thread" : " threads") + threads_note
