@@ -20,11 +20,8 @@ function extent(values, pad) {
   return [lo - m, hi + m];
 }
 
-// series: [{ label, x, y, style: 'line' | 'dashed' | 'points', color }]; options: { xLabel, yLabel, xRange,
-// yRange, height, title, integerX (whole-number ticks on x) }.
-export function drawPlot(canvas, series, { xLabel = '', yLabel = '', xRange, yRange, height = 260, title = 'plot',
-  integerX = false } = {}) {
-  const width = Math.max(240, Math.min(720, canvas.parentElement?.clientWidth || 480));
+// The canvas sized to width x height CSS pixels at the screen's pixel density, cleared to white; its 2D context.
+function whiteCanvas(canvas, width, height) {
   const dpr = window.devicePixelRatio || 1;
   canvas.width = Math.round(width * dpr);
   canvas.height = Math.round(height * dpr);
@@ -34,6 +31,15 @@ export function drawPlot(canvas, series, { xLabel = '', yLabel = '', xRange, yRa
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   ctx.fillStyle = '#fff';
   ctx.fillRect(0, 0, width, height);
+  return ctx;
+}
+
+// series: [{ label, x, y, style: 'line' | 'dashed' | 'points', color }]; options: { xLabel, yLabel, xRange,
+// yRange, height, title, integerX (whole-number ticks on x) }.
+export function drawPlot(canvas, series, { xLabel = '', yLabel = '', xRange, yRange, height = 260, title = 'plot',
+  integerX = false } = {}) {
+  const width = Math.max(240, Math.min(720, canvas.parentElement?.clientWidth || 480));
+  const ctx = whiteCanvas(canvas, width, height);
 
   const [x0, x1] = xRange ?? extent(series.flatMap((s) => Array.from(s.x)), 0);
   const [y0, y1] = yRange ?? extent(series.flatMap((s) => Array.from(s.y)), 0.06);
@@ -147,15 +153,7 @@ export function drawPlot(canvas, series, { xLabel = '', yLabel = '', xRange, yRa
 // scale with their labels below, the bar at `marked` drawn in the accent colour with its value above it.
 export function drawBars(canvas, labels, values, { marked = -1, height = 220, title = 'bar chart', yLabel = '' } = {}) {
   const width = Math.max(240, Math.min(900, canvas.parentElement?.clientWidth || 480));
-  const dpr = window.devicePixelRatio || 1;
-  canvas.width = Math.round(width * dpr);
-  canvas.height = Math.round(height * dpr);
-  canvas.style.width = `${width}px`;
-  canvas.style.height = `${height}px`;
-  const ctx = canvas.getContext('2d');
-  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-  ctx.fillStyle = '#fff';
-  ctx.fillRect(0, 0, width, height);
+  const ctx = whiteCanvas(canvas, width, height);
   ctx.font = FONT;
   const top = Math.max(1e-9, ...values);
   const step = niceStep(top, 4);

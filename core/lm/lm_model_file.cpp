@@ -10,19 +10,10 @@ namespace {
 
 using json = nlohmann::json;
 
-std::string meta(const SafeTensors& file, const std::string& key) {
-    auto it = file.metadata().find(key);
-    if (it == file.metadata().end())
-        throw Error(file.source() + ": not an Attend language model (metadata has no '" + key + "')");
-    return it->second;
-}
+std::string meta(const SafeTensors& file, const std::string& key) { return model_metadata(file, key, "language model"); }
 
 json meta_json(const SafeTensors& file, const std::string& key) {
-    try {
-        return json::parse(meta(file, key));
-    } catch (const json::exception& e) {
-        throw Error(file.source() + ": metadata '" + key + "' is not valid JSON (" + e.what() + ")");
-    }
+    return model_metadata_json(file, key, "language model");
 }
 
 }  // namespace

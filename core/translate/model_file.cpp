@@ -14,20 +14,10 @@ namespace {
 
 using json = nlohmann::json;
 
-std::string meta(const SafeTensors& file, const std::string& key) {
-    auto it = file.metadata().find(key);
-    if (it == file.metadata().end())
-        throw Error(file.source() + ": not an Attend translator model (metadata has no '" + key + "')");
-    return it->second;
-}
+std::string meta(const SafeTensors& file, const std::string& key) { return model_metadata(file, key, "translator model"); }
 
 json meta_json(const SafeTensors& file, const std::string& key) {
-    const std::string text = meta(file, key);
-    try {
-        return json::parse(text);
-    } catch (const json::exception& e) {
-        throw Error(file.source() + ": metadata '" + key + "' is not valid JSON (" + e.what() + ")");
-    }
+    return model_metadata_json(file, key, "translator model");
 }
 
 void check_length_penalty(float alpha, const std::string& where) {
@@ -156,6 +146,22 @@ std::string shape_mismatch(const std::string& src, const TensorSpec& spec, const
 // each parameter the config implies is there with that shape and a supported dtype, I8 matrices have their F32
 // per-row scales, and nothing else is in the file. The header's offsets were checked when the file was parsed
 // (contiguous, inside the file), so after this the model is no larger than its file says.
+std::string model_metadata(const SafeTensors& file, const std::string& key, const std::string& kind) {
+    auto it = file.metadata().find(key);
+    if (it == file.metadata().end())
+        throw Error(file.source() + ": not an Attend " + kind + " (metadata has no '" + key + "')");
+    return it->second;
+}
+
+nlohmann::json model_metadata_json(const SafeTensors& file, const std::string& key, const std::string& kind) {
+    const std::string text = model_metadata(file, key, kind);
+    try {
+        return nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& e) {
+        throw Error(file.source() + ": metadata '" + key + "' is not valid JSON (" + e.what() + ")");
+    }
+}
+
 void check_model_tensors(const ParameterStore& layout, const SafeTensors& file, const std::string& ignored_prefix,
                          const std::vector<ConfigDim>& dims) {
     const std::string& src = file.source();

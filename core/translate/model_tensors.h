@@ -5,11 +5,17 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "io/safetensors.h"
 #include "model/parameter_store.h"
 #include "translate/translator_network.h"
 
 namespace attend {
+
+// A metadata entry of the file, as text or parsed JSON; a missing one is "not an Attend <kind>", naming the key.
+std::string model_metadata(const SafeTensors& file, const std::string& key, const std::string& kind);
+nlohmann::json model_metadata_json(const SafeTensors& file, const std::string& key, const std::string& kind);
 
 // Each parameter of layout is in the file with its shape and a supported dtype, I8 matrices have their F32
 // per-row scales, and nothing else is in the file (but tensors starting with ignored_prefix, when not empty);
