@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Packs what a bare GPU machine lacks into one compressed file that can travel with the working tree: the CUDA
 # build's binaries, the shared libraries they and OpenMPI's launcher load (OpenBLAS, OpenMPI and theirs), OpenMPI's
-# launcher, helpers and plugins, and the Multi30K files and prefix lists that training and its tests read.
+# launcher, helpers and plugins, and the data that training and its tests read (Multi30K, prefix lists, Tatoeba).
 #   scripts/gpu-bundle.sh <build folder> <bundle.tar.xz>
 # On the GPU machine, as root, from the checkout's root:
 #   tar xJf <bundle.tar.xz> && eval "$(gpu-bundle/install.sh)" && scripts/gpu-check.sh <build folder>
@@ -22,6 +22,8 @@ out=$stage/gpu-bundle
 mkdir -p "$out/bin" "$out/root" "$out/data"
 cp "$build"/bin/{attend,test_cuda,test_native} "$out/bin/"
 cp -r "$data/multi30k" "$data/nonbreaking_prefixes" "$out/data/"
+mkdir -p "$out/data/tatoeba"  # the everyday presets' pairs and test sets (not the seeds' slice)
+cp -r "$data"/tatoeba/eng-{deu,fra,cmn}.tsv.gz "$data/tatoeba/test" "$out/data/tatoeba/"
 
 # Copies a file (a link and the file it names) under root/, at its path on a merged-/usr system (/lib is usr/lib).
 put() {

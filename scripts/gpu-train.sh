@@ -26,6 +26,10 @@
 #   dd-fren            the en→de recipe for fr→en: the references, <runs>/dd/fwd-fren.en (an ensemble's English of
 #                      the French captions) and <runs>/dd/bt-enfr.fr (the shipped en→fr model's French of the English
 #                      captions), 87,000 pairs, 80 then 120 epochs as dd2-ende
+#   everyday-<src>-<tgt> --preset everyday-<src>-<tgt> (en-de, de-en, en-fr, fr-en: Multi30K + Tatoeba, raw-text
+#                      subwords) in bf16; the mean of its last 5 checkpoints is written as <runs>/<recipe>.i8.safetensors
+#                      (under 10 MB: it can come back from a device call), scored later where there is time
+#   transformer-base   --preset transformer-base (seed 001's model) in bf16; its test2016 BLEU (beam 5) is printed
 # Any recipe name may end in -s<N> (wu-enfr-s2): the same recipe with --seed N, in its own run folder.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -64,6 +68,9 @@ recipe_args() {  # recipe name [run folder name, when the name has lost its -s<N
         local epochs=80
         [ -f "$runs/$folder/averaged-e80.safetensors" ] && epochs=120
         echo "$args --epochs $epochs"
+        return
+    elif [[ $1 =~ ^everyday-(en-de|de-en|en-fr|fr-en)$ || $1 == transformer-base ]]; then
+        echo "--preset $1 --precision bf16"
         return
     elif [ "$1" = wu-ende-lc ]; then
         echo "--preset transformer-tiny --source en --target de $wu"
@@ -115,6 +122,15 @@ for r in "$@"; do
 done
 for r in "$@"; do
     echo "== $r: $(tail -1 "$runs/$r.log")"
+    if [[ $r =~ ^everyday- ]]; then
+        "$attend" export "$runs/$r" --average 5 --dtype i8 -o "$runs/$r.i8.safetensors" | tail -1
+        continue
+    elif [[ $r =~ ^transformer-base ]]; then
+        "$attend" export "$runs/$r" --average 5 --dtype f32 -o "$runs/$r/last5.safetensors" > /dev/null
+        "$attend" eval -m "$runs/$r/last5.safetensors" --split test_2016_flickr --threads 16 2>&1 |
+            grep -E "BLEU =|translated in"
+        continue
+    fi
     for m in averaged best soup; do
         [ -f "$runs/$r/$m.safetensors" ] || continue
         echo "-- $m"

@@ -173,7 +173,7 @@ CommandRegistrar registrar([](CLI::App& app) {
                  "Train on these files instead of a built-in data set, subwords learned on their raw text (any "
                  "language): SOURCE_FILE,TARGET_FILE (aligned lines) or FILE.tsv (source in column 1, target in "
                  "column 2; :columns=2,1 names others), plain or .gz, :weight=W to see a set W times an epoch; "
-                 "may be given again");
+                 "{data} in a name is the data folder; may be given again");
     f.add<Files>("--valid", [](O& o, const Files& v) { o.corpus.valid_sets = v; },
                  "Validation data, as --train (default: --valid-size source sentences held out of the training data)");
     f.add<Files>("--test", [](O& o, const Files& v) { o.corpus.test_sets = v; },
@@ -225,6 +225,10 @@ CommandRegistrar registrar([](CLI::App& app) {
         ->check(at_least(0));
     f.add<int>("--layers", [](O& o, int n) { o.model.encoder_layers = o.model.decoder_layers = o.rnn.num_layers = n; },
                "Encoder and decoder layers (GRU layers for bahdanau presets)")->check(at_least(1, kMaxLayers));
+    f.add<int>("--encoder-layers", [](O& o, int n) { o.model.encoder_layers = n; },
+               "Transformer: encoder layers (after --layers)")->check(at_least(1, kMaxLayers));
+    f.add<int>("--decoder-layers", [](O& o, int n) { o.model.decoder_layers = n; },
+               "Transformer: decoder layers (after --layers)")->check(at_least(1, kMaxLayers));
     f.add<int>("--dim", [](O& o, int n) { o.model.model_dim = o.rnn.num_hiddens = n; },
                "Model dimension C (GRU hidden size for bahdanau presets)")->check(at_least(1, kMaxModelWidth));
     f.add<int>("--embed", [](O& o, int n) { o.rnn.embed_size = n; }, "Embedding size (bahdanau presets)")

@@ -1,5 +1,6 @@
 #include "train/file_corpus.h"
 
+#include "data/data_dir.h"
 #include "data/parallel_corpus.h"
 #include "error.h"
 #include "text/lang.h"
@@ -48,11 +49,25 @@ struct Sources {
     std::vector<CorpusSource> train, valid, test;
 };
 
+// "{data}" in a file name is the data folder: a preset names the shared data sets wherever that folder is.
+std::string with_data_dir(const std::string& spec, const std::string& data_dir) {
+    static const std::string kData = "{data}";
+    std::string out;
+    std::size_t from = 0;
+    for (std::size_t at = spec.find(kData); at != std::string::npos; at = spec.find(kData, from)) {
+        out.append(spec, from, at - from).append(data_dir);
+        from = at + kData.size();
+    }
+    return out.append(spec, from, std::string::npos);
+}
+
 Sources parse_sources(const CorpusOptions& o) {
+    const std::string dir = o.data_dir.empty() ? default_data_dir() : o.data_dir;
+    const auto parse = [&](const std::string& spec) { return parse_corpus_source(with_data_dir(spec, dir)); };
     Sources s;
-    for (const std::string& spec : o.train_sets) s.train.push_back(parse_corpus_source(spec));
-    for (const std::string& spec : o.valid_sets) s.valid.push_back(parse_corpus_source(spec));
-    for (const std::string& spec : o.test_sets) s.test.push_back(parse_corpus_source(spec));
+    for (const std::string& spec : o.train_sets) s.train.push_back(parse(spec));
+    for (const std::string& spec : o.valid_sets) s.valid.push_back(parse(spec));
+    for (const std::string& spec : o.test_sets) s.test.push_back(parse(spec));
     return s;
 }
 

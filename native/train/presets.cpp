@@ -3,11 +3,14 @@
 #include "error.h"
 #include "train/trainer.h"
 
+#include <string>
+#include <utility>
+
 namespace attend {
 
 std::vector<std::string> train_preset_names() {
-    return {"transformer-tiny", "transformer-tiny-cased", "transformer-tiny-cased-wu", "transformer-d2l", "bahdanau-d2l",
-            "bahdanau-multi30k"};
+    return {"transformer-tiny", "transformer-tiny-cased", "transformer-tiny-cased-wu", "transformer-base", "everyday-en-de",
+            "everyday-de-en", "everyday-en-fr", "everyday-fr-en", "transformer-d2l", "bahdanau-d2l", "bahdanau-multi30k"};
 }
 
 namespace {
@@ -45,6 +48,45 @@ void d2l_common(TrainOptions& o) {
     o.keep_model = "final";  // as the seeds keep theirs
 }
 
+// The everyday translators: Multi30K's captions seen twice an epoch beside Tatoeba's everyday pairs, raw-text
+// unigram subwords, and a deep encoder with a shallow decoder (the decoder runs once per output token, the encoder
+// once per sentence: translation is about twice as fast as 4+4 for the same size). 8.9M parameters, under 10 MB as
+// I8. No pair of the public test sets (Tatoeba-Challenge, Multi30K's three) is trained on or validated with.
+void everyday(TrainOptions& o, const std::string& source, const std::string& target) {
+    const std::string other = source == "en" ? target : source;
+    const std::string tatoeba = std::string("eng-") + (other == "de" ? "deu" : "fra");
+    const std::string columns = source == "en" ? "" : ":columns=2,1";
+    const auto multi30k = [&](const std::string& split) {
+        return "{data}/multi30k/" + split + "." + source + ".gz,{data}/multi30k/" + split + "." + target + ".gz";
+    };
+    CorpusOptions& c = o.corpus;
+    c.dataset = "files";
+    c.source_lang = source;
+    c.target_lang = target;
+    c.train_sets = {multi30k("train") + ":weight=2", "{data}/tatoeba/" + tatoeba + ".tsv.gz" + columns};
+    c.test_sets = {"{data}/tatoeba/test/tatoeba-test-v2021-08-07." + tatoeba + ".tsv" + columns,
+                   multi30k("test_2016_flickr"), multi30k("test_2017_flickr"), multi30k("test_2017_mscoco")};
+    c.valid_size = 1500;  // source sentences held out of both sets (about 1,600 pairs)
+    c.subwords = "unigram";
+    c.vocab_size = 8000;
+    c.cased = c.split_digits = true;
+    o.model.model_dim = 256;
+    o.model.heads = 4;
+    o.model.ffn_dim = 1024;
+    o.model.encoder_layers = 6;
+    o.model.decoder_layers = 2;
+    o.model.dropout = 0.1f;
+    o.model.attention_dropout = 0.0f;
+    o.lr = 1.5e-3f;
+    o.warmup_steps = 1000;
+    o.max_tokens = 8192;
+    o.epochs = 40;
+    o.cooldown_epochs = 10;
+    o.validate_every = 2;
+    o.val_bleu_sentences = 500;
+    o.checkpoint_every = 400;
+}
+
 }  // namespace
 
 // Each preset changes what differs from TrainOptions' defaults, which are transformer-tiny's.
@@ -76,6 +118,27 @@ TrainOptions train_preset(const std::string& name) {
         o.validate_every = 5;
         return o;
     }
+    if (name == "transformer-base") {
+        // Seed 001's model ("Attention Is All You Need"'s base: 6+6 layers, d 512, 8 heads, ffn 2048, dropout 0.1)
+        // on transformer-tiny's Multi30K text. Made for a GPU: about 44M parameters, 50 times the tiny model's step.
+        o.model.model_dim = 512;
+        o.model.heads = 8;
+        o.model.encoder_layers = o.model.decoder_layers = 6;
+        o.model.ffn_dim = 2048;
+        o.model.dropout = 0.1f;
+        o.lr = 7e-4f;
+        o.warmup_steps = 1000;
+        o.max_tokens = 8192;
+        o.epochs = 40;
+        o.cooldown_epochs = 10;
+        o.val_bleu_sentences = 500;
+        return o;
+    }
+    for (const auto& [source, target] : {std::pair{"en", "de"}, {"de", "en"}, {"en", "fr"}, {"fr", "en"}})
+        if (name == std::string("everyday-") + source + "-" + target) {
+            everyday(o, source, target);
+            return o;
+        }
     if (name == "transformer-d2l") {  // seed 000, section 7.6
         d2l_common(o);
         o.model.model_dim = 32;

@@ -156,6 +156,22 @@ TEST_CASE("attend train --resume: the run's own length and cooldown unless named
     std::filesystem::remove_all(out);
 }
 
+TEST_CASE("attend train --encoder-layers, --decoder-layers: each side its own depth, over --layers") {
+    using namespace attend;
+    const std::string out = attend_test::fresh_run_dir("side_layers");
+    const Run r = run_attend("train --preset transformer-tiny --data '" + default_data_dir() + "' --out '" + out +
+                             "' --max-steps 1 --max-sentences 64 --layers 2 --encoder-layers 3 --decoder-layers 1 "
+                             "--dim 16 --heads 2 --ffn 32 --bpe 100 --threads 1");
+    CAPTURE(r.output);
+    REQUIRE(r.status == 0);
+    CHECK(r.output.find("Transformer 3+1 layers") != std::string::npos);
+    const TrainOptions o = train_options_from_json(load_newest_checkpoint(out).checkpoint.options);
+    CHECK(o.model.encoder_layers == 3);
+    CHECK(o.model.decoder_layers == 1);
+    check_refused("train --encoder-layers 0", "--encoder-layers: must be at least 1, got 0");
+    std::filesystem::remove_all(out);
+}
+
 TEST_CASE("attend train --attention-dropout: the Transformer's attention weights get their own rate") {
     using namespace attend;
     const std::string out = attend_test::fresh_run_dir("attention_dropout");

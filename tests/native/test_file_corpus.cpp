@@ -8,6 +8,8 @@
 #include "data/text_file.h"
 #include "error.h"
 #include "train/file_corpus.h"
+#include "train/presets.h"
+#include "train/trainer.h"
 #include "trainer_test_util.h"
 
 #include <sys/wait.h>
@@ -210,4 +212,56 @@ TEST_CASE("attend train --train: from a TSV to a model that translates Chinese, 
     CHECK(info.find("SentencePiece unigram") != std::string::npos);
     CHECK(info.find("eng-cmn.tsv:columns=2,1: ") != std::string::npos);
     std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("{data} in a corpus file name is the data folder: the same run reads the same pairs wherever it lies") {
+    const std::string dir = attend_test::fresh_run_dir("file-corpus-data-dir");
+    eng_cmn_tsv(dir + "/tatoeba", 600);
+    CorpusOptions by_path = zh_en(dir + "/tatoeba/eng-cmn.tsv");
+    by_path.valid_size = 50;
+    by_path.vocab_size = 800;
+    CorpusOptions by_data = by_path;
+    by_data.data_dir = dir;
+    by_data.train_sets = {"{data}/tatoeba/eng-cmn.tsv:columns=2,1"};
+    const TranslationCorpus a = prepare_file_corpus(by_path, nullptr), b = prepare_file_corpus(by_data, nullptr);
+    CHECK(a.train_source == b.train_source);
+    CHECK(a.train_target == b.train_target);
+    by_data.data_dir = dir + "/nowhere";
+    CHECK(error_of([&] { prepare_file_corpus(by_data, nullptr); }).find(dir + "/nowhere/tatoeba/eng-cmn.tsv") !=
+          std::string::npos);
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("the everyday presets name the shared data sets, each direction's columns, and every public test set") {
+    const std::string data = default_data_dir();
+    for (const char* name : {"everyday-en-de", "everyday-de-en", "everyday-en-fr", "everyday-fr-en"}) {
+        CAPTURE(name);
+        const TrainOptions o = train_preset(name);
+        const CorpusOptions& c = o.corpus;
+        CHECK(name == "everyday-" + c.source_lang + "-" + c.target_lang);
+        REQUIRE(c.train_sets.size() == 2);
+        REQUIRE(c.test_sets.size() == 4);
+        // Multi30K twice an epoch, source file first; Tatoeba's English column read as the English side.
+        CHECK(c.train_sets[0] == "{data}/multi30k/train." + c.source_lang + ".gz,{data}/multi30k/train." +
+                                     c.target_lang + ".gz:weight=2");
+        const bool from_english = c.source_lang == "en";
+        CHECK((c.train_sets[1].find(":columns=2,1") != std::string::npos) == !from_english);
+        CHECK((c.test_sets[0].find(":columns=2,1") != std::string::npos) == !from_english);
+        CHECK(c.test_sets[0].find("tatoeba-test") != std::string::npos);
+        std::vector<std::string> specs = c.train_sets;
+        specs.insert(specs.end(), c.test_sets.begin(), c.test_sets.end());
+        for (const std::string& spec : specs) {
+            CAPTURE(spec);
+            std::string files = spec.substr(0, spec.find(':'));
+            for (size_t at; (at = files.find("{data}")) != std::string::npos;) files.replace(at, 6, data);
+            for (size_t from = 0, comma; from <= files.size(); from = comma + 1) {
+                comma = files.find(',', from);
+                if (comma == std::string::npos) comma = files.size();
+                CHECK(std::filesystem::exists(files.substr(from, comma - from)));
+            }
+        }
+        CHECK(o.model.encoder_layers == 6);
+        CHECK(o.model.decoder_layers == 2);
+        CHECK(o.model.model_dim == 256);
+    }
 }

@@ -320,3 +320,33 @@ TEST_CASE("threads: a step too small to gain from a second thread trains on one;
     CAPTURE(model_line);
     CHECK(model_line.find(before > 1 ? "1 thread (a step this small runs faster on one)" : "1 thread") != std::string::npos);
 }
+
+TEST_CASE("transformer-base is seed 001's model, and it trains on the CPU") {
+    TrainOptions o = train_preset("transformer-base");
+    CHECK(o.model.model_dim == 512);
+    CHECK(o.model.heads == 8);
+    CHECK(o.model.encoder_layers == 6);
+    CHECK(o.model.decoder_layers == 6);
+    CHECK(o.model.ffn_dim == 2048);
+    CHECK(o.model.dropout == 0.1f);
+    // The preset's model learning one small batch, seconds a step.
+    o.out_dir = fresh_dir("transformer-base");
+    o.corpus.bpe_merges = 300;
+    o.corpus.max_train_sentences = 8;
+    o.max_tokens = 512;
+    o.warmup_steps = 2;
+    o.max_steps = 12;
+    o.log_every = 1;
+    o.validate_every = 1000;
+    TrainHooks hooks;
+    std::string model_line;
+    hooks.message = [&](const std::string& line) { if (line.rfind("model:", 0) == 0) model_line = line; };
+    train_translator(o, false, hooks);
+    CHECK(model_line.find("6+6 layers, C 512, 8 heads, ffn 2048") != std::string::npos);
+    const std::vector<double> losses = attend_test::step_losses(o.out_dir);
+    REQUIRE(losses.size() == 12);
+    // Falling steadily, not by noise: the last three steps' mean well under the first three's.
+    const double first3 = (losses[0] + losses[1] + losses[2]) / 3, last3 = (losses[9] + losses[10] + losses[11]) / 3;
+    CHECK(last3 < first3 - 0.4);
+    fs::remove_all(o.out_dir);
+}
