@@ -3,7 +3,7 @@
 // linear layer from the last layer's output [D*H] to logits over the vocabulary. Parameters under d2l's names:
 // "rnn.weight_ih_l0" ... (model/rnn.h), "linear.weight" [V, D*H], "linear.bias" [V].
 //
-// forward() keeps what char_lm_backward (native/train/char_lm_backward.h) needs: the one-hot input, the
+// forward() keeps what char_lm_backward (core/train/char_lm_backward.h) needs: the one-hot input, the
 // recurrent stack's activations and its output.
 #pragma once
 #include <cstdint>

@@ -2,7 +2,7 @@
 // position_wise_ffn.h, encoder_block.h, decoder_block.h, transformer_forward.h), on the CPU: each forwards to
 // the CPU kernel of that name with its arguments. native/cuda/cuda_ops.h maps the same names, in the same argument
 // order, to the *_cuda kernels, so one template serves both devices and draws dropout counters in one order.
-// The backward ops are native/train/cpu_train_ops.h.
+// The backward ops are core/train/cpu_train_ops.h.
 #pragma once
 #include "kernels/activations.h"
 #include "kernels/attention.h"

@@ -3,7 +3,7 @@
 // of every layer but the last while training. Parameters live in a ParameterStore under PyTorch's names:
 // prefix + "weight_ih_l{k}", "weight_hh_l{k}", "bias_ih_l{k}", "bias_hh_l{k}", with a "_reverse" suffix for the
 // reverse direction, so a state_dict maps 1:1 onto the store. The activations the backward needs are kept in
-// one arena (model/arena.h) by forward(); native/train/rnn_backward.h consumes them.
+// one arena (model/arena.h) by forward(); core/train/rnn_backward.h consumes them.
 #pragma once
 #include <string>
 #include <vector>

@@ -86,7 +86,7 @@ void transformer_forward(TransformerActivations& acts, const Transformer& model,
                          DropoutStream* dropout = nullptr);
 
 // transformer_forward's checks, and the valid lengths kept in acts, for a forward over other ops (the trainer's,
-// native/train/transformer_backward.h): transformer_forward(ops, acts, model, ...) of model/transformer_forward.h
+// core/train/transformer_backward.h): transformer_forward(ops, acts, model, ...) of model/transformer_forward.h
 // follows it.
 void transformer_begin_forward(TransformerActivations& acts, const int* src_valid_lens, const int* tgt_valid_lens);
 

@@ -1,6 +1,6 @@
 // The Transformer's teacher-forced forward pass, written once over an ops policy: CpuOps (model/cpu_ops.h) runs it
 // on the host (transformer_forward in model/transformer.h), the CUDA ops (native/cuda/cuda_ops.h) on a GPU. Both
-// therefore draw the dropout counters in the same order, and the backward (native/train/transformer_backward.h)
+// therefore draw the dropout counters in the same order, and the backward (core/train/transformer_backward.h)
 // finds the same tensors.
 #pragma once
 #include "model/transformer.h"

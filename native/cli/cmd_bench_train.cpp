@@ -12,6 +12,7 @@
 #include "error.h"
 #include "model/transformer.h"
 #include "train/gemm.h"
+#include "train/native_gemm.h"
 #include "train/gemm_precision.h"
 #include "train/loss.h"
 #include "train/optimizer.h"

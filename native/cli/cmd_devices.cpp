@@ -2,6 +2,7 @@
 #include "cli/command.h"
 #include "train/devices.h"
 #include "train/gemm.h"
+#include "train/native_gemm.h"
 
 #include <cstdio>
 #include <thread>

@@ -1,5 +1,6 @@
 // The `attend` command line program: train, translate, evaluate, export, and benchmark.
 #include "train/communicator.h"
+#include "train/native_gemm.h"
 #include "attend_version.h"
 #include "cli/command.h"
 #include "cli/line_io.h"
@@ -37,6 +38,7 @@ int main(int argc, char** argv) {
     app.require_subcommand(1);
     app.set_version_flag("--version", std::string("attend ") + attend::kAttendVersion);
     for (auto& setup : attend::cli::command_registry()) setup(app);
+    attend::use_native_gemm();
     try {
         app.parse(argc, argv);
         // Whatever a command printed must have reached its destination (a full disk, a closed pipe): a result that

@@ -1,4 +1,4 @@
-// CUDA mirrors of core/kernels/activations.h and native/train/activations_backward.h. Element-wise; out may equal
+// CUDA mirrors of core/kernels/activations.h and core/train/activations_backward.h. Element-wise; out may equal
 // an input; backward gradients accumulate (+=). Device pointers; n elements.
 #pragma once
 

@@ -1,5 +1,5 @@
 // CUDA mirrors of attention_forward (core/kernels/attention.h) and attention_backward
-// (native/train/attention_backward.h): fused masked scaled dot-product attention, layout [B, H, T, D], every mask
+// (core/train/attention_backward.h): fused masked scaled dot-product attention, layout [B, H, T, D], every mask
 // kind of AttnMask (valid lens per row or per query, key padding, causal with offset, boolean and additive
 // attn_mask, broadcast or per head). The AttnMask's pointers must be device pointers.
 //

@@ -1,4 +1,4 @@
-// CUDA mirrors of cross_entropy_forward / cross_entropy_backward (native/train/loss.h): nn.CrossEntropyLoss with
+// CUDA mirrors of cross_entropy_forward / cross_entropy_backward (core/train/loss.h): nn.CrossEntropyLoss with
 // ignore_index and label smoothing, per row
 //   loss_n = (1 - s) (-log p[n, y_n]) + s / V sum_c (-log p[n, c]),  p = softmax(logits[n]); 0 for ignored rows.
 // One block per row (max, sum of exp, sum of logits, the softmax saved for the backward). Device pointers.

@@ -1,5 +1,5 @@
 // Matrix products on the GPU through cuBLAS, in Attend's row-major layout, and the linear layer built on them
-// (CUDA mirrors of core/model/linear.h and native/train/linear_backward.h).
+// (CUDA mirrors of core/model/linear.h and core/train/linear_backward.h).
 //
 // cuBLAS is column-major; a row-major [M, N] matrix is the column-major [N, M] matrix, so row-major
 // C = A op B is computed as column-major C^T = op(B)^T A^T by swapping the operands (see cublas_linear.cu).
@@ -32,7 +32,7 @@ void matmul_tn_cuda(float* C, const float* A, const float* B, int M, int N, int 
 // CPU: linear_forward (core/model/linear.h). out [N, OC] = x [N, IC] . weight [OC, IC]^T + bias [OC] (or null).
 void linear_forward_cuda(float* out, const float* x, const float* weight, const float* bias, int N, int IC, int OC);
 
-// CPU: linear_backward (native/train/linear_backward.h). Every gradient ACCUMULATES (+=).
+// CPU: linear_backward (core/train/linear_backward.h). Every gradient ACCUMULATES (+=).
 // dx [N, IC] or null, dweight [OC, IC] (or null: skipped, an addition over the CPU kernel), dbias [OC] or null, dout [N, OC], x [N, IC], weight [OC, IC].
 void linear_backward_cuda(float* dx, float* dweight, float* dbias, const float* dout, const float* x,
                           const float* weight, int N, int IC, int OC);

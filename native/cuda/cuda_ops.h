@@ -1,6 +1,6 @@
-// The ops the Transformer's layers are written over (core/model/cpu_ops.h, native/train/cpu_train_ops.h), on the
+// The ops the Transformer's layers are written over (core/model/cpu_ops.h, core/train/cpu_train_ops.h), on the
 // GPU: each name maps to the *_cuda kernel of that name with the same arguments, so the one forward template
-// (core/model/transformer_forward.h) and the one backward template (native/train/transformer_backward.h) run here
+// (core/model/transformer_forward.h) and the one backward template (core/train/transformer_backward.h) run here
 // as they run on the CPU, kernel for kernel, with the same dropout counters. Device pointers throughout; scratch
 // and activations come from the device arena, given back in stack order (kernels run in launch order on the one
 // stream, so memory released here is reused only by later launches).

@@ -1,4 +1,4 @@
-// CUDA mirrors of dropout_forward (core/model/dropout.h) and dropout_backward (native/train/dropout.h): the same
+// CUDA mirrors of dropout_forward (core/model/dropout.h) and dropout_backward (core/train/dropout.h): the same
 // counter-based RNG, so the GPU keeps exactly the elements the CPU keeps for the same Dropout (seed, offset).
 // Device pointers.
 #pragma once

@@ -1,5 +1,5 @@
 // CUDA mirrors of core/kernels/embedding.h, core/kernels/positional_encoding.h and
-// native/train/embedding_backward.h. All pointers are device pointers.
+// core/train/embedding_backward.h. All pointers are device pointers.
 #pragma once
 #include <cstddef>
 

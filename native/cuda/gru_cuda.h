@@ -1,4 +1,4 @@
-// CUDA mirrors of gru_cell_forward (core/model/gru.h) and gru_cell_backward (native/train/gru_backward.h),
+// CUDA mirrors of gru_cell_forward (core/model/gru.h) and gru_cell_backward (core/train/gru_backward.h),
 // PyTorch gate layout r, z, n. The hidden-to-hidden product goes to cuBLAS (linear_forward_cuda /
 // linear_backward_cuda); the gate math is one element-wise kernel. Device pointers.
 // hw is device scratch [B, 3H] (the CPU kernels allocate it as a std::vector; here the caller owns it, so a

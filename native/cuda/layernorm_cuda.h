@@ -1,4 +1,4 @@
-// CUDA mirrors of core/kernels/layernorm.h and native/train/layernorm_backward.h. Device pointers.
+// CUDA mirrors of core/kernels/layernorm.h and core/train/layernorm_backward.h. Device pointers.
 #pragma once
 
 namespace attend::cuda {

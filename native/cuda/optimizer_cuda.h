@@ -1,4 +1,4 @@
-// CUDA mirrors of adam_update, global_grad_norm and clip_grad_norm (native/train/optimizer.h), over the same flat
+// CUDA mirrors of adam_update, global_grad_norm and clip_grad_norm (core/train/optimizer.h), over the same flat
 // buffers (element i of m, v belongs to element i of the parameters). Device pointers.
 #pragma once
 #include "train/optimizer.h"

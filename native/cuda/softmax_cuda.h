@@ -1,4 +1,4 @@
-// CUDA mirrors of core/kernels/softmax.h, core/kernels/masked_softmax.h and native/train/softmax_backward.h.
+// CUDA mirrors of core/kernels/softmax.h, core/kernels/masked_softmax.h and core/train/softmax_backward.h.
 // Over the last axis, the row maximum subtracted first; an all -inf row gives zeros (softmax) / -inf (log-softmax).
 // Device pointers (the AttnMask's pointers too).
 #pragma once

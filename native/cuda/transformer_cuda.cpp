@@ -1,5 +1,5 @@
 // Plain C++ (compiled by the host compiler): the device state, the batch upload, the loss and Adam. The forward and
-// backward are the CPU's templates (core/model/transformer_forward.h, native/train/transformer_backward.h) over
+// backward are the CPU's templates (core/model/transformer_forward.h, core/train/transformer_backward.h) over
 // CudaOps.
 #include "cuda/transformer_cuda.h"
 

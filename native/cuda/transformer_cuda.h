@@ -1,6 +1,6 @@
 // A Transformer training step on the GPU: forward, label-smoothed cross entropy, backward, global-norm clipping and
 // Adam, all on the device, as native/train/trainer.cpp runs one step. The forward and backward are the templates the
-// CPU runs (core/model/transformer_forward.h, native/train/transformer_backward.h) over the *_cuda kernels
+// CPU runs (core/model/transformer_forward.h, core/train/transformer_backward.h) over the *_cuda kernels
 // (cuda/cuda_ops.h).
 //
 // Parameters, gradients and the Adam moments are flat device buffers with the SAME layout as the CPU

@@ -14,17 +14,6 @@ namespace attend {
 
 namespace {
 
-class SingleProcess final : public Communicator {
-public:
-    int rank() const override { return 0; }
-    int size() const override { return 1; }
-    void allreduce_sum(float*, size_t) override {}
-    void allreduce_sum(double*, size_t) override {}
-    std::vector<std::string> allgather(const std::string& text) override { return {text}; }
-    void barrier() override {}
-    [[noreturn]] void abort(int status) override { std::exit(status); }
-    std::string describe() const override { return "single process"; }
-};
 
 // Started by a launcher: OpenMPI's mpirun, MPICH/Hydra or Slurm's PMI/PMIx.
 bool launched_by_mpi() {
@@ -117,10 +106,6 @@ bool mpi_compiled() {
 #endif
 }
 
-Communicator& single_process() {
-    static SingleProcess one;
-    return one;
-}
 
 Communicator& world() {
 #ifdef ATTEND_HAVE_MPI

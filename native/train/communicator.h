@@ -3,7 +3,7 @@
 // so every rank applies the same Adam update. Without MPI (not compiled in, or not started by a launcher) the
 // group is this process alone and every collective is a no-op.
 #pragma once
-#include "error.h"
+#include "train/collective.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -13,35 +13,9 @@
 
 namespace attend {
 
-// An error every rank of the job raises together (the ranks disagree, rank 0 could not start the run): each rank
-// can exit normally, and one message (rank 0's) says why.
-class CollectiveError : public Error {
-public:
-    using Error::Error;
-};
-
-class Communicator {
-public:
-    virtual ~Communicator() = default;
-    virtual int rank() const = 0;
-    virtual int size() const = 0;
-    // In place: every rank ends with the element-wise sum over the ranks (the same bits on every rank).
-    virtual void allreduce_sum(float* data, size_t n) = 0;
-    virtual void allreduce_sum(double* data, size_t n) = 0;
-    // Every rank's string, in rank order.
-    virtual std::vector<std::string> allgather(const std::string& text) = 0;
-    virtual void barrier() = 0;
-    // Ends every rank of the job (a rank that cannot go on must not leave the others waiting in a collective).
-    [[noreturn]] virtual void abort(int status) = 0;
-    // "single process" or "MPI, N ranks".
-    virtual std::string describe() const = 0;
-};
-
 // True when this build has MPI (CMake found it).
 bool mpi_compiled();
 
-// This process alone.
-Communicator& single_process();
 
 // The job this process was started in: MPI_COMM_WORLD when a launcher (mpirun, mpiexec, srun) started it and MPI is
 // compiled in (MPI is initialised on the first call and finalised at exit), else single_process().

@@ -1,4 +1,5 @@
 #include "train/lm_trainer.h"
+#include "train/native_gemm.h"
 
 #include <chrono>
 #include <cmath>
@@ -13,6 +14,7 @@
 namespace attend {
 
 LmEpoch lm_train_epoch(CharLm& model, const std::vector<int>& corpus, const LmTrainOptions& o, int epoch) {
+    use_native_gemm();
     const auto start = std::chrono::steady_clock::now();
     const uint64_t draw_seed = mix64(o.seed * 0x9E3779B97F4A7C15ull + uint64_t(epoch));
     std::vector<LmBatch> batches;

@@ -5,6 +5,7 @@
 #include "train/devices.h"
 #include "train/loss.h"
 #include "train/trainable_model.h"
+#include "translate/transformer_network.h"
 
 #ifdef ATTEND_HAVE_CUDA
 #include "cuda/device_allreduce.h"
@@ -61,83 +62,6 @@ TrainResult train_translator_on(TrainDevice device, const TrainOptions& options,
 
 namespace {
 
-class CpuTrainStep final : public TrainStepBackend {
-public:
-    CpuTrainStep(TranslatorModel& model, TrainableModel& trainable, Adam& adam, const TrainOptions& o,
-                 Communicator& comm)
-        : model_(model), params_(model.parameters()), adam_(adam), trainable_(trainable), comm_(comm),
-          masked_loss_(o.loss == "masked_softmax_ce"),
-          dropout_p_(model.network->dropout()) {}
-
-    void step(const TrainBatch& b, uint64_t dropout_seed, float label_smoothing, float clip_norm,
-              float lr) override {
-        taken_ = false;
-        last_ = run(b, dropout_seed, label_smoothing, clip_norm, lr);
-    }
-    StepLoss take_loss() override {
-        if (taken_) throw Error("CPU train step: take_loss() without a step whose loss was not taken");
-        taken_ = true;
-        return last_;
-    }
-    // The step trains the host copies themselves.
-    void download(ParameterStore&, std::vector<float>&, std::vector<float>&) override {}
-    void upload(const ParameterStore&, const std::vector<float>&, const std::vector<float>&, int64_t) override {}
-
-private:
-    StepLoss run(const TrainBatch& b, uint64_t dropout_seed, float label_smoothing, float clip_norm, float lr) {
-        const int N = b.B * b.T, V = static_cast<int>(model_.target_vocab.size()), pad = model_.pad_id;
-        const bool share = b.total_rows > 0;  // one rank's rows of a data-parallel batch
-        DropoutStream dropout(dropout_p_, dropout_seed);
-        if (share && trainable_.dropout_follows_rows()) dropout.set_rows(b.row_begin, b.B, b.total_rows);
-        StepLoss loss;
-        // Whole-batch denominators, so that the ranks' summed gradients are the whole batch's gradient.
-        loss.tokens = masked_loss_ ? (share ? b.global_target_tokens : b.target_tokens)
-                                   : (share ? b.global_labels : cross_entropy_count(b.tgt_out.data(), pad, N));
-        float* logits = b.B > 0 ? trainable_.forward(b, &dropout) : nullptr;
-        if (b.B > 0) {
-            // The cross entropy's gradient takes the logits' place at once (the weights do not change before the
-            // backward, and a non-finite loss stops before it); the seeds' masked loss keeps its probabilities.
-            if (masked_loss_) {
-                probs_.resize(size_t(N) * V);
-                loss.sum = masked_softmax_ce_forward(nullptr, probs_.data(), logits, b.tgt_out.data(),
-                                                     b.tgt_valid.data(), b.B, b.T, V);
-            } else {
-                loss.sum = cross_entropy_fused(logits, b.tgt_out.data(), pad, label_smoothing,
-                                               1.0f / std::max<int64_t>(1, loss.tokens), N, V);
-            }
-        }
-        comm_.allreduce_sum(&loss.sum, 1);  // every rank then stops (or goes on) on the same loss
-        // masked_softmax_ce sums per-row means over T
-        loss.mean = (masked_loss_ ? loss.sum * b.T : loss.sum) / std::max<int64_t>(1, loss.tokens);
-        if (!std::isfinite(loss.mean)) return loss;  // the trainer stops; no update from a broken loss
-        params_.zero_grad();
-        if (b.B > 0) {
-            const float* dlogits = logits;
-            if (masked_loss_) {
-                dlogits_.assign(size_t(N) * V, 0.0f);
-                masked_softmax_ce_backward(dlogits_.data(), nullptr, probs_.data(), b.tgt_out.data(),
-                                           b.tgt_valid.data(), b.B, b.T, V);
-                dlogits = dlogits_.data();
-            }
-            trainable_.backward(b, dlogits);
-        }
-        comm_.allreduce_sum(params_.grads(), params_.size());
-        if (clip_norm > 0) clip_grad_norm(params_.grads(), params_.size(), clip_norm);
-        adam_.step(params_.values(), params_.grads(), lr);
-        return loss;
-    }
-
-    TranslatorModel& model_;
-    ParameterStore& params_;
-    Adam& adam_;
-    TrainableModel& trainable_;
-    Communicator& comm_;
-    const bool masked_loss_;
-    const float dropout_p_;
-    std::vector<float> probs_, dlogits_;  // the masked loss only
-    StepLoss last_;
-    bool taken_ = true;
-};
 
 #ifdef ATTEND_HAVE_CUDA
 // The ranks' gradients through the host: a copy down, MPI_Allreduce, a copy up.
@@ -220,10 +144,6 @@ private:
 
 }  // namespace
 
-std::unique_ptr<TrainStepBackend> make_cpu_train_step(TranslatorModel& model, TrainableModel& trainable, Adam& adam,
-                                                      const TrainOptions& o, Communicator& comm) {
-    return std::make_unique<CpuTrainStep>(model, trainable, adam, o, comm);
-}
 
 std::unique_ptr<TrainStepBackend> make_train_step_backend(TrainDevice device, const Transformer& model,
                                                           const AdamConfig& adam, GemmPrecision precision,
@@ -240,6 +160,18 @@ std::unique_ptr<TrainStepBackend> make_train_step_backend(TrainDevice device, co
     (void)comm;
     throw Error("attend train --device cuda: this build has no CUDA backend");  // require_train_device already said so
 #endif
+}
+
+bool has_gpu_train_step(const std::string& architecture) { return architecture == TransformerNetwork::kArchitecture; }
+
+std::unique_ptr<TrainStepBackend> make_gpu_train_step(TrainDevice device, const TranslatorNetwork& network,
+                                                      const AdamConfig& adam, GemmPrecision precision,
+                                                      Communicator& comm) {
+    if (!has_gpu_train_step(network.architecture()))
+        throw Error("attend train --device " + std::string(train_device_name(device)) + ": the " +
+                    network.architecture() + " model has no GPU step");
+    return make_train_step_backend(device, network_as<TransformerNetwork>(network, "the GPU step").model, adam,
+                                   precision, comm);
 }
 
 }  // namespace attend

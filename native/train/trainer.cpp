@@ -1,6 +1,6 @@
 #include "train/trainer.h"
 
-#include "data/token_batches.h"
+#include "train/token_batches.h"
 #include "train/communicator.h"
 #include "error.h"
 #include "text/bleu.h"
@@ -11,6 +11,7 @@
 #include "train/trainable_model.h"
 #include "train/devices.h"
 #include "train/gemm.h"
+#include "train/native_gemm.h"
 #include "train/gemm_precision.h"
 #include "train/train_device.h"
 #include "translate/transformer_network.h"
@@ -42,24 +43,6 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
-// step is 1-based; epochs_done: the fraction of the run's epochs done before this step (epoch + batch / batches).
-float learning_rate(const TrainOptions& o, int64_t step, double epochs_done) {
-    double lr = o.lr;
-    if (o.warmup_steps > 0) {
-        const double s = static_cast<double>(step), w = o.warmup_steps;
-        lr *= std::min(s / w, std::sqrt(w / s));
-    }
-    if (o.cooldown_epochs > 0) lr *= std::clamp((o.epochs - epochs_done) / o.cooldown_epochs, 0.0, 1.0);
-    return static_cast<float>(lr);
-}
-
-uint64_t step_seed(uint64_t seed, int64_t step) {
-    uint64_t h = seed * 0x9E3779B97F4A7C15ull ^ (static_cast<uint64_t>(step) + 0x632BE59BD9B4E019ull);
-    h ^= h >> 31;
-    h *= 0xBF58476D1CE4E5B9ull;
-    return h ^ (h >> 29);
-}
-
 void require_known_loss(const TrainOptions& o) {
     if (o.keep_model != "best" && o.keep_model != "final")
         throw Error("keep_model must be \"best\" or \"final\", got \"" + o.keep_model + "\"");
@@ -72,7 +55,7 @@ void require_known_loss(const TrainOptions& o) {
 void require_device_supports(TrainDevice device, const TrainOptions& o) {
     if (device == TrainDevice::Cpu) return;
     std::string unsupported;
-    if (!training_architecture(o.architecture).gpu_step) unsupported = "architecture '" + o.architecture + "'";
+    if (!has_gpu_train_step(o.architecture)) unsupported = "architecture '" + o.architecture + "'";
     if (o.loss != "cross_entropy")
         unsupported += (unsupported.empty() ? "" : " and ") + std::string("loss '") + o.loss + "'";
     if (!unsupported.empty())
@@ -80,37 +63,6 @@ void require_device_supports(TrainDevice device, const TrainOptions& o) {
                     (o.preset.empty() ? std::string("this run") : "preset '" + o.preset + "'") + " uses " + unsupported +
                     "; the GPU step trains only Transformer models with the cross_entropy loss (transformer-tiny); "
                     "train this one on the CPU with --device cpu");
-}
-
-BatchLayout batch_layout(const TranslatorModel& tm, const TrainOptions& o) {
-    BatchLayout layout;
-    layout.pad = tm.pad_id;
-    layout.bos = tm.bos_id;
-    layout.eos = tm.eos_id;
-    layout.num_steps = o.num_steps;
-    return layout;
-}
-
-// Mean cross entropy per target token (no label smoothing) over the validation set, teacher forced, no dropout.
-double validation_loss(TrainableModel& trainable, const TranslatorModel& tm, const TranslationCorpus& corpus,
-                       const BatchLayout& layout) {
-    const int V = static_cast<int>(tm.target_vocab.size()), limit = tm.max_source_tokens();
-    double total = 0;
-    int64_t count = 0;
-    std::vector<float> probs;
-    const size_t n = corpus.val_source.size(), rows = 64;
-    for (size_t start = 0; start < n; start += rows) {
-        std::vector<size_t> examples;
-        for (size_t i = start; i < std::min(n, start + rows); i++) examples.push_back(i);
-        TrainBatch b = make_train_batch(corpus.val_source, corpus.val_target, examples, layout);
-        if (b.S > limit || b.T > limit) continue;
-        const float* logits = trainable.forward(b, nullptr);
-        const int N = b.B * b.T;
-        probs.resize(size_t(N) * V);
-        total += cross_entropy_forward(nullptr, probs.data(), logits, b.tgt_out.data(), tm.pad_id, 0.0f, N, V);
-        count += cross_entropy_count(b.tgt_out.data(), tm.pad_id, N);
-    }
-    return count ? total / count : 0.0;
 }
 
 std::string cpu_name() {
@@ -143,50 +95,6 @@ std::string describe_data(const CorpusOptions& c) {
 }
 
 }  // namespace
-
-int64_t tokens_per_batch(const TrainOptions& o) {
-    return o.num_steps > 0 ? int64_t(o.batch_size) * o.num_steps : int64_t(o.max_tokens);
-}
-
-int training_threads(int64_t parameters, int64_t tokens_per_batch, int available) {
-    // About 6 flops per parameter per token (forward and backward). A step is hundreds of parallel regions, each a
-    // wake-up and a barrier for the team: tens of microseconds on an idle machine, up to a scheduler's time slice
-    // when another process holds a core. Below a few gigaflops a step those cost more than a second thread saves
-    // (bahdanau-d2l, 0.2 GFLOP a step: 300 steps in 18 s on one thread, 213 s on two beside other work).
-    constexpr double kMinFlopsForThreads = 4e9;
-    const double flops = 6.0 * double(parameters) * double(tokens_per_batch);
-    return flops < kMinFlopsForThreads ? 1 : std::max(1, available);
-}
-
-double validation_bleu(const TranslatorModel& model, const TranslationCorpus& corpus, int sentences) {
-    const size_t n = sentences > 0 ? std::min<size_t>(sentences, corpus.val_source.size()) : corpus.val_source.size();
-    std::vector<std::string> hyps(n), refs(corpus.val_references.begin(), corpus.val_references.begin() + n);
-    const Translator translator = Translator::borrowing(model);
-#pragma omp parallel for schedule(dynamic, 8)
-    for (long i = 0; i < static_cast<long>(n); i++) {
-        std::vector<int> src = corpus.val_source[i];
-        src.push_back(model.eos_id);
-        if (static_cast<int>(src.size()) > model.max_source_tokens()) continue;
-        // Plain greedy search: no length penalty, no repetition controls, at most 2 S + 10 tokens (translate_ids
-        // caps that at the model's limit: a d2l model's num_steps, as in the seeds' predict_seq2seq).
-        SearchOptions o;
-        o.max_length = 2 * static_cast<int>(src.size()) + 10;
-        Hypothesis h = translator.translate_ids(src, o);
-        if (h.finished) h.tokens.pop_back();
-        hyps[i] = postprocess_for_bleu(corpus.target_vocab.tokens(h.tokens), model.target_pipeline);
-    }
-    return corpus_bleu(hyps, refs).score;
-}
-
-AdamConfig adam_config(const TrainOptions& o) {
-    AdamConfig c;
-    c.lr = o.lr;
-    c.beta1 = o.beta1;
-    c.beta2 = o.beta2;
-    c.eps = o.adam_eps;
-    c.weight_decay = o.weight_decay;
-    return c;
-}
 
 namespace {
 
@@ -456,25 +364,6 @@ TranslationCorpus load_corpus(const ResolvedRun& run, const RunLog& log, Communi
     return corpus;
 }
 
-// The untrained model (allocated with gradients) the options describe at the corpus's vocabulary sizes; o may take
-// those sizes, so that the saved options describe the model.
-TranslatorModel build_model(TrainOptions& o, const TranslationCorpus& corpus) {
-    TranslatorModel tm;
-    tm.source_pipeline = corpus.source_pipeline;
-    tm.target_pipeline = corpus.target_pipeline;
-    tm.source_vocab = corpus.source_vocab;
-    tm.target_vocab = corpus.target_vocab;
-    tm.pad_id = corpus.target_vocab["<pad>"];
-    tm.bos_id = corpus.target_vocab["<bos>"];
-    tm.eos_id = corpus.target_vocab["<eos>"];
-    if (corpus.source_vocab["<pad>"] != tm.pad_id || corpus.source_vocab["<eos>"] != tm.eos_id)
-        throw Error("the source and target vocabularies give <pad> / <eos> different ids");
-    tm.network = training_architecture(o.architecture)
-                     .build(o, static_cast<int>(corpus.source_vocab.size()), static_cast<int>(corpus.target_vocab.size()),
-                            tm.pad_id);
-    return tm;
-}
-
 // Copies a starting model's parameters into the run's model, which the options built: every tensor must be there
 // with the same shape, or the options describe another model.
 void copy_start_parameters(ParameterStore& to, const ParameterStore& from, const std::string& path) {
@@ -528,18 +417,17 @@ StepDevice make_step_device(TranslatorModel& tm, TrainableModel& trainable, Adam
                             TrainDevice device, const TrainHooks& hooks, Communicator& comm) {
     if (comm.size() > 1 && hooks.step_backend)
         throw Error("data-parallel training (" + comm.describe() + ") cannot use a test step backend");
-    const TrainingArchitecture& architecture = training_architecture(o.architecture);
-    if (architecture.gpu_step && hooks.step_backend) {
+    if (has_gpu_train_step(o.architecture) && hooks.step_backend) {
         require_device_supports(TrainDevice::Cuda, o);  // what any device step supports
         return {hooks.step_backend(network_as<TransformerNetwork>(*tm.network, "TrainHooks::step_backend").model, o),
                 "test step backend", false};
     }
     if (device != TrainDevice::Cpu) {
-        require_device_supports(device, o);  // so that gpu_step is there
+        require_device_supports(device, o);  // so that it has a GPU step
         // Rank 0, which logs, steps on cuda:0: the description's first line.
         const GemmPrecision precision = parse_gemm_precision(o.precision);
         std::unique_ptr<TrainStepBackend> backend =
-            architecture.gpu_step(device, *tm.network, adam.config(), precision, comm);
+            make_gpu_train_step(device, *tm.network, adam.config(), precision, comm);
         const std::string gpus = cuda_availability().description;
         std::string hardware = gpus.substr(0, gpus.find('\n'));
         if (precision == GemmPrecision::TF32) hardware += ", TF32 GEMMs";
@@ -612,10 +500,6 @@ public:
         if (step_.cpu)
             if (const std::string note = gemm_kernel_note(); !note.empty()) log_.say("note: " + note);
         if (writer()) log_.open(o_.out_dir, state, from_checkpoint_);
-        for (size_t i = 0; i < corpus_.train_source.size(); i++) {
-            src_lens_.push_back(static_cast<int>(corpus_.train_source[i].size()) + 1);
-            tgt_lens_.push_back(static_cast<int>(corpus_.train_target[i].size()) + 1);
-        }
     }
 
     const TrainOptions& options() const { return o_; }
@@ -627,14 +511,7 @@ public:
             state.epoch_loss_sum = 0;
             state.epoch_tokens = 0;
         }
-        if (o_.num_steps > 0) return shuffled_batches(corpus_.train_source.size(), o_.batch_size, o_.seed, state.epoch);
-        BatchingOptions batching;
-        batching.max_tokens = static_cast<size_t>(o_.max_tokens);
-        batching.seed = o_.seed;
-        std::vector<std::vector<size_t>> out;
-        for (TokenBatch& t : make_token_batches(src_lens_, tgt_lens_, batching, static_cast<uint64_t>(state.epoch)))
-            out.push_back(std::move(t.examples));
-        return out;
+        return epoch_batches(o_, corpus_, state.epoch);
     }
 
     // Trains batch bi of the epoch's batches and records it (state, then loss, progress and log once its loss is
@@ -818,12 +695,12 @@ private:
     };
     std::deque<QueuedStep> queued_;
     json options_json_;
-    std::vector<int> src_lens_, tgt_lens_;
 };
 
 }  // namespace
 
 TrainResult train_translator(const TrainOptions& requested, bool resume, const TrainHooks& given_hooks) {
+    use_native_gemm();
     Communicator& comm = given_hooks.comm ? *given_hooks.comm : world();
     TrainHooks hooks = given_hooks;
     if (comm.rank() != 0) hooks.message = hooks.progress = nullptr;  // one voice: rank 0's

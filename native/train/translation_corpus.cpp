@@ -24,55 +24,7 @@ std::vector<std::string> split_spaces(const std::string& line) {
 
 const std::vector<std::string> kReserved{"<pad>", "<bos>", "<eos>"};
 
-// Each saved field of the options with its key, for to_json and from_json to share one list.
-template <typename Options, typename Visit>
-void each_saved_field(Options& o, Visit&& visit) {
-    visit("dataset", o.dataset);
-    visit("source_lang", o.source_lang);
-    visit("target_lang", o.target_lang);
-    visit("bpe_merges", o.bpe_merges);
-    visit("min_freq", o.min_freq);
-    visit("joint_vocab", o.joint_vocab);
-    visit("max_train_sentences", o.max_train_sentences);
-    visit("max_tokens_per_sentence", o.max_tokens_per_sentence);
-    visit("val_sentences", o.val_sentences);
-    visit("cased", o.cased);
-    visit("split_digits", o.split_digits);
-    visit("train_target_files", o.train_target_files);
-    visit("with_references", o.with_references);
-    visit("train_source_files", o.train_source_files);
-    visit("train_sets", o.train_sets);
-    visit("valid_sets", o.valid_sets);
-    visit("test_sets", o.test_sets);
-    visit("valid_size", o.valid_size);
-    visit("split_seed", o.split_seed);
-    visit("subwords", o.subwords);
-    visit("vocab_size", o.vocab_size);
-    visit("character_coverage", o.character_coverage);
-    visit("subword_sample", o.subword_sample);
-    visit("max_line_bytes", o.max_line_bytes);
-}
-
 }  // namespace
-
-void to_json(nlohmann::json& j, const CorpusOptions& o) {
-    j = nlohmann::json::object();
-    each_saved_field(o, [&j](const char* key, const auto& value) { j[key] = value; });
-}
-
-void from_json(const nlohmann::json& j, CorpusOptions& o) {
-    o = CorpusOptions{};
-    each_saved_field(o, [&j](const char* key, auto& value) {
-        if (auto it = j.find(key); it != j.end()) it->get_to(value);
-    });
-    // Runs saved when each side took one file.
-    for (auto [old_key, files] : {std::pair{"train_target_file", &o.train_target_files},
-                                  std::pair{"train_source_file", &o.train_source_files}}) {
-        auto it = j.find(old_key);
-        if (it != j.end() && !j.contains(std::string(old_key) + "s") && !it->get<std::string>().empty())
-            *files = {it->get<std::string>()};
-    }
-}
 
 std::vector<int> encode_line(const std::string& tokenized_line, const TextPipeline& pipeline, const Vocab& vocab) {
     std::vector<std::string> tokens = split_spaces(tokenized_line);

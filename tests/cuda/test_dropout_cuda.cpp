@@ -1,4 +1,4 @@
-// dropout_forward_cuda / dropout_backward_cuda against core/model/dropout + native/train/dropout: the masks must
+// dropout_forward_cuda / dropout_backward_cuda against core/model/dropout + core/train/dropout: the masks must
 // be bit-identical (exact comparison, tolerance 0), and the device RNG must equal the CPU RNG.
 #include "cuda/dropout_cuda.h"
 #include "cuda/dropout_rng.cuh"

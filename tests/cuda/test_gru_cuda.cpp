@@ -1,4 +1,4 @@
-// GRU cell forward/backward against core/model/gru + native/train/gru_backward, with and without a previous state,
+// GRU cell forward/backward against core/model/gru + core/train/gru_backward, with and without a previous state,
 // and whole sequences in both directions. Tolerance 1e-5 absolute + 1e-4 relative (cuBLAS vs Eigen products,
 // expf/tanhf vs xsimd); the weight gradients, summed over T*B rows, 1e-4 absolute + 1e-4 relative.
 #include "cuda/gru_cuda.h"

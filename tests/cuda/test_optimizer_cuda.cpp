@@ -1,4 +1,4 @@
-// Adam / AdamW steps, the global gradient norm and clipping against native/train/optimizer. Tolerances: Adam
+// Adam / AdamW steps, the global gradient norm and clipping against core/train/optimizer. Tolerances: Adam
 // parameters and moments 1e-6 absolute + 1e-5 relative after 5 steps (FMA contraction differs); norm 1e-9 relative
 // (both accumulate in double); clipped gradients 1e-6 relative.
 #include "cuda/optimizer_cuda.h"

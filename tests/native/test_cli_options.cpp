@@ -11,6 +11,7 @@
 #include "text/utf8.h"
 #include "train/checkpoint.h"
 #include "train/gemm.h"
+#include "train/native_gemm.h"
 #include "train/presets.h"
 #include "train/trainer.h"
 #include "translate/asides.h"
@@ -619,11 +620,13 @@ TEST_CASE("attend devices: the CPU's threads and the library the training produc
     const Run r = run_attend("devices");
     CHECK(r.status == 0);
     CHECK(r.output.find("cpu: ") == 0);
+    attend::use_native_gemm();  // what the CLI runs
     CHECK(r.output.find("training products through " + std::string(attend::gemm_backend())) != std::string::npos);
     CHECK(r.output.find("cuda: ") != std::string::npos);
 }
 
 TEST_CASE("attend devices: says when OPENBLAS_CORETYPE holds OpenBLAS to kernels narrower than the CPU runs") {
+    attend::use_native_gemm();
     const bool openblas = std::string(attend::gemm_backend()).rfind("OpenBLAS", 0) == 0;
 #if defined(__x86_64__)
     __builtin_cpu_init();

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <random>
 
-#include "data/token_batches.h"
+#include "train/token_batches.h"
 #include "error.h"
 
 using namespace attend;

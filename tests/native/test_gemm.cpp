@@ -1,6 +1,7 @@
-// gemm_accumulate (OpenBLAS or Eigen, whichever this build links) against a double-precision reference, and the
-// repeatability the trainer relies on.
+// gemm_accumulate through each backend (the core's Eigen, and the native build's: OpenBLAS where it links it) against
+// a double-precision reference, and the repeatability the trainer relies on.
 #include "train/gemm.h"
+#include "train/native_gemm.h"
 #include "model/linear.h"
 #include "train/linear_backward.h"
 #include "transformer_test_util.h"
@@ -10,6 +11,7 @@
 
 #include <algorithm>
 #include <array>
+#include <string>
 
 using namespace attend;
 using namespace attend_test;
@@ -34,33 +36,39 @@ std::vector<double> reference(const std::vector<float>& A, int lda, bool ta, con
 }  // namespace
 
 TEST_CASE("gemm_accumulate: C += op(A) op(B) for each transpose, with leading dimensions wider than the rows") {
-    INFO("backend: " << gemm_backend());
-    const int M = 37, N = 29, K = 53, pad = 5;
-    Rng rng(7);
-    for (bool ta : {false, true})
-        for (bool tb : {false, true}) {
-            CAPTURE(ta);
-            CAPTURE(tb);
-            const int lda = (ta ? M : K) + pad, ldb = (tb ? K : N) + pad, ldc = N + pad;
-            const auto A = random_floats(size_t(ta ? K : M) * lda, rng), B = random_floats(size_t(tb ? N : K) * ldb, rng);
-            std::vector<float> C(size_t(M) * ldc, 0.75f);
-            gemm_accumulate(C.data(), ldc, A.data(), lda, ta, B.data(), ldb, tb, M, N, K);
-            const std::vector<double> ref = reference(A, lda, ta, B, ldb, tb, M, N, K);
-            std::vector<float> got(size_t(M) * N);
-            std::vector<double> want(size_t(M) * N);
-            for (int i = 0; i < M; ++i)
-                for (int j = 0; j < N; ++j) {
-                    got[size_t(i) * N + j] = C[size_t(i) * ldc + j];
-                    want[size_t(i) * N + j] = ref[size_t(i) * N + j] + 0.75;
-                }
-            CHECK(relative_error(got, want) < 1e-5);
-            for (int i = 0; i < M; ++i)  // the padding between rows is not written
-                for (int j = N; j < ldc; ++j) CHECK(C[size_t(i) * ldc + j] == 0.75f);
-        }
-    std::vector<float> C(4, 1.0f);
-    gemm_accumulate(C.data(), 2, nullptr, 1, false, nullptr, 2, false, 0, 2, 1);  // M = 0: nothing to do
-    gemm_accumulate(C.data(), 2, nullptr, 1, false, nullptr, 2, false, 2, 0, 1);  // N = 0
-    for (float v : C) CHECK(v == 1.0f);
+    for (bool native : {false, true}) {
+        if (native) use_native_gemm();
+        else set_gemm_backend(nullptr);
+        INFO("backend: " << gemm_backend());
+        if (!native) CHECK(std::string(gemm_backend()) == "Eigen");
+        const int M = 37, N = 29, K = 53, pad = 5;
+        Rng rng(7);
+        for (bool ta : {false, true})
+            for (bool tb : {false, true}) {
+                CAPTURE(ta);
+                CAPTURE(tb);
+                const int lda = (ta ? M : K) + pad, ldb = (tb ? K : N) + pad, ldc = N + pad;
+                const auto A = random_floats(size_t(ta ? K : M) * lda, rng);
+                const auto B = random_floats(size_t(tb ? N : K) * ldb, rng);
+                std::vector<float> C(size_t(M) * ldc, 0.75f);
+                gemm_accumulate(C.data(), ldc, A.data(), lda, ta, B.data(), ldb, tb, M, N, K);
+                const std::vector<double> ref = reference(A, lda, ta, B, ldb, tb, M, N, K);
+                std::vector<float> got(size_t(M) * N);
+                std::vector<double> want(size_t(M) * N);
+                for (int i = 0; i < M; ++i)
+                    for (int j = 0; j < N; ++j) {
+                        got[size_t(i) * N + j] = C[size_t(i) * ldc + j];
+                        want[size_t(i) * N + j] = ref[size_t(i) * N + j] + 0.75;
+                    }
+                CHECK(relative_error(got, want) < 1e-5);
+                for (int i = 0; i < M; ++i)  // the padding between rows is not written
+                    for (int j = N; j < ldc; ++j) CHECK(C[size_t(i) * ldc + j] == 0.75f);
+            }
+        std::vector<float> C(4, 1.0f);
+        gemm_accumulate(C.data(), 2, nullptr, 1, false, nullptr, 2, false, 0, 2, 1);  // M = 0: nothing to do
+        gemm_accumulate(C.data(), 2, nullptr, 1, false, nullptr, 2, false, 2, 0, 1);  // N = 0
+        for (float v : C) CHECK(v == 1.0f);
+    }
 }
 
 TEST_CASE("gemm_accumulate and linear_backward repeat bit for bit, wherever the buffers lie") {

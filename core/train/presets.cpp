@@ -1,7 +1,7 @@
 #include "train/presets.h"
 
 #include "error.h"
-#include "train/trainer.h"
+#include "train/train_options.h"
 
 #include <string>
 #include <utility>

@@ -1,5 +1,5 @@
+#include "train/native_gemm.h"
 #include "train/gemm.h"
-#include "kernels/row_major.h"
 
 #ifdef ATTEND_HAVE_OPENBLAS
 #include <cblas.h>
@@ -11,16 +11,16 @@ namespace attend {
 
 #ifdef ATTEND_HAVE_OPENBLAS
 
-void gemm_accumulate(float* C, int ldc, const float* A, int lda, bool transpose_a, const float* B, int ldb,
-                     bool transpose_b, int M, int N, int K) {
+namespace {
+
+void openblas_accumulate(float* C, int ldc, const float* A, int lda, bool transpose_a, const float* B, int ldb,
+                         bool transpose_b, int M, int N, int K) {
     if (M <= 0 || N <= 0) return;
     cblas_sgemm(CblasRowMajor, transpose_a ? CblasTrans : CblasNoTrans, transpose_b ? CblasTrans : CblasNoTrans, M, N,
                 K, 1.0f, A, lda, B, ldb, 1.0f, C, ldc);
 }
 
-const char* gemm_backend() { return openblas_get_config(); }
-
-namespace {
+const GemmBackend kOpenBlas{[]() -> const char* { return openblas_get_config(); }, openblas_accumulate};
 
 // What OpenBLAS's AVX-512 kernels (SkylakeX's, which Cooperlake's and SapphireRapids' extend) need of the CPU and the
 // OS; libgcc's answers include the OS's part (AVX-512 state enabled).
@@ -37,6 +37,8 @@ bool cpu_runs_avx512_kernels() {
 
 }  // namespace
 
+void use_native_gemm() { set_gemm_backend(&kOpenBlas); }
+
 std::string gemm_kernel_note() {
     const char* forced = std::getenv("OPENBLAS_CORETYPE");
     if (!forced || !*forced || !cpu_runs_avx512_kernels()) return "";
@@ -49,24 +51,7 @@ std::string gemm_kernel_note() {
 
 #else
 
-namespace {
-using StridedConst = Eigen::Map<const RowMatrix, 0, Eigen::OuterStride<>>;
-using Strided = Eigen::Map<RowMatrix, 0, Eigen::OuterStride<>>;
-}  // namespace
-
-void gemm_accumulate(float* C, int ldc, const float* A, int lda, bool transpose_a, const float* B, int ldb,
-                     bool transpose_b, int M, int N, int K) {
-    if (M <= 0 || N <= 0) return;
-    Strided c(C, M, N, Eigen::OuterStride<>(ldc));
-    const StridedConst a(A, transpose_a ? K : M, transpose_a ? M : K, Eigen::OuterStride<>(lda));
-    const StridedConst b(B, transpose_b ? N : K, transpose_b ? K : N, Eigen::OuterStride<>(ldb));
-    if (transpose_a && transpose_b) c.noalias() += a.transpose() * b.transpose();
-    else if (transpose_a) c.noalias() += a.transpose() * b;
-    else if (transpose_b) c.noalias() += a * b.transpose();
-    else c.noalias() += a * b;
-}
-
-const char* gemm_backend() { return "Eigen"; }
+void use_native_gemm() { set_gemm_backend(nullptr); }
 
 std::string gemm_kernel_note() { return ""; }
 

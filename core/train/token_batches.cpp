@@ -1,4 +1,4 @@
-#include "data/token_batches.h"
+#include "train/token_batches.h"
 
 #include <algorithm>
 #include <limits>

@@ -1,7 +1,7 @@
 // The training side of each translator architecture (the network itself: translate/translator_network.h), found
 // by the architecture's name, so that one training loop (train/trainer.h) drives the Transformer and the GRU +
 // Bahdanau seq2seq alike: building the network a run's options describe, its teacher-forced forward and backward,
-// its initialisation, and its GPU step where it has one.
+// and its initialisation. (Which of them also train on a GPU: native/train/train_device.h.)
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -9,8 +9,7 @@
 
 #include "model/dropout.h"
 #include "train/train_batch.h"
-#include "train/train_device.h"
-#include "train/trainer.h"
+#include "train/train_options.h"
 #include "translate/model_file.h"
 
 namespace attend {
@@ -44,10 +43,6 @@ struct TrainingArchitecture {
     std::unique_ptr<TrainableModel> (*trainable)(TranslatorNetwork& network);
     // The embeddings' standard deviation under the "scaled" initialisation.
     float (*scaled_embedding_std)(const TranslatorNetwork& network);
-    // The GPU step on `device` for `network` (make_train_step_backend, every rank of `comm` together), or null:
-    // only the CPU trains it.
-    std::unique_ptr<TrainStepBackend> (*gpu_step)(TrainDevice device, const TranslatorNetwork& network,
-                                                  const AdamConfig& adam, GemmPrecision precision, Communicator& comm);
 };
 
 // Throws attend::Error naming the architectures there are.

@@ -106,12 +106,6 @@ float transformer_embedding_std(const TranslatorNetwork& network) {
     return 1.0f / std::sqrt(static_cast<float>(network_as<TransformerNetwork>(network, "training").model.config.model_dim));
 }
 
-std::unique_ptr<TrainStepBackend> transformer_gpu_step(TrainDevice device, const TranslatorNetwork& network,
-                                                       const AdamConfig& adam, GemmPrecision precision, Communicator& comm) {
-    return make_train_step_backend(device, network_as<TransformerNetwork>(network, "the GPU step").model, adam, precision,
-                                   comm);
-}
-
 void check_bahdanau_options(const TrainOptions& o) {
     // The GRU model drops its attention weights at its one rate; a second rate it would ignore must not pass silently.
     if (o.model.attention_dropout)
@@ -142,9 +136,9 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 const TrainingArchitecture& training_architecture(const std::string& name) {
     static const TrainingArchitecture architectures[] = {
         {TransformerNetwork::kArchitecture, check_transformer_options, build_transformer, trainable_transformer,
-         transformer_embedding_std, transformer_gpu_step},
+         transformer_embedding_std},
         {BahdanauNetwork::kArchitecture, check_bahdanau_options, build_bahdanau, trainable_bahdanau,
-         bahdanau_embedding_std, nullptr},
+         bahdanau_embedding_std},
     };
     std::string known;
     for (const TrainingArchitecture& a : architectures) {

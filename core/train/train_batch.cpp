@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "data/token_batches.h"
+#include "train/token_batches.h"
 #include "error.h"
 
 namespace attend {
