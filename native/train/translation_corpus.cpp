@@ -6,6 +6,7 @@
 #include "data/tatoeba.h"
 #include "data/text_file.h"
 #include "train/file_corpus.h"
+#include "train/words_corpus.h"
 #include "error.h"
 #include "text/moses_pipeline.h"
 
@@ -34,12 +35,9 @@ std::vector<int> encode_line(const std::string& tokenized_line, const TextPipeli
 
 namespace {
 
-// Tatoeba: the seeds' words of the first max_train_sentences + val_sentences pairs (d2l's load_data_nmt).
-struct TatoebaWords {
-    std::vector<std::vector<std::string>> train_source, train_target, val_source, val_target;
-};
-
-TatoebaWords read_tatoeba_words(const CorpusOptions& o) {
+// Tatoeba: the seeds' words of the first max_train_sentences + val_sentences pairs of d2l's fra.txt.
+TranslationCorpus tatoeba_corpus(const CorpusOptions& o, const Vocab* source_vocab = nullptr,
+                                 const Vocab* target_vocab = nullptr) {
     if (o.source_lang != "en" || o.target_lang != "fr")
         throw Error("dataset 'tatoeba' is English -> French (eng-fra), got " + o.source_lang + " -> " + o.target_lang);
     if (o.max_train_sentences <= 0)
@@ -47,34 +45,13 @@ TatoebaWords read_tatoeba_words(const CorpusOptions& o) {
                     std::to_string(o.max_train_sentences));
     const std::string dir = o.data_dir.empty() ? default_data_dir() : o.data_dir;
     const size_t n_train = static_cast<size_t>(o.max_train_sentences), n_val = static_cast<size_t>(std::max(0, o.val_sentences));
-    // load_data_nmt's preprocessing (it sees each line after a newline / tab, as d2l preprocesses the whole file).
-    NmtData data = load_data_nmt(tatoeba_path(dir), 2, n_train + n_val);
-    if (data.source.size() < n_train + n_val)
-        throw Error(tatoeba_path(dir) + " has " + std::to_string(data.source.size()) + " pairs, expected at least " +
+    const TatoebaPairs read = read_tatoeba(tatoeba_path(dir), n_train + n_val);
+    if (read.english.size() < n_train + n_val)
+        throw Error(tatoeba_path(dir) + " has " + std::to_string(read.english.size()) + " pairs, expected at least " +
                     std::to_string(n_train + n_val) + " (training + validation)");
-    TatoebaWords w;
-    w.train_source.assign(data.source.begin(), data.source.begin() + n_train);
-    w.train_target.assign(data.target.begin(), data.target.begin() + n_train);
-    w.val_source.assign(data.source.begin() + n_train, data.source.end());
-    w.val_target.assign(data.target.begin() + n_train, data.target.end());
-    return w;
-}
-
-std::string join_words(const std::vector<std::string>& words) {
-    std::string line;
-    for (const std::string& w : words) line += (line.empty() ? "" : " ") + w;
-    return line;
-}
-
-TranslationCorpus encode_tatoeba(const TatoebaWords& w, TranslationCorpus c) {
-    for (const auto& words : w.train_source) c.train_source.push_back(c.source_vocab.ids(words));
-    for (const auto& words : w.train_target) c.train_target.push_back(c.target_vocab.ids(words));
-    for (const auto& words : w.val_source) c.val_source.push_back(c.source_vocab.ids(words));
-    for (const auto& words : w.val_target) {
-        c.val_target.push_back(c.target_vocab.ids(words));
-        c.val_references.push_back(join_words(words));
-    }
-    return c;
+    std::vector<SentencePair> pairs;
+    for (size_t i = 0; i < read.english.size(); i++) pairs.push_back({read.english[i], read.french[i]});
+    return words_corpus(pairs, n_train, n_val, o.min_freq, Lang::en, Lang::fr, source_vocab, target_vocab);
 }
 
 }  // namespace
@@ -179,16 +156,7 @@ std::string describe_training_pairs(const CorpusOptions& o) {
 
 TranslationCorpus prepare_corpus(const CorpusOptions& o) {
     if (o.dataset == "files") return prepare_file_corpus(o, nullptr);
-    if (o.dataset == "tatoeba") {
-        TatoebaWords w = read_tatoeba_words(o);
-        TranslationCorpus c;
-        c.source_pipeline = d2l_words_pipeline(Lang::en);
-        c.target_pipeline = d2l_words_pipeline(Lang::fr);
-        // The seeds' vocabularies: built from the training pairs only, min_freq (2), <pad> <bos> <eos> reserved.
-        c.source_vocab = Vocab(w.train_source, o.min_freq, kReserved);
-        c.target_vocab = Vocab(w.train_target, o.min_freq, kReserved);
-        return encode_tatoeba(w, std::move(c));
-    }
+    if (o.dataset == "tatoeba") return tatoeba_corpus(o);
     check_training_targets(o);  // before the BPE is learned, not after
     ParallelText train = read_split(o, "train");
     keep_first(train, o.max_train_sentences);
@@ -231,7 +199,12 @@ TranslationCorpus encode_corpus(const CorpusOptions& o, TextPipeline source_pipe
     c.source_vocab = std::move(source_vocab);
     c.target_vocab = std::move(target_vocab);
     if (o.dataset == "files") return prepare_file_corpus(o, &c);
-    if (o.dataset == "tatoeba") return encode_tatoeba(read_tatoeba_words(o), std::move(c));
+    if (o.dataset == "tatoeba") {
+        TranslationCorpus words = tatoeba_corpus(o, &c.source_vocab, &c.target_vocab);
+        words.source_pipeline = std::move(c.source_pipeline);
+        words.target_pipeline = std::move(c.target_pipeline);
+        return words;
+    }
     ParallelText train = read_training_pairs(o);
     auto encode_all = [](const std::vector<std::string>& lines, const TextPipeline& p, const Vocab& v) {
         std::vector<std::vector<int>> out;

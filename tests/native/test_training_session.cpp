@@ -9,6 +9,9 @@
 #include "train/trainer.h"
 #include "train/training_session.h"
 #include "train/translation_corpus.h"
+#include "train/words_corpus.h"
+#include "data/data_dir.h"
+#include "data/tatoeba.h"
 
 #include <omp.h>
 
@@ -82,4 +85,30 @@ TEST_CASE("a training session refuses a corpus without training pairs and a loss
     CHECK(attend_test::error_of([&] { broken.step(); }).find("the training loss became NaN at step 1") !=
           std::string::npos);
     CHECK(broken.steps() == 0);
+}
+
+TEST_CASE("the seeds' word corpus from pairs in memory is load_data_nmt's: the same words, vocabularies and ids") {
+    const std::string path = tatoeba_path(default_data_dir());
+    const NmtData nmt = load_data_nmt(path, 10, 600);
+    const TatoebaPairs read = read_tatoeba(path, 600);
+    std::vector<SentencePair> pairs;
+    for (size_t i = 0; i < read.english.size(); i++) pairs.push_back({read.english[i], read.french[i]});
+    const TranslationCorpus c = words_corpus(pairs, 500, 100, 2, Lang::en, Lang::fr);
+    REQUIRE(c.train_source.size() == 500);
+    REQUIRE(c.val_source.size() == 100);
+    // Vocabularies of the 500 training pairs: ids of the words load_data_nmt read for those pairs.
+    for (size_t i = 0; i < 500; i++) {
+        CHECK(c.train_source[i] == c.source_vocab.ids(nmt.source[i]));
+        CHECK(c.train_target[i] == c.target_vocab.ids(nmt.target[i]));
+    }
+    CHECK(c.val_source[0] == c.source_vocab.ids(nmt.source[500]));
+    const TranslationCorpus all = words_corpus(pairs, 600, 0, 2, Lang::en, Lang::fr);
+    CHECK(all.source_vocab.size() == nmt.src_vocab.size());
+    CHECK(all.target_vocab.size() == nmt.tgt_vocab.size());
+    CHECK(all.source_vocab.tokens(all.train_source[7]) == nmt.src_vocab.tokens(nmt.src_vocab.ids(nmt.source[7])));
+    pairs[3].target = "\xff";
+    CHECK(attend_test::error_of([&] { words_corpus(pairs, 10, 0, 2, Lang::en, Lang::fr); }).find("sentence pair 4") !=
+          std::string::npos);
+    CHECK(attend_test::error_of([&] { words_corpus({}, 10, 0, 2, Lang::en, Lang::fr); }).find("no sentence pairs") !=
+          std::string::npos);
 }

@@ -29,7 +29,7 @@ const runtimeMembers = (cls, instance) => [
 
 test('every typed export of the package declares what its module exports', async () => {
   const typed = Object.entries(pkg.exports).filter(([, target]) => typeof target === 'object' && target.types);
-  assert.deepEqual(typed.map(([name]) => name).sort(), ['.', './lab', './worker']);
+  assert.deepEqual(typed.map(([name]) => name).sort(), ['.', './lab', './train', './worker']);
   for (const [name, { types, default: file }] of typed) {
     const dts = fs.readFileSync(path.join(pkgDir, types), 'utf8');
     const mod = await import(path.join(pkgDir, file));
@@ -60,6 +60,8 @@ test('the classes\' typings declare each public method and field', async () => {
   const { AttendTranslator, AttendLanguageModel } = await import('../../wasm/attend.js');
   const { AttendWorker } = await import('../../wasm/attend-client.js');
   const { AttendLab } = await import('../../wasm/attend-lab.js');
+  const { AttendTrainer } = await import('../../wasm/attend-train.js');
+  const trainer = await AttendTrainer.create('bahdanau-d2l', [['go .', 'va !']], { validPairs: 0 });
   const translator = await Attend.load(new Uint8Array(fs.readFileSync(smallModel('f32'))));
   const lab = await AttendLab.load();
   const languageModel = await Attend.loadLanguageModel(new Uint8Array(fs.readFileSync(path.join(root, 'web/models/lm/gru-d2l.safetensors'))));
@@ -68,6 +70,7 @@ test('the classes\' typings declare each public method and field', async () => {
     ['attend.d.ts', AttendLanguageModel, languageModel],
     ['attend-client.d.ts', AttendWorker, withStandInWorker(() => new AttendWorker())],
     ['attend-lab.d.ts', AttendLab, lab],
+    ['attend-train.d.ts', AttendTrainer, trainer],
   ];
   for (const [file, cls, instance] of cases) {
     const declared = declaredMembers(fs.readFileSync(path.join(pkgDir, file), 'utf8'), cls.name);
@@ -76,4 +79,5 @@ test('the classes\' typings declare each public method and field', async () => {
   }
   translator.dispose();
   languageModel.dispose();
+  trainer.dispose();
 });

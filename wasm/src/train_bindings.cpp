@@ -1,0 +1,195 @@
+// The C interface of the training module (web/train.html), wrapped by attend-train.js: a translator trained in the
+// page on sentence pairs, one batch at a time, on the same core as `attend train` (train/training_session.h).
+// Handles are small integers; a returned string stays valid until the next call. Every function catches C++
+// exceptions: a failure returns 0 and attend_train_last_error() says why.
+#include "error.h"
+#include "text/lang.h"
+#include "train/presets.h"
+#include "train/training_session.h"
+#include "train/words_corpus.h"
+#include "translate/model_file.h"
+#include "translate/translator.h"
+
+#include <emscripten/emscripten.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+using namespace attend;
+
+namespace {
+
+std::string g_last_error, g_text;
+std::vector<uint8_t> g_bytes;
+std::vector<float> g_floats;
+std::map<int, std::unique_ptr<TrainingSession>> g_sessions;
+int g_next_handle = 1;
+
+template <typename F>
+auto guarded(F&& f, decltype(f()) on_error) -> decltype(f()) {
+    try {
+        g_last_error.clear();
+        return f();
+    } catch (const std::exception& e) {
+        g_last_error = e.what();
+    } catch (...) {
+        g_last_error = "unknown error";
+    }
+    return on_error;
+}
+
+TrainingSession& session(int handle) {
+    auto it = g_sessions.find(handle);
+    if (it == g_sessions.end()) throw Error("this trainer was disposed (handle " + std::to_string(handle) + ")");
+    return *it->second;
+}
+
+// The presets a page can train: the seeds' word-level models (their text needs no subword model learned first).
+TrainOptions browser_preset(const std::string& name) {
+    TrainOptions o = train_preset(name);
+    if (o.corpus.dataset != "tatoeba")
+        throw Error("preset '" + name + "' trains on files; in the page: bahdanau-d2l or transformer-d2l");
+    o.threads = 1;
+    return o;
+}
+
+// "source<TAB>target[<TAB>anything]" lines; blank lines skipped; a line without a tab is named.
+std::vector<SentencePair> parse_pairs(const std::string& tsv) {
+    std::vector<SentencePair> pairs;
+    size_t line_no = 0;
+    for (size_t begin = 0; begin <= tsv.size();) {
+        size_t end = tsv.find('\n', begin);
+        if (end == std::string::npos) end = tsv.size();
+        std::string line = tsv.substr(begin, end - begin);
+        begin = end + 1;
+        line_no++;
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (line.find_first_not_of(" \t") == std::string::npos) {
+            if (end == tsv.size()) break;
+            continue;
+        }
+        const size_t tab = line.find('\t');
+        if (tab == std::string::npos)
+            throw Error("line " + std::to_string(line_no) + " has no tab (expected source<TAB>target)");
+        const size_t tab2 = line.find('\t', tab + 1);
+        pairs.push_back({line.substr(0, tab), line.substr(tab + 1, tab2 == std::string::npos ? std::string::npos
+                                                                                             : tab2 - tab - 1)});
+        if (end == tsv.size()) break;
+    }
+    return pairs;
+}
+
+}  // namespace
+
+extern "C" {
+
+EMSCRIPTEN_KEEPALIVE const char* attend_train_last_error() { return g_last_error.c_str(); }
+
+// options: {"trainPairs", "validPairs", "seed", "lr", "epochs"} (the preset's when absent). Returns a handle.
+EMSCRIPTEN_KEEPALIVE int attend_trainer_create(const char* preset, const char* tsv, const char* options_json) {
+    return guarded([&] {
+        TrainOptions o = browser_preset(preset);
+        const nlohmann::json opt = nlohmann::json::parse(options_json && *options_json ? options_json : "{}");
+        const std::vector<SentencePair> pairs = parse_pairs(tsv);
+        const size_t train = opt.value("trainPairs", static_cast<size_t>(o.corpus.max_train_sentences));
+        const size_t valid = opt.value("validPairs", static_cast<size_t>(o.corpus.val_sentences));
+        if (train < 1 || train > 100000) throw Error("trainPairs must be 1 to 100000, got " + std::to_string(train));
+        if (opt.contains("seed")) o.seed = opt["seed"].get<uint64_t>();
+        if (opt.contains("lr")) o.lr = opt["lr"].get<float>();
+        if (!(o.lr > 0 && std::isfinite(o.lr))) throw Error("lr must be a positive number");
+        o.corpus.max_train_sentences = static_cast<int>(std::min(train, pairs.size()));
+        o.corpus.val_sentences = static_cast<int>(valid);
+        auto s = std::make_unique<TrainingSession>(
+            o, words_corpus(pairs, train, valid, o.corpus.min_freq, Lang::en, Lang::fr));
+        const int h = g_next_handle++;
+        g_sessions[h] = std::move(s);
+        return h;
+    }, 0);
+}
+
+EMSCRIPTEN_KEEPALIVE void attend_trainer_free(int handle) { g_sessions.erase(handle); }
+
+// {"preset", "architecture", "parameters", "trainPairs", "validPairs", "sourceVocab", "targetVocab", "options"}
+EMSCRIPTEN_KEEPALIVE const char* attend_trainer_info(int handle) {
+    return guarded([&] {
+        const TrainingSession& s = session(handle);
+        const TranslationCorpus& c = s.corpus();
+        g_text = nlohmann::json{{"preset", s.options().preset},
+                                {"architecture", s.options().architecture},
+                                {"parameters", s.model().parameters().size()},
+                                {"trainPairs", c.train_source.size()},
+                                {"validPairs", c.val_source.size()},
+                                {"sourceVocab", c.source_vocab.size()},
+                                {"targetVocab", c.target_vocab.size()},
+                                {"options", train_options_to_json(s.options())}}
+                     .dump();
+        return g_text.c_str();
+    }, static_cast<const char*>(nullptr));
+}
+
+// Trains `steps` batches; [{"step", "epoch", "batch", "batches", "lr", "loss", "epochDone", "epochLoss"}, ...].
+EMSCRIPTEN_KEEPALIVE const char* attend_trainer_step(int handle, int steps) {
+    return guarded([&] {
+        if (steps < 1 || steps > 100000) throw Error("steps must be 1 to 100000, got " + std::to_string(steps));
+        TrainingSession& s = session(handle);
+        nlohmann::json out = nlohmann::json::array();
+        for (int i = 0; i < steps; i++) {
+            const SessionStep r = s.step();
+            nlohmann::json j = {{"step", r.step}, {"epoch", r.epoch}, {"batch", r.batch}, {"batches", r.batches},
+                                {"lr", r.lr}, {"loss", r.loss.mean}, {"epochDone", r.epoch_done}};
+            if (r.epoch_done) j["epochLoss"] = s.epoch_loss();
+            out.push_back(std::move(j));
+        }
+        g_text = out.dump();
+        return g_text.c_str();
+    }, static_cast<const char*>(nullptr));
+}
+
+// {"valLoss", "valBleu"} over the validation pairs (greedy BLEU, as `attend train` reports it).
+EMSCRIPTEN_KEEPALIVE const char* attend_trainer_validate(int handle) {
+    return guarded([&] {
+        TrainingSession& s = session(handle);
+        g_text = nlohmann::json{{"valLoss", s.validation_loss()}, {"valBleu", s.validation_bleu(0)}}.dump();
+        return g_text.c_str();
+    }, static_cast<const char*>(nullptr));
+}
+
+// Greedy translation by the model as it is now, with its cross attention: {"text", "sourceTokens", "targetTokens",
+// "attention": {"layers", "heads", "rows", "cols"}}; the weights are read by attend_trainer_floats.
+EMSCRIPTEN_KEEPALIVE const char* attend_trainer_translate(int handle, const char* text) {
+    return guarded([&] {
+        const TrainingSession& s = session(handle);
+        TranslationOptions opt;
+        opt.beam_size = 1;
+        opt.return_attention = true;
+        const TranslationResult r = Translator::borrowing(s.model()).translate(text, opt);
+        g_floats = r.cross.data;
+        g_text = nlohmann::json{{"text", r.text},
+                                {"sourceTokens", r.source_tokens},
+                                {"targetTokens", r.target_tokens},
+                                {"attention",
+                                 {{"layers", r.cross.layers}, {"heads", r.cross.heads}, {"rows", r.cross.rows},
+                                  {"cols", r.cross.cols}}}}
+                     .dump();
+        return g_text.c_str();
+    }, static_cast<const char*>(nullptr));
+}
+
+EMSCRIPTEN_KEEPALIVE const float* attend_trainer_floats() { return g_floats.data(); }
+EMSCRIPTEN_KEEPALIVE int attend_trainer_floats_length() { return static_cast<int>(g_floats.size()); }
+
+// The model as a model file (F32), which Attend.load and `attend translate` read; its bytes by
+// attend_trainer_bytes_length.
+EMSCRIPTEN_KEEPALIVE const uint8_t* attend_trainer_export(int handle) {
+    return guarded([&] {
+        g_bytes = save_translator_model(session(handle).model(), DType::F32);
+        return g_bytes.data();
+    }, static_cast<uint8_t*>(nullptr));
+}
+EMSCRIPTEN_KEEPALIVE int attend_trainer_bytes_length() { return static_cast<int>(g_bytes.size()); }
+
+}  // extern "C"
