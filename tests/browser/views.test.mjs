@@ -138,3 +138,21 @@ test('runs.html with a shipped training log at 1280 and 390 px', async () => {
     await page.close();
   }
 });
+
+test('train.html training the seeds\' model at 1280 and 390 px', async () => {
+  const pairs = [['Go.', 'Va !'], ['Hi.', 'Salut !'], ['Run!', 'Cours !'], ['Wow!', 'Ça alors !'], ['I lost.', "J'ai perdu."],
+    ["I'm home.", 'Je suis chez moi.']].map((p) => p.join('\t')).join('\n');
+  for (const width of WIDTHS) {
+    const page = await browser.newPage({ viewport: { width, height: 900 } });
+    const errors = watchErrors(page);
+    await page.goto(`${server.url}/web/train.html`);
+    await page.fill('#train-pairs', pairs);
+    await page.fill('#valid-count', '0');
+    await page.click('#train-start');
+    await page.waitForFunction(() => Number(document.body.dataset.step) >= 5, null, { timeout: 60000 });
+    await page.click('#train-pause');
+    await page.waitForFunction(() => document.body.dataset.state === 'paused');
+    await check(page, errors, 'train', width);
+    await page.close();
+  }
+});

@@ -1,0 +1,77 @@
+// The trainer of web/train.html, in a Worker so that the page stays responsive while it trains: batches run in
+// short slices, and a message that arrives between two slices (pause, probe, export) is answered there.
+import { AttendTrainer } from '../wasm/attend-train.js';
+
+const SLICE_MS = 50;  // a slice of steps at most this long (at least one step), then the queue is read
+let trainer = null;
+let running = false;
+let probes = [];
+let probeEvery = 20;
+
+function probe() {
+  return probes.map((text) => {
+    const t = trainer.translate(text);
+    return { ...t, attention: { ...t.attention, weights: Array.from(t.attention.weights) } };
+  });
+}
+
+function slice() {
+  if (!running) return;
+  const records = [];
+  const start = performance.now();
+  try {
+    do records.push(...trainer.step(1));
+    while (performance.now() - start < SLICE_MS);
+  } catch (e) {
+    running = false;
+    postMessage({ type: 'error', message: e.message, records });
+    return;
+  }
+  const last = records[records.length - 1];
+  const message = { type: 'steps', records };
+  if (records.some((r) => r.step % probeEvery === 0) || records.some((r) => r.epochDone)) message.probes = probe();
+  if (records.some((r) => r.epochDone) && trainer.info().validPairs > 0) message.validation = trainer.validate();
+  postMessage(message);
+  if (last) setTimeout(slice, 0);
+}
+
+onmessage = async ({ data }) => {
+  try {
+    switch (data.type) {
+      case 'create':
+        running = false;
+        trainer?.dispose();
+        trainer = null;
+        trainer = await AttendTrainer.create(data.preset, data.pairs, data.options ?? {});
+        probes = data.probes ?? [];
+        probeEvery = data.probeEvery ?? 20;
+        postMessage({ type: 'created', info: trainer.info(), probes: probe() });
+        break;
+      case 'run':
+        if (!trainer) throw new Error('no trainer: create one first');
+        if (!running) {
+          running = true;
+          setTimeout(slice, 0);
+        }
+        break;
+      case 'pause':
+        running = false;
+        postMessage({ type: 'paused' });
+        break;
+      case 'probe':
+        probes = data.probes;
+        if (trainer) postMessage({ type: 'probes', probes: probe() });
+        break;
+      case 'export': {
+        if (!trainer) throw new Error('no trainer: create one first');
+        const bytes = trainer.exportModel();
+        postMessage({ type: 'model', bytes }, [bytes.buffer]);
+        break;
+      }
+      default:
+        throw new Error(`unknown message ${data.type}`);
+    }
+  } catch (e) {
+    postMessage({ type: 'error', message: e.message });
+  }
+};
