@@ -200,7 +200,7 @@ void validate_options(const TranslationOptions& o) {
     check_range("no_adjacent_repeat_size", o.no_adjacent_repeat_size, 0, kMaxNoRepeatNgramSize);
     check_range("clause split words", o.clause_split_words, 0, kMaxClauseSplitWords);
     check_range("min confidence", o.min_confidence, 0, 1);
-    check_range("return alternatives", o.return_alternatives, 0, kMaxAlternatives);
+    check_range("alternatives", o.alternatives, 0, kMaxAlternatives);
     if (o.target_prefix.size() >= static_cast<size_t>(kMaxDecodingLength))
         throw Error("the target prefix is " + std::to_string(o.target_prefix.size()) + " tokens long; at most " +
                     std::to_string(kMaxDecodingLength - 1) + " are allowed");
@@ -359,7 +359,7 @@ SearchOptions Translator::search_options(const TranslationOptions& options,
         throw Error("the target prefix is " + std::to_string(search.prefix.size()) +
                     " tokens long; this translation may be at most " + std::to_string(search.max_length) +
                     " tokens long (with <eos>: the model's limit, max length and max length ratio)");
-    search.alternatives = options.return_alternatives;
+    search.alternatives = options.alternatives;
     return search;
 }
 
@@ -579,7 +579,7 @@ std::vector<TranslationResult> Translator::translate_batch_prepared(const std::v
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return text(a).size() < text(b).size(); });
     std::vector<TranslationResult> results(n);
     const bool batched = options.max_batch_size > 1 && options.beam_size == 1 && !options.return_attention &&
-                         options.target_prefix.empty() && options.return_alternatives == 0 &&
+                         options.target_prefix.empty() && options.alternatives == 0 &&
                          network().decodes_batches() && others_.empty();
     if (!batched) {
         for (size_t i : order) results[i] = one(i);

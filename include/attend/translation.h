@@ -15,7 +15,7 @@ constexpr int kMaxNoRepeatNgramSize = 64;
 constexpr int kMaxRunLength = 1000;        // max_token_run, max_char_run
 constexpr float kMaxLengthRatio = 1000.0f;
 constexpr int kMaxClauseSplitWords = 100000;
-constexpr int kMaxAlternatives = 100;     // return_alternatives
+constexpr int kMaxAlternatives = 100;     // alternatives (per target token)
 
 struct TranslationOptions {
     int beam_size = 5;             // 1: greedy; 1..kMaxBeamSize
@@ -88,7 +88,7 @@ struct TranslationOptions {
     std::vector<std::string> target_prefix;
     // For each target token, the this many most probable tokens of the distribution the search took it from
     // (TranslationResult::alternatives); 0: none; 0..kMaxAlternatives.
-    int return_alternatives = 0;
+    int alternatives = 0;
     // translate_batch: sentences of similar length decoded together (greedy search of a Transformer without
     // attention maps; anything else goes one sentence at a time). 1: one at a time; 1..kMaxBatchSize.
     int max_batch_size = 32;
@@ -97,7 +97,7 @@ struct TranslationOptions {
 // Throws attend::Error naming the first option out of its range (and the range).
 void validate_options(const TranslationOptions& options);
 
-// One position of a translation (TranslationOptions::return_alternatives): the token written there and the most
+// One position of a translation (TranslationOptions::alternatives): the token written there and the most
 // probable tokens of the distribution it came from, the way the search saw it (after the repetition controls; for a
 // forced prefix token, the distribution the search would have chosen from). Greedy search writes the first of them.
 struct TokenAlternatives {
@@ -139,7 +139,7 @@ struct TranslationResult {
     // its encoder_self and decoder_self stay empty (0 layers).
     // Target row i is the position that predicted target_tokens[i] (its input is <bos> or target_tokens[i-1]).
     AttentionMaps cross, encoder_self, decoder_self;
-    // [target tokens] with TranslationOptions::return_alternatives > 0 (empty when untranslated).
+    // [target tokens] with TranslationOptions::alternatives > 0 (empty when untranslated).
     std::vector<TokenAlternatives> alternatives;
     double preprocess_ms = 0, search_ms = 0, attention_ms = 0;
 };

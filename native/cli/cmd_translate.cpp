@@ -407,6 +407,14 @@ void run_translate(TranslateFlags& f) {
     if (f.threads < 0) throw Error("--threads must be at least 1, got " + std::to_string(f.threads));
     if (f.text_given && blank(f.text)) throw Error("the text to translate is empty");
     Translator translator = load_translator(f.models);
+    // A prefix the model cannot write is the command's error, not every line's.
+    const Vocab& target_vocab = translator.model().target_vocab;
+    for (size_t i = 0; i < f.options.target_prefix.size(); i++)
+        if (!target_vocab.contains(f.options.target_prefix[i]) ||
+            target_vocab[f.options.target_prefix[i]] == translator.model().eos_id)
+            throw Error("--prefix: token " + std::to_string(i + 1) + ", " +
+                        nlohmann::json(f.options.target_prefix[i]).dump() +
+                        ", is not a token the model's target vocabulary can begin a translation with");
     if (!f.length_penalty_given) f.options.length_penalty = translator.default_options().length_penalty;
     if (!f.min_confidence_given) f.options.min_confidence = translator.default_options().min_confidence;
     TranslationOptions& opt = f.options;
@@ -554,7 +562,7 @@ CommandRegistrar registrar([](CLI::App& app) {
     cmd->add_option("--prefix", f->prefix,
                     "Each sentence's translation begins with these target tokens (space-separated, as --json's "
                     "tokens and alternatives name them: \"Ein Groß@@\"), and the search goes on from there");
-    cmd->add_option("--alternatives", o.return_alternatives,
+    cmd->add_option("--alternatives", o.alternatives,
                     "With --json: each target token's this many most probable alternatives, with probabilities "
                     "(0: none; at most " + std::to_string(kMaxAlternatives) + ")")
         ->capture_default_str();

@@ -1,4 +1,4 @@
-// A target prefix and each position's alternatives (TranslationOptions::target_prefix, return_alternatives) on a
+// A target prefix and each position's alternatives (TranslationOptions::target_prefix, alternatives) on a
 // shipped model (web/models/): what the demo page does when a user picks another word and asks for the rest anew.
 // Nothing here depends on a float comparison that another instruction set could turn: the alternatives are checked
 // for what holds of any distribution, and a re-translation is compared with the first one only where both searches
@@ -35,7 +35,7 @@ const std::vector<std::string> kSentences = {"A dog runs on the beach.", "Two yo
 TranslationOptions options(int beam, int alternatives = 5) {
     TranslationOptions o = en_de().default_options();
     o.beam_size = beam;
-    o.return_alternatives = alternatives;
+    o.alternatives = alternatives;
     return o;
 }
 
@@ -189,6 +189,6 @@ TEST_CASE("a bad prefix or alternatives count is refused with an error that name
     o.target_prefix = std::vector<std::string>(kMaxDecodingLength, "Hund");
     CHECK_THROWS_WITH(validate_options(o), doctest::Contains("at most 4095"));
     o.target_prefix.clear();
-    o.return_alternatives = kMaxAlternatives + 1;
-    CHECK_THROWS_WITH(validate_options(o), "return alternatives must be between 0 and 100, got 101");
+    o.alternatives = kMaxAlternatives + 1;
+    CHECK_THROWS_WITH(validate_options(o), "alternatives must be between 0 and 100, got 101");
 }

@@ -91,3 +91,16 @@ test('a bad prefix or alternatives count is refused with an error that names it'
   assert.equal(r.targetTokens[0], 'Ein');
   t.dispose();
 });
+
+test('attend translate refuses a prefix the model cannot write before it translates anything', () => {
+  for (const prefix of ['Ein Hnudxq', 'Ein <eos>']) {
+    const r = spawnSync(requireFile(nativeBin('attend')), ['translate', '-m', modelFile, '--prefix', prefix],
+      { input: `${sentences.join('\n')}\n`, env: { ...process.env, OMP_WAIT_POLICY: 'passive' } });
+    assert.equal(r.status, 1, r.stderr.toString());
+    assert.equal(r.stdout.toString(), '');
+    assert.match(r.stderr.toString(), /--prefix: token 2, "(Hnudxq|<eos>)", is not a token the model's target vocabulary can begin a translation with/);
+  }
+  const r = spawnSync(requireFile(nativeBin('attend')), ['translate', '-m', modelFile, '--alternatives', '101', '-t', 'A dog.']);
+  assert.equal(r.status, 1);
+  assert.match(r.stderr.toString(), /alternatives must be between 0 and 100, got 101/);
+});

@@ -131,7 +131,7 @@ const NumberOption kNumberOptions[] = {
     {"maxCharRun", &TranslationOptions::max_char_run, nullptr, 0, kMaxRunLength, false},
     {"clauseSplitWords", &TranslationOptions::clause_split_words, nullptr, 0, kMaxClauseSplitWords, false},
     {"minConfidence", nullptr, &TranslationOptions::min_confidence, 0, 1, false},
-    {"alternatives", &TranslationOptions::return_alternatives, nullptr, 0, kMaxAlternatives, false},
+    {"alternatives", &TranslationOptions::alternatives, nullptr, 0, kMaxAlternatives, false},
 };
 struct BoolOption {
     const char* name;
