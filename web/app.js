@@ -749,7 +749,8 @@ function showPickedWord() {
 // How many of each target token's most probable alternatives a translation brings.
 const ALTERNATIVES = 5;
 
-const percent = (p) => `${(100 * p).toFixed(p < 0.095 ? 1 : 0)}%`;
+// A probability as people read one: whole percent, tenths below 10%, and under 0.1% said so rather than as 0.
+const percent = (p) => (p < 0.0005 ? '<0.1%' : `${(100 * p).toFixed(p < 0.095 ? 1 : 0)}%`);
 
 // A piece as a word: its characters as the chips show them, and a joiner and an ellipsis where the word goes on.
 function alternativeLabel(token) {

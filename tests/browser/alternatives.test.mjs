@@ -29,7 +29,8 @@ const chips = (page) => page.locator('#target-words .word').allTextContents();
 const listed = (page) => page.$$eval('#alternatives-list button', (buttons) => buttons.map((b) => ({
   token: b.dataset.token,
   label: b.firstElementChild.textContent,
-  percent: Number(b.lastElementChild.textContent.replace('%', '')),
+  // '<0.1%': a probability too small to show in tenths, not none.
+  percent: b.lastElementChild.textContent === '<0.1%' ? 0.05 : Number(b.lastElementChild.textContent.replace('%', '')),
   current: b.getAttribute('aria-current') === 'true',
   disabled: b.disabled,
 })));
