@@ -783,7 +783,9 @@ function showAlternatives() {
     button.className = 'alternative';
     button.dataset.token = token;
     const word = document.createElement('span');
-    word.textContent = alternativeLabel(token);
+    // The word shown is the chip's (copy-through may have put a name or number back where the model wrote a
+    // stand-in), where the word is this one piece.
+    word.textContent = token === a.token && w.tokens.length === 1 ? w.text : alternativeLabel(token);
     const p = document.createElement('span');
     p.className = 'p';
     p.textContent = percent(a.probabilities[j]);
