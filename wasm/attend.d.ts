@@ -93,6 +93,17 @@ export interface TranslateOptions {
    * what the model was trained on, and the translation invented; 0: never. Default: the model's own, else 0.
    */
   minConfidence?: number;
+  /**
+   * For each target token, its distribution's this many most probable tokens (Translation.alternatives), 0..100;
+   * 0: none. Default 0.
+   */
+  alternatives?: number;
+  /**
+   * Target tokens the translation begins with (pieces as TokenAlternatives names them: "Groß@@" goes on into a longer
+   * word); the search goes on from the last one. A token the model's vocabulary lacks, "<eos>", or more tokens than
+   * the length limit allows is refused. translateDocument: the first sentence's. Default none.
+   */
+  targetPrefix?: readonly string[];
   /** Return every attention map. Default true (this API's own choice; the C++ core's is false). */
   attention?: boolean;
   /**
@@ -104,7 +115,7 @@ export interface TranslateOptions {
 }
 
 /** What translate() uses where a call leaves an option out (the core's defaults; the Default lines above). */
-export type DefaultOptions = Required<Omit<TranslateOptions, 'signal'>>;
+export type DefaultOptions = Required<Omit<TranslateOptions, 'signal' | 'targetPrefix'>>;
 
 /** The range of a number option: min to max (min excluded when aboveMin), whole numbers only when integer. */
 export interface OptionBounds {
@@ -120,6 +131,18 @@ export interface AttentionMaps {
   /** All maps in one buffer, [layers, heads, rows, cols]. */
   data: Float32Array;
   shape: [number, number, number, number];
+}
+
+/** One target token and the most probable tokens of the distribution the search took it from (after its repetition controls). */
+export interface TokenAlternatives {
+  /** The target vocabulary's token written here (targetTokens shows a copied span's own text instead). */
+  token: string;
+  /** Its probability there (0..1; greedy search writes the most probable). */
+  probability: number;
+  /** The most probable tokens, most probable first; probabilities in (0, 1], summing to at most 1. */
+  tokens: string[];
+  ids: number[];
+  probabilities: number[];
 }
 
 export interface Translation {
@@ -147,6 +170,8 @@ export interface Translation {
   /** cross: target x source; encoderSelf: source x source; decoderSelf: target x target (causal). */
   attention?: { cross: AttentionMaps; encoderSelf: AttentionMaps; decoderSelf: AttentionMaps };
   timings: { preprocessMs: number; searchMs: number; attentionMs: number; totalMs: number };
+  /** With options.alternatives > 0: one per target token (none when untranslated). */
+  alternatives?: TokenAlternatives[];
 }
 
 /** What info() returns: camelCase keys, each two-word one also under its snake_case name for older callers. */
@@ -250,7 +275,7 @@ export declare class AttendTranslator {
   defaultOptions(): DefaultOptions;
   optionBounds(): Record<'beam' | 'maxLength' | 'maxInputLength' | 'maxLengthRatio' | 'lengthPenalty' |
     'noRepeatNgramSize' | 'repetitionPenalty' | 'maxTokenRun' | 'maxPieceRun' | 'noAdjacentRepeatSize' | 'maxCharRun' |
-    'clauseSplitWords' | 'minConfidence', OptionBounds>;
+    'clauseSplitWords' | 'minConfidence' | 'alternatives', OptionBounds>;
   /** Rejects for empty text, a lone surrogate, or an option out of range; over-long text is cut, with a warning. */
   translate(text: string, options?: TranslateOptions | null): Promise<Translation>;
   /**

@@ -378,16 +378,25 @@ function optionsJson(options, rules) {
     if (typeof value !== 'boolean') throw new TypeError(`option ${name} must be true or false, got ${describe(value)}`);
     out[name] = value;
   }
+  const prefix = options.targetPrefix;
+  if (prefix !== undefined && prefix !== null) {
+    if (!Array.isArray(prefix)) throw new TypeError(`option targetPrefix must be an array of target tokens, got ${describe(prefix)}`);
+    prefix.forEach((token, i) => {
+      if (typeof token !== 'string' || token === '') throw new TypeError(`option targetPrefix[${i}] must be a target token (a non-empty string), got ${describe(token)}`);
+      checkWellFormed(token, `option targetPrefix[${i}]`);
+    });
+    out.targetPrefix = prefix;
+  }
   return JSON.stringify(out);
 }
 
 // Text that is not well-formed UTF-16 (a lone surrogate) would reach the core with U+FFFD in its place, silently
 // changed; it is refused the way invalid UTF-8 is natively.
-function checkWellFormed(text) {
+function checkWellFormed(text, what = 'the text') {
   if (typeof text.isWellFormed === 'function' ? text.isWellFormed() : !/\p{Cs}/u.test(text)) return;
   const at = text.search(/\p{Cs}/u);
   const unit = text.charCodeAt(at).toString(16).toUpperCase();
-  throw new Error(`the text is not well-formed Unicode: a lone surrogate U+${unit} at index ${at} (expected text with paired surrogates)`);
+  throw new Error(`${what} is not well-formed Unicode: a lone surrogate U+${unit} at index ${at} (expected text with paired surrogates)`);
 }
 
 // info() as the core gives it (snake_case) with a camelCase twin of every key that has an underscore, nested
@@ -437,7 +446,7 @@ export class AttendTranslator {
   // The options translate() uses where a call leaves one out: the core's (with the model's own length penalty
   // where its file has one), attention: true. { beam, maxLength, maxInputLength, maxLengthRatio, lengthPenalty,
   // noRepeatNgramSize, repetitionPenalty, maxTokenRun, maxPieceRun, noAdjacentRepeatSize, maxCharRun,
-  // clauseSplitWords, minConfidence, copyThrough, recaseCapitals, alignMarkup, closeMarks, attention }
+  // clauseSplitWords, minConfidence, alternatives, copyThrough, recaseCapitals, alignMarkup, closeMarks, attention }
   defaultOptions() {
     this.#check();
     const defaults = JSON.parse(this.#core.UTF8ToString(this.#core._attend_translator_defaults(this.#handle)));
@@ -450,7 +459,8 @@ export class AttendTranslator {
   }
 
   // { text, tokenized, sourceTokens, targetTokens, score, finished, untranslated, confidence, lowConfidence, warnings,
-  //   attention: { cross, encoderSelf, decoderSelf }, timings }
+  //   attention: { cross, encoderSelf, decoderSelf }, timings, alternatives (with options.alternatives > 0: for each
+  //   target token { token, probability, tokens, ids, probabilities }, its most probable alternatives first) }
   // An array of texts gives an array of those, in input order.
   // options (each optional; null or undefined: the default, as defaultOptions() returns them; optionBounds() gives
   // their ranges): beam (5), maxLength (0), maxInputLength (0), maxLengthRatio (2), lengthPenalty (the model's own,
@@ -462,7 +472,9 @@ export class AttendTranslator {
   // unchanged, and the model writes in digits only the source's numbers), recaseCapitals (true: a sentence in capitals is translated in sentence case and its
   // translation put in capitals), alignMarkup (true: a tag on a word goes around the words the cross attention
   // aligns with it), closeMarks (true: beam search prefers a translation that closes the quotation marks and
-  // brackets it opens, where the source's own pair up), signal (an AbortSignal).
+  // brackets it opens, where the source's own pair up), alternatives (0: each target token's this many most probable
+  // alternatives), targetPrefix (target tokens the translation begins with, as alternatives name them; the first
+  // sentence's in translateDocument), signal (an AbortSignal).
   async translate(text, options) {
     const signal = checkSignal(options?.signal, 'translate(text, options)');
     if (!Array.isArray(text)) return this.#work(signal, () => this.#translateOne(text, options));

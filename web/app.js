@@ -13,7 +13,7 @@ import { simdSupported } from '../wasm/attend.js';
 import { Heatmap, renderLegend, drawPanel, maxOf } from './heatmap.js';
 import { Alignment } from './alignment.js';
 import { registerServiceWorker } from './register-sw.js';
-import { tokenLabels, wordsOf } from './tokens.js';
+import { JOINER, tokenLabels, wordsOf } from './tokens.js';
 import { attentionJson, heatmapSvg, heatmapPng } from './export.js';
 import { watchOverflow } from './overflow.js';
 import { HeadView, HEAD_COLOURS } from './headview.js';
@@ -484,7 +484,9 @@ async function translate({ live = false } = {}) {
   const seq = state.loadSeq;
   const current = () => seq === state.loadSeq && mine === state.translateSeq;
   try {
-    const doc = await state.translator.translateDocument(text, { beam, attention: true, signal: controller.signal });
+    const doc = await state.translator.translateDocument(text, {
+      beam, attention: true, alternatives: ALTERNATIVES, signal: controller.signal,
+    });
     if (!current()) return;
     const ms = performance.now() - started;
     error.hidden = true;
@@ -526,6 +528,7 @@ function clearResult() {
   state.doc = null;
   state.result = null;
   state.word = null;
+  showAlternatives();
   $('output').hidden = true;
   $('attention-panel').hidden = true;
   $('translate-error').hidden = true;
@@ -701,12 +704,17 @@ function showSentence(index) {
     span.addEventListener('keydown', (e) => {
       if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); pickWord(i); }
       if (e.key === 'Escape') { state.word = null; showPickedWord(); }
+      if (e.key === 'ArrowDown' && state.word?.index === i && !$('alternatives').hidden) {
+        e.preventDefault();
+        $('alternatives-list').querySelector('button:not([disabled])')?.focus();
+      }
     });
     return span;
   }));
   state.sourceWords = source;
   state.targetWords = target;
   state.word = null;
+  showAlternatives();
   if (!hasMaps(r?.attention?.cross)) {
     $('attention-panel').hidden = true;
     return;
@@ -733,6 +741,153 @@ function showPickedWord() {
   spans.forEach((s, i) => s.setAttribute('aria-pressed', String(state.word?.index === i)));
   if (state.word) highlightFromTarget(state.word.tokens, spans[state.word.index] ?? null);
   else highlightFromTarget([], null);
+  showAlternatives();
+}
+
+// ---------- the other words the model weighed at a picked output word, and translating again from one
+
+// How many of each target token's most probable alternatives a translation brings.
+const ALTERNATIVES = 5;
+
+// A probability as people read one: whole percent, tenths below 10%, and under 0.1% said so rather than as 0.
+const percent = (p) => (p < 0.0005 ? '<0.1%' : `${(100 * p).toFixed(p < 0.095 ? 1 : 0)}%`);
+
+// A piece as a word: its characters as the chips show them, and a joiner and an ellipsis where the word goes on.
+function alternativeLabel(token) {
+  if (token === '<eos>') return 'end of the sentence';
+  const [label] = tokenLabels([token]);
+  return token.endsWith('@@') ? `${label}${JOINER}…` : label;
+}
+
+// The picked word's alternatives: those of the distribution its first piece came from. Shown again only for
+// another word, so that focus inside the list stays where it is.
+function showAlternatives() {
+  const box = $('alternatives');
+  const index = state.word?.index;
+  const w = index === undefined ? null : state.targetWords?.[index];
+  const position = w?.tokens[0];
+  const a = w ? state.result?.alternatives?.[position] : null;
+  if (!a || !a.tokens.length) {
+    box.hidden = true;
+    delete box.dataset.word;
+    return;
+  }
+  if (!box.hidden && box.dataset.word === String(index)) return;
+  box.dataset.word = String(index);
+  box.dataset.position = String(position);
+  $('alternatives-title').textContent = `“${w.text}”: ${percent(a.probability)}. The model's ${a.tokens.length} likeliest words here:`;
+  $('alternatives-list').replaceChildren(...a.tokens.map((token, j) => {
+    const item = document.createElement('li');
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'alternative';
+    button.dataset.token = token;
+    const word = document.createElement('span');
+    // The word shown is the chip's (copy-through may have put a name or number back where the model wrote a
+    // stand-in), where the word is this one piece.
+    word.textContent = token === a.token && w.tokens.length === 1 ? w.text : alternativeLabel(token);
+    const p = document.createElement('span');
+    p.className = 'p';
+    p.textContent = percent(a.probabilities[j]);
+    button.append(word, p);
+    if (token === a.token) {
+      button.setAttribute('aria-current', 'true');
+      button.disabled = true;
+      button.title = 'the word the translation has';
+    } else if (token === '<eos>') {
+      button.disabled = true;
+      button.title = 'a translation cannot be asked to end here';
+    } else {
+      button.title = 'translate again with this word here';
+      button.addEventListener('click', () => translateFrom(position, token));
+    }
+    button.addEventListener('keydown', (e) => {
+      const buttons = [...$('alternatives-list').querySelectorAll('button:not([disabled])')];
+      const k = buttons.indexOf(button);
+      if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+        e.preventDefault();
+        buttons[(k + (e.key === 'ArrowDown' ? 1 : buttons.length - 1)) % buttons.length]?.focus();
+      }
+      if (e.key === 'Escape') {
+        e.preventDefault();
+        const chip = $('target-words').children[index];
+        state.word = null;
+        showPickedWord();
+        chip?.focus();
+      }
+    });
+    item.append(button);
+    return item;
+  }));
+  box.hidden = false;
+  // The card starts under the word where it fits, and its caret points at the word.
+  const chip = $('target-words').children[index];
+  const line = $('target-words');
+  const chipLeft = chip.offsetLeft - line.offsetLeft;
+  const left = Math.max(0, Math.min(chipLeft, line.clientWidth - box.offsetWidth));
+  box.style.marginLeft = `${left}px`;
+  box.style.setProperty('--caret', `${Math.max(6, Math.min(box.offsetWidth - 16, chipLeft - left + chip.offsetWidth / 2 - 5))}px`);
+}
+
+// Translates the shown sentence again, its target tokens before `position` kept and `token` there (the
+// translator's targetPrefix), the rest as the model goes on from it; the other sentences stay as they are.
+async function translateFrom(position, token) {
+  const d = state.doc;
+  const index = state.sentence;
+  const x = d?.sentences[index];
+  if (!state.translator || !x?.alternatives) return;
+  const prefix = [...x.alternatives.slice(0, position).map((a) => a.token), token];
+  state.pending?.abort();
+  const mine = ++state.translateSeq;
+  const controller = state.pending = new AbortController();
+  state.busy = true;
+  setBody('translateState', 'busy');
+  $('translate-status').textContent = 'translating again from the chosen word…';
+  const started = performance.now();
+  const seq = state.loadSeq;
+  const current = () => seq === state.loadSeq && mine === state.translateSeq && state.doc === d;
+  const error = $('translate-error');
+  try {
+    const again = await state.translator.translateDocument(d.source.slice(x.begin, x.end), {
+      beam: d.beam, attention: true, alternatives: ALTERNATIVES, targetPrefix: prefix, signal: controller.signal,
+    });
+    if (!current()) return;
+    if (again.sentences.length !== 1) throw new Error('the sentence no longer reads as one sentence');
+    const y = again.sentences[0];
+    const sentences = d.sentences.slice();
+    sentences[index] = { ...y, begin: x.begin, end: x.end, line: x.line, joiner: x.joiner };
+    // The document's text and warnings as the translator puts them together: each line's sentences, and each
+    // warning after where it is.
+    const lines = d.source.split('\n').map(() => '');
+    const warnings = [];
+    let line = -1, inLine = 0;
+    for (const s of sentences) {
+      inLine = s.line === line ? inLine + 1 : 1;
+      line = s.line;
+      if (lines[s.line] !== undefined) lines[s.line] += s.joiner + s.placedText;
+      for (const w of s.warnings ?? []) warnings.push(`line ${s.line + 1}, sentence ${inLine}: ${w}`);
+    }
+    const ms = performance.now() - started;
+    state.doc = { ...d, sentences, text: lines.join('\n'), warnings, ms };
+    error.hidden = true;
+    showResult();
+    // The chosen word, now in the translation, keeps the focus that chose it.
+    const chip = [...$('target-words').children].find((c) => c.dataset.tokens.split(',').map(Number).includes(position));
+    chip?.focus({ preventScroll: true });
+    $('translate-status').textContent = `translated again from “${alternativeLabel(token)}” in ${ms.toFixed(0)} ms`;
+    setBody('translateState', 'done');
+  } catch (e) {
+    if (!current()) return;
+    error.textContent = `The translation failed: ${e.message}`;
+    error.hidden = false;
+    $('translate-status').textContent = '';
+    setBody('translateState', 'error');
+  } finally {
+    if (mine === state.translateSeq) {
+      state.busy = false;
+      state.pending = null;
+    }
+  }
 }
 
 // The map of the selected layer (or the mean of the layers, or their rollout) and head (or the mean of the
@@ -792,6 +947,7 @@ const heatmap = new Heatmap($('heatmap'), {
     if (row >= 0 && state.word) {
       state.word = null;
       for (const s of $('target-words').children) s.setAttribute('aria-pressed', 'false');
+      showAlternatives();
     }
   },
 });

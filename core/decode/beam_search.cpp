@@ -7,6 +7,7 @@
 #include "kernels/topk.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <limits>
 #include <vector>
@@ -18,6 +19,7 @@ struct Candidate {
     float log_prob;  // parent's log_prob + this token's
     int parent;      // index into the live hypotheses
     int token;
+    float token_log_prob;  // this token's alone
 };
 
 // Higher log-probability first; ties go to the older parent, then the lower token id, so that the order is
@@ -50,6 +52,9 @@ std::vector<Hypothesis> beam_search(StepModel& model, const SearchOptions& optio
         throw Error("beam search: close_quotes and close_brackets need token_shapes");
     const int K = options.beam_size;
     const int V = model.vocab_size();
+    check_prefix(options, V);
+    const int P = static_cast<int>(options.prefix.size());
+    const int k_alt = std::min(options.alternatives, V);
     // 2K candidates per step: even if K of them end in <eos>, K remain to continue the beam.
     const int per_row = std::min(2 * K, V);
 
@@ -65,6 +70,9 @@ std::vector<Hypothesis> beam_search(StepModel& model, const SearchOptions& optio
     std::vector<int> last_tokens(K, options.bos_id), parents(K);
     std::vector<float> logits(static_cast<size_t>(K) * V), log_probs(V), top_values(per_row);
     std::vector<int> top_indices(per_row);
+    // Each live row's alternatives (SearchOptions::alternatives), for the hypotheses that continue it.
+    std::vector<Hypothesis> row_alternatives(k_alt > 0 ? K : 0);
+    std::vector<float> raw;  // a forced step's logits before the repetition controls
     RepetitionControls controls(options, V);
     std::vector<Candidate> candidates;
     candidates.reserve(static_cast<size_t>(K) * per_row);
@@ -74,15 +82,43 @@ std::vector<Hypothesis> beam_search(StepModel& model, const SearchOptions& optio
         model.step(logits.data(), last_tokens.data(), n);
 
         candidates.clear();
+        const bool forced = t < P;  // then n is 1: one hypothesis, the prefix so far
         for (int i = 0; i < n; i++) {
             float* row = logits.data() + static_cast<size_t>(i) * V;
+            if (forced && controls.active()) raw.assign(row, row + V);
             if (controls.active()) controls.apply(row, live[i].tokens.data(), static_cast<int>(live[i].tokens.size()));
             log_softmax_forward(log_probs.data(), row, 1, V);
+            if (k_alt > 0) {
+                Hypothesis& a = row_alternatives[i];
+                a.token_probs.clear();
+                a.alternative_ids.clear();
+                a.alternative_probs.clear();
+                append_alternatives(a, log_probs.data(), V, k_alt, 0.0f, /*log_probs=*/true);
+            }
+            if (forced) {
+                const int token = options.prefix[t];
+                float lp = log_probs[token];
+                // A forced token the controls forbid is scored by the model's own distribution.
+                if (lp == -std::numeric_limits<float>::infinity() && !raw.empty()) lp = log_softmax_at(raw.data(), V, token);
+                candidates.push_back({live[i].log_prob + lp, i, token, lp});
+                continue;
+            }
             topk(top_indices.data(), top_values.data(), log_probs.data(), V, per_row);
             // Tokens the repetition controls forbid (-infinity) are never candidates.
             for (int j = 0; j < per_row && top_values[j] != -std::numeric_limits<float>::infinity(); j++)
-                candidates.push_back({live[i].log_prob + top_values[j], i, top_indices[j]});
+                candidates.push_back({live[i].log_prob + top_values[j], i, top_indices[j], top_values[j]});
         }
+        // A hypothesis continues its parent's alternatives with those of the row it was chosen from.
+        auto extend_alternatives = [&](Hypothesis& h, const Hypothesis& parent, const Candidate& c) {
+            if (k_alt == 0) return;
+            const Hypothesis& a = row_alternatives[c.parent];
+            h.token_probs.assign(parent.token_probs.begin(), parent.token_probs.end());
+            h.token_probs.push_back(std::exp(c.token_log_prob));
+            h.alternative_ids.assign(parent.alternative_ids.begin(), parent.alternative_ids.end());
+            h.alternative_ids.insert(h.alternative_ids.end(), a.alternative_ids.begin(), a.alternative_ids.end());
+            h.alternative_probs.assign(parent.alternative_probs.begin(), parent.alternative_probs.end());
+            h.alternative_probs.insert(h.alternative_probs.end(), a.alternative_probs.begin(), a.alternative_probs.end());
+        };
         std::sort(candidates.begin(), candidates.end(), better);
 
         int n_next = 0;
@@ -99,6 +135,7 @@ std::vector<Hypothesis> beam_search(StepModel& model, const SearchOptions& optio
                     h.log_prob = c.log_prob;
                     h.finished = true;
                     h.score = normalized_score(h.log_prob, static_cast<int>(h.tokens.size()), options.length_penalty);
+                    extend_alternatives(h, live[c.parent], c);
                     if (!leaves_open(h, options))
                         finished.push_back(std::move(h));
                     else if (plain_stop < 0)
@@ -112,6 +149,7 @@ std::vector<Hypothesis> beam_search(StepModel& model, const SearchOptions& optio
             h.log_prob = c.log_prob;
             h.finished = false;
             h.score = normalized_score(h.log_prob, static_cast<int>(h.tokens.size()), options.length_penalty);
+            extend_alternatives(h, live[c.parent], c);
             parents[n_next] = c.parent;
             last_tokens[n_next] = c.token;
             n_next++;

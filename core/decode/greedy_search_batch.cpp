@@ -13,6 +13,8 @@ namespace attend {
 
 std::vector<Hypothesis> greedy_search_batch(StepModel& model, const std::vector<int>& max_lengths,
                                             const SearchOptions& options) {
+    if (!options.prefix.empty() || options.alternatives != 0)
+        throw Error("batched greedy search keeps no target prefix nor alternatives: use greedy_search");
     const int B = static_cast<int>(max_lengths.size());
     for (int i = 0; i < B; ++i)
         if (max_lengths[i] < 1)

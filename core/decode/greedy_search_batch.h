@@ -10,7 +10,8 @@
 namespace attend {
 
 // model: B rows, one per sentence; max_lengths [B]: the most tokens row i may generate (<eos> included).
-// options: bos_id, eos_id, length_penalty (max_length and beam_size are not used). Returns one hypothesis per row,
+// options: bos_id, eos_id, length_penalty (max_length and beam_size are not used; a prefix and alternatives are
+// refused). Returns one hypothesis per row,
 // in row order; each is what greedy_search gives for that sentence alone with max_length = max_lengths[i].
 std::vector<Hypothesis> greedy_search_batch(StepModel& model, const std::vector<int>& max_lengths,
                                             const SearchOptions& options);

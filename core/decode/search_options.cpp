@@ -1,9 +1,14 @@
 #include "decode/search_options.h"
 
+#include "error.h"
+#include "kernels/softmax.h"
+#include "kernels/topk.h"
 #include "text/utf8.h"
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <string>
 
 namespace attend {
 
@@ -16,6 +21,44 @@ bool ascii_digit(char c) { return c >= '0' && c <= '9'; }
 float normalized_score(float log_prob, int length, float length_penalty) {
     if (length_penalty == 0.0f || length <= 0) return log_prob;
     return log_prob / std::pow(static_cast<float>(length), length_penalty);
+}
+
+void check_prefix(const SearchOptions& options, int V) {
+    if (options.alternatives < 0) throw Error("search: alternatives must be 0 or more");
+    const int P = static_cast<int>(options.prefix.size());
+    if (P >= options.max_length)
+        throw Error("search: the target prefix is " + std::to_string(P) +
+                    " tokens long; the length limit leaves room for at most " + std::to_string(options.max_length - 1) +
+                    " (the translation's last token is the model's to choose)");
+    for (int i = 0; i < P; i++) {
+        const int id = options.prefix[i];
+        if (id < 0 || id >= V)
+            throw Error("search: target prefix token " + std::to_string(i + 1) + " has id " + std::to_string(id) +
+                        ", outside the vocabulary (0.." + std::to_string(V - 1) + ")");
+        if (id == options.eos_id)
+            throw Error("search: target prefix token " + std::to_string(i + 1) +
+                        " is <eos>, which ends a translation: a prefix cannot hold it");
+    }
+}
+
+void append_alternatives(Hypothesis& h, const float* row, int V, int k, float token_log_prob, bool log_probs) {
+    h.token_probs.push_back(std::exp(token_log_prob));
+    const size_t at = h.alternative_ids.size();
+    h.alternative_ids.resize(at + k);
+    h.alternative_probs.resize(at + k);
+    int* ids = h.alternative_ids.data() + at;
+    float* probs = h.alternative_probs.data() + at;
+    topk(ids, probs, row, V, k);
+    for (int j = 0; j < k; j++) {
+        const float lp = log_probs ? probs[j] : log_softmax_at(row, V, ids[j]);
+        // A token the repetition controls forbid (-infinity) is no alternative.
+        if (lp == -std::numeric_limits<float>::infinity()) {
+            ids[j] = -1;
+            probs[j] = 0.0f;
+        } else {
+            probs[j] = std::exp(lp);
+        }
+    }
 }
 
 TokenShape token_shape(const std::string& token) {

@@ -66,6 +66,14 @@ struct SearchOptions {
     bool close_quotes = false;
     bool close_brackets = false;
     int close_steps = 4;
+    // Tokens the output begins with (after <bos>; CTranslate2's target_prefix): each is taken in turn whatever the
+    // model prefers, scored by the distribution the search would have chosen from (the model's own where the
+    // repetition controls forbid it), and the search goes on from the last one as it would from tokens it had chosen
+    // (the controls count them as generated). Fewer than max_length tokens, none of them eos_id.
+    std::vector<int> prefix;
+    // For every output token, keep this many of the most probable tokens of the distribution it was chosen from (or
+    // forced into), the way the search saw it: after the repetition controls (Hypothesis::alternative_ids). 0: none.
+    int alternatives = 0;
 };
 
 // A run of ASCII digits in a text, and whether the text glues something other than digits on to its end.
@@ -110,7 +118,22 @@ struct Hypothesis {
     float log_prob = 0.0f;    // sum of the tokens' log-probabilities
     float score = 0.0f;       // log_prob / L^alpha, what the beam ranks finished hypotheses by
     bool finished = false;    // ended with <eos>
+    // With SearchOptions::alternatives k > 0: the probability of each token in the distribution it came from
+    // ([tokens]), and that distribution's k most probable tokens and their probabilities ([tokens, k], most probable
+    // first; id -1 and probability 0 past the tokens the distribution allows).
+    std::vector<float> token_probs;
+    std::vector<int> alternative_ids;
+    std::vector<float> alternative_probs;
 };
+
+// Throws attend::Error unless options.prefix fits a search over a vocabulary of V tokens: ids in [0, V), not
+// eos_id, fewer than max_length of them; and 0 <= alternatives.
+void check_prefix(const SearchOptions& options, int V);
+
+// Appends to h a token's probability exp(token_log_prob) and the k most probable tokens of its distribution, the
+// row [V] (k <= V): log-probabilities, or (log_probs false) logits, as greedy search has them, whose order is then
+// argmax's (ties to the lower id) and whose probabilities are their log-softmax, bit for bit.
+void append_alternatives(Hypothesis& h, const float* row, int V, int k, float token_log_prob, bool log_probs);
 
 // Length-normalized score of a hypothesis of `length` generated tokens.
 float normalized_score(float log_prob, int length, float length_penalty);

@@ -200,6 +200,16 @@ void validate_options(const TranslationOptions& o) {
     check_range("no_adjacent_repeat_size", o.no_adjacent_repeat_size, 0, kMaxNoRepeatNgramSize);
     check_range("clause split words", o.clause_split_words, 0, kMaxClauseSplitWords);
     check_range("min confidence", o.min_confidence, 0, 1);
+    check_range("alternatives", o.alternatives, 0, kMaxAlternatives);
+    if (o.target_prefix.size() >= static_cast<size_t>(kMaxDecodingLength))
+        throw Error("the target prefix is " + std::to_string(o.target_prefix.size()) + " tokens long; at most " +
+                    std::to_string(kMaxDecodingLength - 1) + " are allowed");
+    for (size_t i = 0; i < o.target_prefix.size(); i++) {
+        const std::string& token = o.target_prefix[i];
+        if (token.empty()) throw Error("target prefix token " + std::to_string(i + 1) + " is empty");
+        if (utf8_find_invalid(token) != std::string_view::npos)
+            throw Error("target prefix token " + std::to_string(i + 1) + " is not valid UTF-8");
+    }
 }
 
 namespace {
@@ -335,6 +345,21 @@ SearchOptions Translator::search_options(const TranslationOptions& options,
         search.close_quotes = pairs.quotes;
         search.close_brackets = pairs.brackets;
     }
+    for (size_t i = 0; i < options.target_prefix.size(); i++) {
+        const std::string& token = options.target_prefix[i];
+        if (!model_->target_vocab.contains(token))
+            throw Error("target prefix token " + std::to_string(i + 1) + ", " + nlohmann::json(token).dump() +
+                        ", is not in the model's target vocabulary");
+        search.prefix.push_back(model_->target_vocab[token]);
+        if (search.prefix.back() == model_->eos_id)
+            throw Error("target prefix token " + std::to_string(i + 1) + " is " + token +
+                        ", which ends a translation: a prefix cannot hold it");
+    }
+    if (search.prefix.size() >= static_cast<size_t>(search.max_length))
+        throw Error("the target prefix is " + std::to_string(search.prefix.size()) +
+                    " tokens long; this translation may be at most " + std::to_string(search.max_length) +
+                    " tokens long (with <eos>: the model's limit, max length and max length ratio)");
+    search.alternatives = options.alternatives;
     return search;
 }
 
@@ -554,6 +579,7 @@ std::vector<TranslationResult> Translator::translate_batch_prepared(const std::v
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return text(a).size() < text(b).size(); });
     std::vector<TranslationResult> results(n);
     const bool batched = options.max_batch_size > 1 && options.beam_size == 1 && !options.return_attention &&
+                         options.target_prefix.empty() && options.alternatives == 0 &&
                          network().decodes_batches() && others_.empty();
     if (!batched) {
         for (size_t i : order) results[i] = one(i);
@@ -672,10 +698,13 @@ DocumentTranslation Translator::translate_document(std::string_view text, const 
         sentence_texts.push_back(clause.text);
     }
     std::vector<std::string> errors(sentence_texts.size());
+    // The translation begins with the prefix: the first sentence's.
+    TranslationOptions rest = options;
+    rest.target_prefix.clear();
 #pragma omp parallel for schedule(dynamic, 1)
     for (long i = 0; i < static_cast<long>(sentence_texts.size()); i++) {
         try {
-            doc.sentences[i].result = translate(sentence_texts[i], options);
+            doc.sentences[i].result = translate(sentence_texts[i], i == 0 ? options : rest);
         } catch (const Error& e) {
             errors[i] = std::string(e.what()) + ": skipped";
         }
@@ -732,6 +761,21 @@ void Translator::fill_translation(TranslationResult& r, const Hypothesis& best) 
     r.confidence = best.tokens.empty() ? 0.0f : std::exp(best.log_prob / static_cast<float>(best.tokens.size()));
     r.finished = best.finished;
     r.target_tokens = model_->target_vocab.tokens(r.target_ids);
+    r.alternatives.clear();
+    if (!best.token_probs.empty()) {
+        const size_t T = best.tokens.size(), k = best.alternative_ids.size() / T;
+        r.alternatives.resize(T);
+        for (size_t t = 0; t < T; t++) {
+            TokenAlternatives& a = r.alternatives[t];
+            a.token = r.target_tokens[t];
+            a.probability = best.token_probs[t];
+            for (size_t j = t * k; j < (t + 1) * k && best.alternative_ids[j] >= 0; j++) {
+                a.ids.push_back(best.alternative_ids[j]);
+                a.tokens.push_back(model_->target_vocab.token(best.alternative_ids[j]));
+                a.probabilities.push_back(best.alternative_probs[j]);
+            }
+        }
+    }
     std::vector<std::string> words(r.target_tokens.begin(), r.target_tokens.end() - (best.finished ? 1 : 0));
     r.text = postprocess_for_display(words, model_->target_pipeline);
     r.tokenized = postprocess_for_bleu(words, model_->target_pipeline);

@@ -15,6 +15,7 @@ constexpr int kMaxNoRepeatNgramSize = 64;
 constexpr int kMaxRunLength = 1000;        // max_token_run, max_char_run
 constexpr float kMaxLengthRatio = 1000.0f;
 constexpr int kMaxClauseSplitWords = 100000;
+constexpr int kMaxAlternatives = 100;     // alternatives (per target token)
 
 struct TranslationOptions {
     int beam_size = 5;             // 1: greedy; 1..kMaxBeamSize
@@ -78,6 +79,16 @@ struct TranslationOptions {
     // 0: never. A model file may name its own (Translator::default_options), chosen on validation data.
     float min_confidence = 0.0f;
     bool return_attention = false;
+    // The translation begins with these tokens of the model's target vocabulary (pieces as TranslationResult::
+    // alternatives name them: "Groß@@" goes on into a longer word), and the search (greedy or beam, as the other
+    // options say) goes on from there: a user who keeps the first words of a translation and picks another for the
+    // next asks for the rest anew. Each token valid UTF-8, at most kMaxDecodingLength - 1 of them; the translator
+    // refuses a token its vocabulary lacks, <eos>, and a prefix as long as the length limit. Every
+    // sentence of translate_batch begins with it, and the first of translate_document.
+    std::vector<std::string> target_prefix;
+    // For each target token, the this many most probable tokens of the distribution the search took it from
+    // (TranslationResult::alternatives); 0: none; 0..kMaxAlternatives.
+    int alternatives = 0;
     // translate_batch: sentences of similar length decoded together (greedy search of a Transformer without
     // attention maps; anything else goes one sentence at a time). 1: one at a time; 1..kMaxBatchSize.
     int max_batch_size = 32;
@@ -85,6 +96,18 @@ struct TranslationOptions {
 
 // Throws attend::Error naming the first option out of its range (and the range).
 void validate_options(const TranslationOptions& options);
+
+// One position of a translation (TranslationOptions::alternatives): the token written there and the most
+// probable tokens of the distribution it came from, the way the search saw it (after the repetition controls; for a
+// forced prefix token, the distribution the search would have chosen from). Greedy search writes the first of them.
+struct TokenAlternatives {
+    std::string token;        // of the target vocabulary (TranslationResult::target_ids), as the model wrote it
+    float probability = 0.0f; // its probability there, in [0, 1] (a forced token may have had 0)
+    // The most probable tokens, most probable first: no more than the distribution allows (probability > 0).
+    std::vector<std::string> tokens;
+    std::vector<int> ids;
+    std::vector<float> probabilities;
+};
 
 // Attention weights of one kind for every layer and head: data [layers, heads, rows, cols].
 struct AttentionMaps {
@@ -116,6 +139,8 @@ struct TranslationResult {
     // its encoder_self and decoder_self stay empty (0 layers).
     // Target row i is the position that predicted target_tokens[i] (its input is <bos> or target_tokens[i-1]).
     AttentionMaps cross, encoder_self, decoder_self;
+    // [target tokens] with TranslationOptions::alternatives > 0 (empty when untranslated).
+    std::vector<TokenAlternatives> alternatives;
     double preprocess_ms = 0, search_ms = 0, attention_ms = 0;
 };
 

@@ -39,6 +39,7 @@ namespace {
 struct TranslateFlags {
     std::vector<std::string> models;  // several: an ensemble
     std::string text, input, attention_file;
+    std::string prefix;  // target tokens, space-separated
     TranslationOptions options;
     int threads = 0;
     bool tokenized = false, json = false, verbose = false, text_given = false;
@@ -209,6 +210,7 @@ void join_sentences(const std::vector<std::string>& lines, const std::vector<siz
             }
             const TranslationResult& s = sentence_results[k];
             r.target_tokens.insert(r.target_tokens.end(), s.target_tokens.begin(), s.target_tokens.end());
+            r.alternatives.insert(r.alternatives.end(), s.alternatives.begin(), s.alternatives.end());
             r.score += s.score;
             r.log_prob += s.log_prob;
             r.finished = r.finished && s.finished;
@@ -365,6 +367,12 @@ size_t translate_chunk(const Translator& translator, const TranslateFlags& f, co
             j["tokens"] = r.target_tokens;
             j["finished"] = r.finished;
             if (r.untranslated) j["untranslated"] = true;
+            if (!r.alternatives.empty()) {
+                nlohmann::json& alternatives = j["alternatives"] = nlohmann::json::array();
+                for (const TokenAlternatives& a : r.alternatives)
+                    alternatives.push_back({{"token", a.token}, {"probability", a.probability},
+                                            {"tokens", a.tokens}, {"probabilities", a.probabilities}});
+            }
         } else {
             j["skipped"] = !errors[i].empty();
         }
@@ -390,10 +398,23 @@ size_t count_sentences(const Translator& translator, const std::string& path, co
 }
 
 void run_translate(TranslateFlags& f) {
+    for (size_t at = 0; at < f.prefix.size();) {
+        const size_t end = std::min(f.prefix.find(' ', at), f.prefix.size());
+        if (end > at) f.options.target_prefix.push_back(f.prefix.substr(at, end - at));
+        at = end + 1;
+    }
     validate_options(f.options);
     if (f.threads < 0) throw Error("--threads must be at least 1, got " + std::to_string(f.threads));
     if (f.text_given && blank(f.text)) throw Error("the text to translate is empty");
     Translator translator = load_translator(f.models);
+    // A prefix the model cannot write is the command's error, not every line's.
+    const Vocab& target_vocab = translator.model().target_vocab;
+    for (size_t i = 0; i < f.options.target_prefix.size(); i++)
+        if (!target_vocab.contains(f.options.target_prefix[i]) ||
+            target_vocab[f.options.target_prefix[i]] == translator.model().eos_id)
+            throw Error("--prefix: token " + std::to_string(i + 1) + ", " +
+                        nlohmann::json(f.options.target_prefix[i]).dump() +
+                        ", is not a token the model's target vocabulary can begin a translation with");
     if (!f.length_penalty_given) f.options.length_penalty = translator.default_options().length_penalty;
     if (!f.min_confidence_given) f.options.min_confidence = translator.default_options().min_confidence;
     TranslationOptions& opt = f.options;
@@ -538,11 +559,19 @@ CommandRegistrar registrar([](CLI::App& app) {
     cmd->add_option("--batch", o.max_batch_size,
                     "Greedy search (-b 1) without --attention: sentences decoded together (1: one at a time)")
         ->capture_default_str()->check(at_least(1));
+    cmd->add_option("--prefix", f->prefix,
+                    "Each sentence's translation begins with these target tokens (space-separated, as --json's "
+                    "tokens and alternatives name them: \"Ein Groß@@\"), and the search goes on from there");
+    cmd->add_option("--alternatives", o.alternatives,
+                    "With --json: each target token's this many most probable alternatives, with probabilities "
+                    "(0: none; at most " + std::to_string(kMaxAlternatives) + ")")
+        ->capture_default_str();
     cmd->add_option("--attention", f->attention_file, "Write every attention map (layer x head) to this JSON file");
     cmd->add_flag("--tokenized", f->tokenized, "Print tokenized output, in the model's case (what BLEU scores)");
     cmd->add_flag("--json", f->json,
                   "One JSON object a line: line, text, score, confidence, tokens, finished, warnings (skipped lines: "
-                  "skipped; lines the model cannot read: untranslated; low_confidence)");
+                  "skipped; lines the model cannot read: untranslated; low_confidence; with --alternatives: "
+                  "alternatives)");
     cmd->add_option("--threads", f->threads, "CPU threads (sentences are translated in parallel; default: all)");
     cmd->add_flag("-v,--verbose", f->verbose, "Print timing to standard error");
     cmd->add_option("--progress", f->progress,

@@ -249,3 +249,168 @@ TEST_CASE("search options are validated") {
     opt.max_length = 0;
     CHECK_THROWS_WITH(greedy_search(model, opt), doctest::Contains("max_length"));
 }
+
+namespace {
+
+// The probabilities of the distribution after `history`, in double precision: the reference for alternatives.
+std::vector<double> probabilities_after(uint64_t seed, const std::vector<int>& history, int V, float eos_bias) {
+    std::vector<float> l = prefix_logits(seed, history, V, eos_bias);
+    const double m = *std::max_element(l.begin(), l.end());
+    double s = 0;
+    for (float x : l) s += std::exp(static_cast<double>(x) - m);
+    std::vector<double> p(V);
+    for (int v = 0; v < V; v++) p[v] = std::exp(static_cast<double>(l[v]) - m) / s;
+    return p;
+}
+
+// h's alternatives at every position are the k most probable tokens after the tokens before it, in order, with
+// their probabilities, and its token's probability is its own there.
+void check_alternatives(const Hypothesis& h, uint64_t seed, int V, float eos_bias, int k) {
+    const size_t T = h.tokens.size();
+    REQUIRE(h.token_probs.size() == T);
+    REQUIRE(h.alternative_ids.size() == T * k);
+    REQUIRE(h.alternative_probs.size() == T * k);
+    for (size_t t = 0; t < T; t++) {
+        const std::vector<int> history(h.tokens.begin(), h.tokens.begin() + static_cast<std::ptrdiff_t>(t));
+        const std::vector<double> p = probabilities_after(seed, history, V, eos_bias);
+        std::vector<int> order(V);
+        for (int v = 0; v < V; v++) order[v] = v;
+        std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return p[a] > p[b]; });
+        CAPTURE(t);
+        CHECK(h.token_probs[t] == doctest::Approx(p[h.tokens[t]]).epsilon(1e-5));
+        for (int j = 0; j < k; j++) {
+            CHECK(h.alternative_ids[t * k + j] == order[j]);
+            CHECK(h.alternative_probs[t * k + j] == doctest::Approx(p[order[j]]).epsilon(1e-5));
+        }
+    }
+}
+
+}  // namespace
+
+TEST_CASE("a target prefix begins the output, and greedy search goes on from it as from its own choices") {
+    const int V = 9;
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+        SearchOptions opt = search_options(12, 1);
+        opt.prefix = {static_cast<int>(seed % 2), 5, static_cast<int>(4 + seed % 5)};
+        HistoryModel model(seed, V, 0.4f);
+        const Hypothesis h = greedy_search(model, opt);
+        CAPTURE(seed);
+        REQUIRE(h.tokens.size() > opt.prefix.size());
+        CHECK(std::equal(opt.prefix.begin(), opt.prefix.end(), h.tokens.begin()));
+        // Every token after the prefix is the most probable one after those before it.
+        for (size_t t = opt.prefix.size(); t < h.tokens.size(); t++) {
+            const std::vector<int> history(h.tokens.begin(), h.tokens.begin() + static_cast<std::ptrdiff_t>(t));
+            const std::vector<float> l = prefix_logits(seed, history, V, 0.4f);
+            CHECK(h.tokens[t] == static_cast<int>(std::max_element(l.begin(), l.end()) - l.begin()));
+        }
+        // The forced tokens are scored like any other: log_prob is the sequence's own.
+        CHECK(h.log_prob == doctest::Approx(log_prob_of(seed, h.tokens, V, 0.4f)).epsilon(1e-5));
+    }
+}
+
+TEST_CASE("greedy search with its own first tokens as the prefix gives its translation and alternatives again") {
+    const int V = 9, k = 4;
+    for (uint64_t seed = 1; seed <= 10; seed++) {
+        SearchOptions opt = search_options(12, 1);
+        opt.alternatives = k;
+        HistoryModel a(seed, V, 0.4f);
+        const Hypothesis free = greedy_search(a, opt);
+        for (size_t P = 1; P < free.tokens.size(); P++) {
+            opt.prefix.assign(free.tokens.begin(), free.tokens.begin() + static_cast<std::ptrdiff_t>(P));
+            HistoryModel b(seed, V, 0.4f);
+            const Hypothesis forced = greedy_search(b, opt);
+            CAPTURE(seed);
+            CAPTURE(P);
+            CHECK(forced.tokens == free.tokens);
+            CHECK(forced.alternative_ids == free.alternative_ids);
+            CHECK(forced.alternative_probs == free.alternative_probs);
+            CHECK(forced.token_probs == free.token_probs);
+        }
+    }
+}
+
+TEST_CASE("a wide beam with a prefix finds the best translation that begins with it") {
+    const int V = 5, max_len = 5;
+    for (uint64_t seed = 1; seed <= 10; seed++) {
+        const std::vector<int> prefix{static_cast<int>(seed % 2), 4};
+        Best best;
+        std::vector<int> tokens = prefix;
+        enumerate(seed, V, 0.3f, max_len, 0.0f, tokens, best);
+        REQUIRE(!best.tokens.empty());
+        SearchOptions opt = search_options(max_len, 200);
+        opt.prefix = prefix;
+        HistoryModel model(seed, V, 0.3f);
+        const std::vector<Hypothesis> hyps = beam_search(model, opt);
+        REQUIRE(!hyps.empty());
+        CAPTURE(seed);
+        CHECK(hyps[0].tokens == best.tokens);
+        CHECK(hyps[0].log_prob == doctest::Approx(best.score).epsilon(1e-5));
+    }
+}
+
+TEST_CASE("alternatives are each position's most probable tokens, the way the search saw them") {
+    const int V = 9, k = 5;
+    for (uint64_t seed = 1; seed <= 10; seed++) {
+        CAPTURE(seed);
+        SearchOptions opt = search_options(12, 1);
+        opt.alternatives = k;
+        HistoryModel a(seed, V, 0.4f), b(seed, V, 0.4f);
+        const Hypothesis greedy = greedy_search(a, opt);
+        check_alternatives(greedy, seed, V, 0.4f, k);
+        for (size_t t = 0; t < greedy.tokens.size(); t++) CHECK(greedy.alternative_ids[t * k] == greedy.tokens[t]);
+        // Beam size 1 keeps the same ones.
+        const Hypothesis beam1 = beam_search(b, opt).front();
+        CHECK(beam1.alternative_ids == greedy.alternative_ids);
+        for (size_t j = 0; j < greedy.alternative_probs.size(); j++)
+            CHECK(beam1.alternative_probs[j] == doctest::Approx(greedy.alternative_probs[j]).epsilon(1e-6));
+        // A wider beam reorders and prunes its hypotheses: each one still carries its own path's distributions,
+        // and so does one with a prefix.
+        opt.beam_size = 4;
+        HistoryModel c(seed, V, 0.4f);
+        for (const Hypothesis& h : beam_search(c, opt)) check_alternatives(h, seed, V, 0.4f, k);
+        opt.prefix = {6, 1};
+        HistoryModel d(seed, V, 0.4f);
+        for (const Hypothesis& h : beam_search(d, opt)) {
+            CHECK(h.tokens[0] == 6);
+            CHECK(h.tokens[1] == 1);
+            check_alternatives(h, seed, V, 0.4f, k);
+        }
+    }
+}
+
+TEST_CASE("a forced token the repetition controls forbid is scored by the model, and is no alternative there") {
+    const int V = 9, k = V;
+    const uint64_t seed = 3;
+    SearchOptions opt = search_options(6, 1);
+    opt.no_repeat_ngram_size = 1;  // no token twice
+    opt.alternatives = k;
+    opt.prefix = {5, 5};
+    for (int beam : {1, 3}) {
+        opt.beam_size = beam;
+        HistoryModel model(seed, V, 0.4f);
+        const Hypothesis h = beam == 1 ? greedy_search(model, opt) : beam_search(model, opt).front();
+        CAPTURE(beam);
+        REQUIRE(h.tokens.size() > 2);
+        CHECK(h.tokens[1] == 5);
+        CHECK(std::isfinite(h.log_prob));
+        CHECK(h.token_probs[1] == doctest::Approx(probabilities_after(seed, {5}, V, 0.4f)[5]).epsilon(1e-5));
+        // Position 1's distribution forbids 5 (said at 0): it lists every other token, and 5 not at all.
+        const std::vector<int> row(h.alternative_ids.begin() + k, h.alternative_ids.begin() + 2 * k);
+        CHECK(std::count(row.begin(), row.end(), 5) == 0);
+        CHECK(std::count(row.begin(), row.end(), -1) == 1);
+        float sum = 0;
+        for (int j = 0; j < k; j++) sum += h.alternative_probs[k + j];
+        CHECK(sum == doctest::Approx(1.0f).epsilon(1e-5));
+    }
+}
+
+TEST_CASE("a target prefix is checked") {
+    TwoPathModel model;
+    SearchOptions opt = search_options(4, 1);
+    opt.prefix = {1, EOS};
+    CHECK_THROWS_WITH(greedy_search(model, opt), doctest::Contains("<eos>"));
+    opt.prefix = {1, 99};
+    CHECK_THROWS_WITH(greedy_search(model, opt), doctest::Contains("outside the vocabulary"));
+    opt.prefix = {1, 1, 1, 1};
+    CHECK_THROWS_WITH(beam_search(model, opt), doctest::Contains("the target prefix is 4 tokens long"));
+}

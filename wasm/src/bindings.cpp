@@ -131,6 +131,7 @@ const NumberOption kNumberOptions[] = {
     {"maxCharRun", &TranslationOptions::max_char_run, nullptr, 0, kMaxRunLength, false},
     {"clauseSplitWords", &TranslationOptions::clause_split_words, nullptr, 0, kMaxClauseSplitWords, false},
     {"minConfidence", nullptr, &TranslationOptions::min_confidence, 0, 1, false},
+    {"alternatives", &TranslationOptions::alternatives, nullptr, 0, kMaxAlternatives, false},
 };
 struct BoolOption {
     const char* name;
@@ -170,6 +171,14 @@ TranslationOptions parse_options(const Translator& translator, const char* optio
             throw Error(std::string("option ") + b.name + " must be true or false, got " + it->dump());
         opt.*b.field = it->get<bool>();
     }
+    if (auto it = o.find("targetPrefix"); it != o.end() && !it->is_null()) {
+        if (!it->is_array()) throw Error("option targetPrefix must be an array of target tokens, got " + it->dump());
+        for (const nlohmann::json& token : *it) {
+            if (!token.is_string())
+                throw Error("option targetPrefix must hold target tokens (strings), got " + token.dump());
+            opt.target_prefix.push_back(token.get<std::string>());
+        }
+    }
     validate_options(opt);
     return opt;
 }
@@ -183,6 +192,12 @@ nlohmann::json result_json(const TranslationResult& r, bool attention, std::vect
                         {"warnings", r.warnings},
                         {"timings", {{"preprocessMs", r.preprocess_ms}, {"searchMs", r.search_ms},
                                      {"attentionMs", r.attention_ms}}}};
+    if (!r.alternatives.empty()) {
+        nlohmann::json& alternatives = j["alternatives"] = nlohmann::json::array();
+        for (const TokenAlternatives& a : r.alternatives)
+            alternatives.push_back({{"token", a.token}, {"probability", a.probability}, {"tokens", a.tokens},
+                                    {"ids", a.ids}, {"probabilities", a.probabilities}});
+    }
     if (attention && !r.source_tokens.empty())
         j["attention"] = {{"cross", append_maps(floats, r.cross)},
                           {"encoderSelf", append_maps(floats, r.encoder_self)},
