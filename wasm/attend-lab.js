@@ -10,44 +10,7 @@
 //
 // Every array argument is a plain array or a typed array, row-major; results are fresh Float32Arrays.
 import { simdSupported } from './attend.js';
-
-// Node built-ins are imported through a variable so that bundlers (esbuild, Vite, webpack) leave them alone:
-// the Node-only path that reads local files never runs in a browser bundle.
-const nodeImport = (specifier) => import(/* @vite-ignore */ /* webpackIgnore: true */ specifier);
-
-const isNode = typeof process === 'object' && !!process.versions?.node && typeof window === 'undefined';
-
-async function wasmBytes(url) {
-  if (isNode && url.protocol === 'file:') {
-    const fs = await nodeImport('node:fs/promises');
-    const { fileURLToPath } = await nodeImport('node:url');
-    return new Uint8Array(await fs.readFile(fileURLToPath(url)));
-  }
-  let response;
-  try {
-    response = await fetch(url);
-  } catch (e) {
-    throw new Error(`cannot download ${url.href}: ${e.message}`);
-  }
-  if (!response.ok) throw new Error(`cannot download ${url.href}: HTTP ${response.status} ${response.statusText}`.trim());
-  return new Uint8Array(await response.arrayBuffer());
-}
-
-const modules = new Map();  // variant -> Promise<module>
-
-function loadModule(variant) {
-  if (!modules.has(variant)) {
-    const promise = (async () => {
-      const glue = new URL(`./dist/attend-lab-${variant}.mjs`, import.meta.url);
-      const wasm = new URL(`./dist/attend-lab-${variant}.wasm`, import.meta.url);
-      const [{ default: createAttendLab }, wasmBinary] = await Promise.all([import(glue.href), wasmBytes(wasm)]);
-      return createAttendLab({ wasmBinary, print: () => {}, printErr: () => {} });
-    })();
-    promise.catch(() => modules.delete(variant));  // a failed load may be retried
-    modules.set(variant, promise);
-  }
-  return modules.get(variant);
-}
+import { loadModule } from './module-loader.js';
 
 const product = (dims) => dims.reduce((a, b) => a * b, 1);
 
@@ -88,7 +51,7 @@ export class AttendLab {
   // options: { simd: true | false (default: detect) }
   static async load({ simd } = {}) {
     const variant = (simd ?? simdSupported()) ? 'simd' : 'nosimd';
-    return new AttendLab(await loadModule(variant), variant === 'simd');
+    return new AttendLab(await loadModule('attend-lab', variant), variant === 'simd');
   }
 
   // Calls fn(...pointers) with each input copied into the wasm heap and room for each output; returns the outputs

@@ -10,41 +10,7 @@
 // Steps run synchronously: a page keeps its interface responsive by calling step() in small slices (or from a
 // Worker); each call returns when its batches are done.
 import { simdSupported } from './attend.js';
-
-const nodeImport = (specifier) => import(/* @vite-ignore */ /* webpackIgnore: true */ specifier);
-const isNode = typeof process === 'object' && !!process.versions?.node && typeof window === 'undefined';
-
-async function wasmBytes(url) {
-  if (isNode && url.protocol === 'file:') {
-    const fs = await nodeImport('node:fs/promises');
-    const { fileURLToPath } = await nodeImport('node:url');
-    return new Uint8Array(await fs.readFile(fileURLToPath(url)));
-  }
-  let response;
-  try {
-    response = await fetch(url);
-  } catch (e) {
-    throw new Error(`cannot download ${url.href}: ${e.message}`);
-  }
-  if (!response.ok) throw new Error(`cannot download ${url.href}: HTTP ${response.status} ${response.statusText}`.trim());
-  return new Uint8Array(await response.arrayBuffer());
-}
-
-const modules = new Map();  // variant -> Promise<module>
-
-function loadModule(variant) {
-  if (!modules.has(variant)) {
-    const promise = (async () => {
-      const glue = new URL(`./dist/attend-train-${variant}.mjs`, import.meta.url);
-      const wasm = new URL(`./dist/attend-train-${variant}.wasm`, import.meta.url);
-      const [{ default: create }, wasmBinary] = await Promise.all([import(glue.href), wasmBytes(wasm)]);
-      return create({ wasmBinary, print: () => {}, printErr: () => {} });
-    })();
-    promise.catch(() => modules.delete(variant));  // a failed load may be retried
-    modules.set(variant, promise);
-  }
-  return modules.get(variant);
-}
+import { loadModule } from './module-loader.js';
 
 // The presets a page can train.
 export const trainablePresets = Object.freeze(['bahdanau-d2l', 'transformer-d2l']);
@@ -68,7 +34,7 @@ export class AttendTrainer {
     const tsv = typeof pairs === 'string' ? pairs : tsvOf(pairs);
     if (tsv.includes('\0')) throw new RangeError('pairs: the text holds a NUL character');
     const variant = (simd ?? simdSupported()) ? 'simd' : 'nosimd';
-    const m = await loadModule(variant);
+    const m = await loadModule('attend-train', variant);
     const handle = withStrings(m, [preset, tsv, JSON.stringify(options)], ([p, t, o]) => m._attend_trainer_create(p, t, o));
     if (!handle) throw new Error(m.UTF8ToString(m._attend_train_last_error()) || 'cannot create the trainer');
     return new AttendTrainer(m, handle, variant === 'simd');

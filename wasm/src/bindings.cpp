@@ -2,6 +2,7 @@
 // floats returned stay valid until the next call on the same handle (or until it is freed). Every function
 // catches C++ exceptions: a failure returns 0 and attend_last_error() says why.
 #include "error.h"
+#include "guarded.h"
 #include "lm/lm_model_file.h"
 #include "translate/translator.h"
 
@@ -11,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 
 using namespace attend;
 
@@ -30,15 +32,7 @@ int g_next_handle = 1;
 
 template <typename F>
 auto guarded(F&& f, decltype(f()) on_error) -> decltype(f()) {
-    try {
-        g_last_error.clear();
-        return f();
-    } catch (const std::exception& e) {
-        g_last_error = e.what();
-    } catch (...) {
-        g_last_error = "unknown error";
-    }
-    return on_error;
+    return attend::guarded(g_last_error, std::forward<F>(f), on_error);
 }
 
 Translator& translator(int handle) {

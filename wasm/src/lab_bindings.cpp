@@ -3,6 +3,7 @@
 // shapes follow the kernels' conventions. Every function returns 1 on success and 0 on bad input or failure,
 // and attend_lab_last_error() then says what was wrong.
 #include "error.h"
+#include "guarded.h"
 #include "kernels/additive_attention.h"
 #include "kernels/attention.h"
 #include "kernels/attn_mask.h"
@@ -32,16 +33,7 @@ constexpr int64_t kMaxElements = int64_t(1) << 22;  // 16 MiB of floats per arra
 
 template <typename F>
 int guarded(F&& f) {
-    try {
-        g_last_error.clear();
-        f();
-        return 1;
-    } catch (const std::exception& e) {
-        g_last_error = e.what();
-    } catch (...) {
-        g_last_error = "unknown error";
-    }
-    return 0;
+    return attend::guarded(g_last_error, [&] { f(); return 1; }, 0);
 }
 
 // Each size must be in [1, limit] and the product of all of them at most kMaxElements.

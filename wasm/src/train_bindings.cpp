@@ -3,6 +3,7 @@
 // Handles are small integers; a returned string stays valid until the next call. Every function catches C++
 // exceptions: a failure returns 0 and attend_train_last_error() says why.
 #include "error.h"
+#include "guarded.h"
 #include "text/lang.h"
 #include "train/presets.h"
 #include "train/training_session.h"
@@ -17,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace attend;
@@ -31,15 +33,7 @@ int g_next_handle = 1;
 
 template <typename F>
 auto guarded(F&& f, decltype(f()) on_error) -> decltype(f()) {
-    try {
-        g_last_error.clear();
-        return f();
-    } catch (const std::exception& e) {
-        g_last_error = e.what();
-    } catch (...) {
-        g_last_error = "unknown error";
-    }
-    return on_error;
+    return attend::guarded(g_last_error, std::forward<F>(f), on_error);
 }
 
 TrainingSession& session(int handle) {
