@@ -50,6 +50,8 @@ export interface TrainerTranslation {
   /** Cross attention: weights [layers, heads, rows, cols], a row per target token and a column per source token
    * (their <eos> included). */
   attention: { layers: number; heads: number; rows: number; cols: number; weights: Float32Array };
+  /** With a reference: the seeds' bleu (k = 2) of the translation's words against it, 0 to 1. */
+  bleu?: number;
 }
 
 /** A translator being trained; each call runs synchronously (step in small slices, or from a Worker). */
@@ -63,8 +65,8 @@ export declare class AttendTrainer {
   step(steps?: number): TrainStep[];
   /** Validation loss and greedy BLEU over the validation pairs. */
   validate(): { valLoss: number; valBleu: number };
-  /** Greedy translation by the model as it is now, with its cross attention. */
-  translate(text: string): TrainerTranslation;
+  /** Greedy translation by the model as it is now, with its cross attention (and BLEU against a reference). */
+  translate(text: string, options?: { reference?: string }): TrainerTranslation;
   /** The model as a model file (F32 safetensors) that Attend.load and `attend translate` read. */
   exportModel(): Uint8Array;
   dispose(): void;

@@ -70,13 +70,17 @@ export class AttendTrainer {
 
   // Greedy translation by the model as it is now: { text, sourceTokens, targetTokens, attention: { layers, heads,
   // rows, cols, weights: Float32Array [layers, heads, rows, cols] } } (cross attention: a row per target token, a
-  // column per source token, their <eos> included).
-  translate(text) {
-    if (typeof text !== 'string') throw new TypeError('translate: expected a string');
-    if (text.includes('\0')) throw new RangeError('translate: the text holds a NUL character');
+  // column per source token, their <eos> included); with options.reference, also bleu: the seeds' bleu(k = 2) of
+  // the translation's words against it, as their four-sentence table prints it.
+  translate(text, { reference = '' } = {}) {
+    for (const [name, value] of [['text', text], ['reference', reference]]) {
+      if (typeof value !== 'string') throw new TypeError(`translate: ${name} must be a string`);
+      if (value.includes('\0')) throw new RangeError(`translate: the ${name} holds a NUL character`);
+    }
     const m = this.#m;
     const handle = this.#live();
-    const result = this.#json(withStrings(m, [text], ([t]) => m._attend_trainer_translate(handle, t)), 'translate');
+    const result = this.#json(withStrings(m, [text, reference], ([t, r]) => m._attend_trainer_translate(handle, t, r)),
+      'translate');
     const n = m._attend_trainer_floats_length();
     result.attention.weights = new Float32Array(m.HEAPF32.buffer, m._attend_trainer_floats(), n).slice();
     return result;

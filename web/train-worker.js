@@ -8,9 +8,10 @@ let running = false;
 let probes = [];
 let probeEvery = 20;
 
+// probes: [{ text, reference }] (reference '' when none).
 function probe() {
-  return probes.map((text) => {
-    const t = trainer.translate(text);
+  return probes.map(({ text, reference }) => {
+    const t = trainer.translate(text, { reference });
     return { ...t, attention: { ...t.attention, weights: Array.from(t.attention.weights) } };
   });
 }

@@ -22,7 +22,11 @@ const setState = (state) => {
   $('train-start').textContent = state === 'idle' ? 'Start training' : 'Start again';
 };
 
-const probeTexts = () => $('train-probes').value.split('\n').map((t) => t.trim()).filter(Boolean).slice(0, 8);
+// The followed sentences: "source<TAB>reference" lines (the reference optional), at most eight.
+const probeTexts = () => $('train-probes').value.split('\n').filter((l) => l.trim()).slice(0, 8).map((line) => {
+  const [text, reference = ''] = line.split('\t');
+  return { text: text.trim(), reference: reference.trim() };
+});
 
 function drawLoss() {
   // The mean loss per target token of each batch; the seeds' printed epoch figure (the sum of each batch's summed
@@ -33,19 +37,26 @@ function drawLoss() {
 
 function showProbes(probes) {
   s.probes = probes;
+  const followed = probeTexts();
   const tbody = $('probe-table').tBodies[0];
   tbody.replaceChildren(...probes.map((p, i) => {
     const tr = document.createElement('tr');
-    const a = document.createElement('td');
-    const b = document.createElement('td');
-    a.textContent = probeTexts()[i] ?? p.sourceTokens.join(' ');
-    b.textContent = p.text;
-    tr.append(a, b);
+    for (const text of [followed[i]?.text ?? p.sourceTokens.join(' '), p.text, followed[i]?.reference || '—',
+      p.bleu === undefined ? '—' : p.bleu.toFixed(3)]) {
+      const td = document.createElement('td');
+      td.textContent = text;
+      tr.append(td);
+    }
     return tr;
   }));
+  const scored = probes.filter((p) => p.bleu !== undefined);
+  $('probe-mean').textContent = scored.length
+    ? `Mean BLEU ${(scored.reduce((a, p) => a + p.bleu, 0) / scored.length).toFixed(3)} (the seeds' bleu, k = 2, ` +
+      'on the model\'s words)' : '';
+  $('probe-table').dataset.bleu = JSON.stringify(probes.map((p) => p.bleu ?? null));
   const choice = $('probe-choice');
   const chosen = Math.min(Math.max(0, choice.selectedIndex), probes.length - 1);
-  choice.replaceChildren(...probes.map((p, i) => new Option(probeTexts()[i] ?? `sentence ${i + 1}`, String(i))));
+  choice.replaceChildren(...probes.map((p, i) => new Option(followed[i]?.text ?? `sentence ${i + 1}`, String(i))));
   choice.selectedIndex = chosen;
   drawAttention();
 }

@@ -45,6 +45,11 @@ test('train.html trains the seeds\' GRU + Bahdanau model in a Worker and shows a
   // The four followed sentences are translated, and the chosen one's cross attention is drawn with each row a
   // distribution over the source.
   assert.equal(await page.locator('#probe-table tbody tr').count(), 4);
+  // Scored against the seeds' references with their bleu (k = 2), as their table prints it.
+  const bleu = JSON.parse(await page.getAttribute('#probe-table', 'data-bleu'));
+  assert.equal(bleu.length, 4);
+  for (const b of bleu) assert.ok(b >= 0 && b <= 1, `BLEU ${b}`);
+  assert.match(await page.textContent('#probe-mean'), /Mean BLEU \d\.\d{3}/);
   const sums = JSON.parse(await page.getAttribute('#probe-attention', 'data-row-sums'));
   assert.ok(sums.length >= 1);
   for (const s of sums) assert.ok(Math.abs(s - 1) < 1e-3, `a row sums to ${s}`);

@@ -3,7 +3,8 @@
 // plain builds. The first step's loss depends only on the seeded initialisation and one forward pass: within 1e-5
 // of native. The later ones follow the native run's within 1e-3 (the matrix products are Eigen's here and
 // OpenBLAS's natively: their rounding differs and Adam carries it on). The exported model is one that native
-// `attend translate` reads and that translates as the trainer's own translate() does.
+// `attend translate` reads and that translates as the trainer's own translate() does; the seeds' table (translations
+// and bleu, k = 2) is native `attend eval`'s for the same weights.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -29,6 +30,8 @@ const nativeLosses = fs.readFileSync(path.join(tmp, 'native', 'train.jsonl'), 'u
 assert.equal(nativeLosses.length, steps);
 
 const relative = (a, b) => Math.abs(a - b) / Math.abs(b);
+const seedsTable = [['go .', 'va !'], ['i lost .', "j'ai perdu ."], ["he's calm .", 'il est calme .'],
+  ["i'm home .", 'je suis chez moi .']];
 
 for (const simd of [true, false]) {
   test(`bahdanau-d2l trains in wasm as natively (${simd ? 'SIMD' : 'plain'} build)`, async () => {
@@ -64,6 +67,21 @@ for (const simd of [true, false]) {
     fs.writeFileSync(file, trainer.exportModel());
     const native = execFileSync(attend, ['translate', '-m', file, '-b', '1', '-t', 'go .'], { encoding: 'utf8' });
     assert.equal(native.trim(), t.text);
+
+    // The seeds' four-sentence table after more training: each translation and its bleu (k = 2) as native
+    // `attend eval` prints them for the same weights.
+    trainer.step(150);
+    fs.writeFileSync(file, trainer.exportModel());
+    const table = execFileSync(attend, ['eval', '-m', file], { encoding: 'utf8' }).trim().split('\n')
+      .filter((l) => / => /.test(l));
+    assert.equal(table.length, seedsTable.length);
+    seedsTable.forEach(([source, reference], i) => {
+      const r = trainer.translate(source, { reference });
+      const [, text, score] = table[i].match(/^.* => (.*),\s+bleu (\d\.\d{3})$/);
+      assert.equal(r.targetTokens.filter((w) => w !== '<eos>').join(' '), text, source);
+      assert.equal(r.bleu.toFixed(3), score, source);
+    });
+    assert.equal(trainer.translate('go .').bleu, undefined);
     trainer.dispose();
     assert.throws(() => trainer.step(), /disposed/);
   });
@@ -81,5 +99,6 @@ test('the trainer refuses what it cannot train, naming it', async () => {
   assert.throws(() => trainer.step(0), /steps must be a whole number/);
   assert.equal(trainer.step(3).length, 3);
   assert.throws(() => trainer.translate('a\0b'), /NUL/);
+  assert.throws(() => trainer.translate('go .', { reference: 7 }), /reference must be a string/);
   trainer.dispose();
 });

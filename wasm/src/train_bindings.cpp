@@ -4,6 +4,8 @@
 // exceptions: a failure returns 0 and attend_train_last_error() says why.
 #include "error.h"
 #include "guarded.h"
+#include "text/bleu.h"
+#include "text/d2l_preprocess.h"
 #include "text/lang.h"
 #include "train/presets.h"
 #include "train/training_session.h"
@@ -153,8 +155,9 @@ EMSCRIPTEN_KEEPALIVE const char* attend_trainer_validate(int handle) {
 }
 
 // Greedy translation by the model as it is now, with its cross attention: {"text", "sourceTokens", "targetTokens",
-// "attention": {"layers", "heads", "rows", "cols"}}; the weights are read by attend_trainer_floats.
-EMSCRIPTEN_KEEPALIVE const char* attend_trainer_translate(int handle, const char* text) {
+// "attention": {"layers", "heads", "rows", "cols"}}; the weights are read by attend_trainer_floats. With a reference
+// (non-empty), also "bleu": the seeds' bleu(translation, reference, k=2) on the model's words, as their table prints.
+EMSCRIPTEN_KEEPALIVE const char* attend_trainer_translate(int handle, const char* text, const char* reference) {
     return guarded([&] {
         const TrainingSession& s = session(handle);
         TranslationOptions opt;
@@ -162,13 +165,18 @@ EMSCRIPTEN_KEEPALIVE const char* attend_trainer_translate(int handle, const char
         opt.return_attention = true;
         const TranslationResult r = Translator::borrowing(s.model()).translate(text, opt);
         g_floats = r.cross.data;
-        g_text = nlohmann::json{{"text", r.text},
-                                {"sourceTokens", r.source_tokens},
-                                {"targetTokens", r.target_tokens},
-                                {"attention",
-                                 {{"layers", r.cross.layers}, {"heads", r.cross.heads}, {"rows", r.cross.rows},
-                                  {"cols", r.cross.cols}}}}
-                     .dump();
+        nlohmann::json j = {{"text", r.text},
+                            {"sourceTokens", r.source_tokens},
+                            {"targetTokens", r.target_tokens},
+                            {"attention",
+                             {{"layers", r.cross.layers}, {"heads", r.cross.heads}, {"rows", r.cross.rows},
+                              {"cols", r.cross.cols}}}};
+        if (reference && *reference) {
+            std::vector<std::string> words(r.target_tokens.begin(), r.target_tokens.end());
+            if (!words.empty() && words.back() == "<eos>") words.pop_back();
+            j["bleu"] = bleu(words, split_words(preprocess_nmt(reference)), 2);
+        }
+        g_text = j.dump();
         return g_text.c_str();
     }, static_cast<const char*>(nullptr));
 }
