@@ -1,5 +1,6 @@
 #include "train/gemm.h"
 #include "kernels/row_major.h"
+#include "train/gemm_simd.h"
 
 #include <atomic>
 
@@ -22,7 +23,17 @@ void eigen_accumulate(float* C, int ldc, const float* A, int lda, bool transpose
 }
 
 const GemmBackend kEigen{[] { return "Eigen"; }, eigen_accumulate};
-std::atomic<const GemmBackend*> g_backend{&kEigen};
+
+// WebAssembly SIMD: Eigen's GEMM is scalar there, the core's kernel is not.
+const GemmBackend* default_backend() {
+#if defined(__wasm_simd128__)
+    return simd_gemm_backend();
+#else
+    return &kEigen;
+#endif
+}
+
+std::atomic<const GemmBackend*> g_backend{default_backend()};
 
 }  // namespace
 
@@ -33,6 +44,6 @@ void gemm_accumulate(float* C, int ldc, const float* A, int lda, bool transpose_
 
 const char* gemm_backend() { return g_backend.load(std::memory_order_relaxed)->name(); }
 
-void set_gemm_backend(const GemmBackend* backend) { g_backend.store(backend ? backend : &kEigen); }
+void set_gemm_backend(const GemmBackend* backend) { g_backend.store(backend ? backend : default_backend()); }
 
 }  // namespace attend

@@ -1,5 +1,5 @@
-// The training passes' large matrix products, through one seam: Eigen by default (what the browser runs), or the
-// backend a native build installs (native/train/native_gemm.h: OpenBLAS's OpenMP build under GCC, whose kernels
+// The training passes' large matrix products, through one seam: Eigen by default (the core's SIMD kernel in
+// WebAssembly SIMD builds, train/gemm_simd.h), or the backend a native build installs (native/train/native_gemm.h: OpenBLAS's OpenMP build under GCC, whose kernels
 // run these shapes faster; `attend bench train` says which one a binary uses). Called from inside an OpenMP
 // parallel region, OpenBLAS runs on the calling thread alone.
 //
@@ -14,7 +14,8 @@ namespace attend {
 void gemm_accumulate(float* C, int ldc, const float* A, int lda, bool transpose_a, const float* B, int ldb,
                      bool transpose_b, int M, int N, int K);
 
-// "OpenBLAS 0.3.21 ..." (its own configuration string, which names the kernels in use) or "Eigen".
+// "OpenBLAS 0.3.21 ..." (its own configuration string, which names the kernels in use), "Eigen", or the core's
+// SIMD kernel.
 const char* gemm_backend();
 
 // Another implementation of gemm_accumulate, with the same contract.
@@ -24,7 +25,7 @@ struct GemmBackend {
                        bool transpose_b, int M, int N, int K);
 };
 
-// Every later product goes through `backend` (which must outlive its use); null: Eigen again.
+// Every later product goes through `backend` (which must outlive its use); null: the build's default again.
 void set_gemm_backend(const GemmBackend* backend);
 
 }  // namespace attend
