@@ -447,6 +447,23 @@ function scheduleLive() {
   liveTimer = setTimeout(() => translate({ live: true }), LIVE_DELAY_MS);
 }
 
+
+// A translation that failed: said under the input, the status cleared.
+function showTranslateError(e) {
+  const error = $('translate-error');
+  error.textContent = `The translation failed: ${e.message}`;
+  error.hidden = false;
+  $('translate-status').textContent = '';
+  setBody('translateState', 'error');
+}
+
+// The end of translation `mine`, whatever became of it: the page is free again unless a newer one started.
+function endTranslation(mine) {
+  if (mine === state.translateSeq) {
+    state.busy = false;
+    state.pending = null;
+  }
+}
 async function translate({ live = false } = {}) {
   clearTimeout(liveTimer);
   if (!state.translator) {
@@ -502,16 +519,9 @@ async function translate({ live = false } = {}) {
     setBody('shownText', text);
     setBody('translateState', 'done');
   } catch (e) {
-    if (!current()) return;
-    error.textContent = `The translation failed: ${e.message}`;
-    error.hidden = false;
-    $('translate-status').textContent = '';
-    setBody('translateState', 'error');
+    if (current()) showTranslateError(e);
   } finally {
-    if (mine === state.translateSeq) {
-      state.busy = false;
-      state.pending = null;
-    }
+    endTranslation(mine);
   }
 }
 
@@ -877,16 +887,9 @@ async function translateFrom(position, token) {
     $('translate-status').textContent = `translated again from “${alternativeLabel(token)}” in ${ms.toFixed(0)} ms`;
     setBody('translateState', 'done');
   } catch (e) {
-    if (!current()) return;
-    error.textContent = `The translation failed: ${e.message}`;
-    error.hidden = false;
-    $('translate-status').textContent = '';
-    setBody('translateState', 'error');
+    if (current()) showTranslateError(e);
   } finally {
-    if (mine === state.translateSeq) {
-      state.busy = false;
-      state.pending = null;
-    }
+    endTranslation(mine);
   }
 }
 
