@@ -12,6 +12,8 @@ export interface TrainerOptions {
   seed?: number;
   /** The learning rate (the preset's 0.005). */
   lr?: number;
+  /** The run's length in epochs (the preset's: 250 or 200), recorded in info().options for the caller to keep. */
+  epochs?: number;
   /** The WebAssembly SIMD build (default: when the engine supports it). */
   simd?: boolean;
 }

@@ -26,7 +26,8 @@ export class AttendTrainer {
   }
 
   // preset: one of trainablePresets; pairs: TSV text ("source<TAB>target[<TAB>...]" lines) or [[source, target]];
-  // options: { trainPairs (the preset's 600), validPairs (200), seed, lr, simd }.
+  // options: { trainPairs (the preset's 600), validPairs (200), seed, lr, epochs (the run's length, for the caller to
+  // keep), simd }.
   static async create(preset, pairs, { simd, ...options } = {}) {
     if (!trainablePresets.includes(preset)) {
       throw new RangeError(`preset must be one of ${trainablePresets.join(', ')}, got ${JSON.stringify(preset)}`);

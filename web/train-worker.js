@@ -7,6 +7,7 @@ let trainer = null;
 let running = false;
 let probes = [];
 let probeEvery = 20;
+let epochs = 0;  // the run's length: training stops after that epoch
 
 // probes: [{ text, reference }] (reference '' when none).
 function probe() {
@@ -22,7 +23,7 @@ function slice() {
   const start = performance.now();
   try {
     do records.push(...trainer.step(1));
-    while (performance.now() - start < SLICE_MS);
+    while (performance.now() - start < SLICE_MS && !(records.at(-1).epochDone && records.at(-1).epoch + 1 >= epochs));
   } catch (e) {
     running = false;
     postMessage({ type: 'error', message: e.message, records });
@@ -33,7 +34,12 @@ function slice() {
   if (records.some((r) => r.step % probeEvery === 0) || records.some((r) => r.epochDone)) message.probes = probe();
   if (records.some((r) => r.epochDone) && trainer.info().validPairs > 0) message.validation = trainer.validate();
   postMessage(message);
-  if (last) setTimeout(slice, 0);
+  if (last.epochDone && last.epoch + 1 >= epochs) {
+    running = false;
+    postMessage({ type: 'finished', epochs });
+    return;
+  }
+  setTimeout(slice, 0);
 }
 
 onmessage = async ({ data }) => {
@@ -46,6 +52,7 @@ onmessage = async ({ data }) => {
         trainer = await AttendTrainer.create(data.preset, data.pairs, data.options ?? {});
         probes = data.probes ?? [];
         probeEvery = data.probeEvery ?? 20;
+        epochs = trainer.info().options.epochs;
         postMessage({ type: 'created', info: trainer.info(), probes: probe() });
         break;
       case 'run':

@@ -16,7 +16,7 @@ const current = () => s.probes[$('probe-choice').selectedIndex];
 
 const setState = (state) => {
   body.dataset.state = state;
-  $('train-pause').disabled = state === 'idle' || state === 'starting';
+  $('train-pause').disabled = state === 'idle' || state === 'starting' || state === 'finished';
   $('train-pause').textContent = state === 'paused' ? 'Resume' : 'Pause';
   $('train-export').disabled = state === 'idle' || state === 'starting';
   $('train-start').textContent = state === 'idle' ? 'Start training' : 'Start again';
@@ -103,6 +103,7 @@ $('train-start').addEventListener('click', () => {
   try {
     options = { trainPairs: readNumber($('train-count'), 'Training pairs'),
       validPairs: readNumber($('valid-count'), 'Validation pairs') };
+    if ($('epoch-count').value.trim()) options.epochs = readNumber($('epoch-count'), 'Epochs');
   } catch (e) {
     showError($('train-error'), e.message);
     return;
@@ -134,6 +135,7 @@ worker.onmessage = ({ data }) => {
   switch (data.type) {
     case 'created':
       s.info = data.info;
+      $('epoch-count').placeholder = String(data.info.options.epochs);
       $('train-status').textContent = `${data.info.parameters.toLocaleString('en')} parameters, ` +
         `${data.info.trainPairs} training and ${data.info.validPairs} validation pairs, vocabularies of ` +
         `${data.info.sourceVocab} and ${data.info.targetVocab} words.`;
@@ -170,6 +172,10 @@ worker.onmessage = ({ data }) => {
       break;
     case 'paused':
       setState('paused');
+      break;
+    case 'finished':
+      setState('finished');
+      $('train-status').textContent += ` · finished its ${data.epochs} epochs`;
       break;
     case 'model': {
       const url = URL.createObjectURL(new Blob([data.bytes], { type: 'application/octet-stream' }));

@@ -139,7 +139,7 @@ test('runs.html with a shipped training log at 1280 and 390 px', async () => {
   }
 });
 
-test('train.html training the seeds\' model at 1280 and 390 px', async () => {
+test('train.html training the seeds\' model for its epochs at 1280 and 390 px', async () => {
   const pairs = [['Go.', 'Va !'], ['Hi.', 'Salut !'], ['Run!', 'Cours !'], ['Wow!', 'Ça alors !'], ['I lost.', "J'ai perdu."],
     ["I'm home.", 'Je suis chez moi.']].map((p) => p.join('\t')).join('\n');
   for (const width of WIDTHS) {
@@ -148,10 +148,12 @@ test('train.html training the seeds\' model at 1280 and 390 px', async () => {
     await page.goto(`${server.url}/web/train.html`);
     await page.fill('#train-pairs', pairs);
     await page.fill('#valid-count', '0');
+    await page.fill('#epoch-count', '8');  // six pairs: one batch an epoch
     await page.click('#train-start');
-    await page.waitForFunction(() => Number(document.body.dataset.step) >= 5, null, { timeout: 60000 });
-    await page.click('#train-pause');
-    await page.waitForFunction(() => document.body.dataset.state === 'paused');
+    await page.waitForFunction(() => document.body.dataset.state === 'finished', null, { timeout: 60000 });
+    assert.equal((await page.evaluate(() => ({ ...document.body.dataset }))).step, '8', 'it stops after its epochs');
+    assert.match(await page.textContent('#train-status'), /finished its 8 epochs/);
+    assert.equal(await page.isDisabled('#train-pause'), true);
     await check(page, errors, 'train', width);
     await page.close();
   }

@@ -94,6 +94,10 @@ test('the trainer refuses what it cannot train, naming it', async () => {
   await assert.rejects(AttendTrainer.create('bahdanau-d2l', ''), /no sentence pairs/);
   await assert.rejects(AttendTrainer.create('bahdanau-d2l', [['go .', 'va\t!']]), /tab or a line break/);
   await assert.rejects(AttendTrainer.create('bahdanau-d2l', tsv, { lr: -1 }), /lr must be a positive number/);
+  await assert.rejects(AttendTrainer.create('bahdanau-d2l', tsv, { epochs: 0 }), /epochs must be 1 to 100000/);
+  const short = await AttendTrainer.create('bahdanau-d2l', tsv, { epochs: 3 });
+  assert.equal(short.info().options.epochs, 3);
+  short.dispose();
   const trainer = await AttendTrainer.create('transformer-d2l', [['go .', 'va !'], ['i lost .', "j'ai perdu ."]],
     { validPairs: 0 });
   assert.throws(() => trainer.step(0), /steps must be a whole number/);

@@ -85,7 +85,8 @@ extern "C" {
 
 EMSCRIPTEN_KEEPALIVE const char* attend_train_last_error() { return g_last_error.c_str(); }
 
-// options: {"trainPairs", "validPairs", "seed", "lr", "epochs"} (the preset's when absent). Returns a handle.
+// options: {"trainPairs", "validPairs", "seed", "lr", "epochs"} (the preset's when absent; epochs is the run's length,
+// which the caller keeps: step() trains on past it when asked). Returns a handle.
 EMSCRIPTEN_KEEPALIVE int attend_trainer_create(const char* preset, const char* tsv, const char* options_json) {
     return guarded([&] {
         TrainOptions o = browser_preset(preset);
@@ -96,6 +97,8 @@ EMSCRIPTEN_KEEPALIVE int attend_trainer_create(const char* preset, const char* t
         if (train < 1 || train > 100000) throw Error("trainPairs must be 1 to 100000, got " + std::to_string(train));
         if (opt.contains("seed")) o.seed = opt["seed"].get<uint64_t>();
         if (opt.contains("lr")) o.lr = opt["lr"].get<float>();
+        if (opt.contains("epochs")) o.epochs = opt["epochs"].get<int>();
+        if (o.epochs < 1 || o.epochs > 100000) throw Error("epochs must be 1 to 100000, got " + std::to_string(o.epochs));
         if (!(o.lr > 0 && std::isfinite(o.lr))) throw Error("lr must be a positive number");
         o.corpus.max_train_sentences = static_cast<int>(std::min(train, pairs.size()));
         o.corpus.val_sentences = static_cast<int>(valid);
