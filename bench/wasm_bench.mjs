@@ -1,6 +1,7 @@
 // npm run bench:wasm — ms per sentence of the WebAssembly translator in Node and in headless Chromium, beside
 // native `attend translate` on one thread, on the same sentences and model; load time of module + model; the
-// gzipped size of .wasm + .js. Prints `name value unit` lines.
+// gzipped size of .wasm + .js; a training step of the seeds' presets, wasm beside native. Prints `name value unit`
+// lines.
 //   node bench/wasm_bench.mjs [--model FILE] [--sentences N] [--beam B] [--rounds R] [--native BIN (default
 //                             build/bin/attend, or $ATTEND_NATIVE_BIN)]
 //
@@ -127,4 +128,36 @@ for (const variant of ['simd', 'nosimd']) {
   const gz = (f) => zlib.gzipSync(fs.readFileSync(path.join(root, 'wasm', f)), { level: 9 }).length;
   const kb = (gz(`dist/attend-core-${variant}.wasm`) + gz(`dist/attend-core-${variant}.mjs`) + gz('attend.js')) / 1024;
   line(`module_${variant}_gzipped_kb`, kb.toFixed(0), 'KB', '.wasm + glue + attend.js');
+}
+
+// Training: one step of the seeds' presets on the first 800 pairs of d2l's fra.txt, native `attend train` on one
+// thread against AttendTrainer in Node (SIMD), in turns. A native step is the difference between a run of 10 + S
+// steps and one of 10 (process start, data and the first steps cancel); the wasm one, S steps of a trainer that
+// has already taken 10.
+const { AttendTrainer } = await import('../wasm/attend-train.js');
+const pairs = zlib.gunzipSync(fs.readFileSync(path.join(dataDir, 'tatoeba', 'd2l', 'fra.txt.gz'))).toString('utf8')
+  .split('\n').slice(0, 800).join('\n');
+const trainSteps = 100;
+for (const preset of ['bahdanau-d2l', 'transformer-d2l']) {
+  const nativeRun = (steps) => {
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'attend-bench-train-'));
+    const t = performance.now();
+    execFileSync(native, ['train', '--preset', preset, '--max-steps', String(steps), '--threads', '1', '--data', dataDir,
+      '--out', out], { stdio: 'pipe', env });
+    fs.rmSync(out, { recursive: true, force: true });
+    return performance.now() - t;
+  };
+  const trainer = await AttendTrainer.create(preset, pairs, { simd: true });
+  trainer.step(10);
+  const times = { native: [], node_simd: [] };
+  for (let r = 0; r < rounds; r++) {
+    times.native.push((nativeRun(10 + trainSteps) - nativeRun(10)) / trainSteps);
+    const t = performance.now();
+    trainer.step(trainSteps);
+    times.node_simd.push((performance.now() - t) / trainSteps);
+  }
+  trainer.dispose();
+  line(`train_${preset}_native_1thread_ms_per_step_median`, median(times.native).toFixed(2), 'ms');
+  line(`train_${preset}_node_simd_ms_per_step_median`, median(times.node_simd).toFixed(2), 'ms',
+    `${(median(times.node_simd) / median(times.native)).toFixed(2)}x native`);
 }
