@@ -7,7 +7,7 @@ import { $, readNumber, showError } from './lab-dom.js';
 
 const body = document.body;
 const worker = new Worker(new URL('./train-worker.js', import.meta.url), { type: 'module' });
-const s = { steps: [], losses: [], epochs: [], epochLosses: [], probes: [], info: null };
+const s = { steps: [], losses: [], epochLoss: null, probes: [], info: null };
 const attention = new MatrixView($('probe-attention'), {
   readout: $('probe-readout'), xLabel: 'source', yLabel: 'translation', maxHeight: 320,
   rowName: (i) => `“${current()?.targetTokens[i] ?? i}”`, colName: (j) => `“${current()?.sourceTokens[j] ?? j}”`,
@@ -108,7 +108,7 @@ $('train-start').addEventListener('click', () => {
     showError($('train-error'), e.message);
     return;
   }
-  Object.assign(s, { steps: [], losses: [], epochs: [], epochLosses: [], validation: null });
+  Object.assign(s, { steps: [], losses: [], epochLoss: null, validation: null });
   showError($('train-error'));
   setState('starting');
   $('train-status').textContent = 'Preparing the data and the model…';
@@ -147,16 +147,13 @@ worker.onmessage = ({ data }) => {
       for (const r of data.records) {
         s.steps.push(r.step);
         s.losses.push(r.loss);
-        if (r.epochDone) {
-          s.epochs.push(r.step);
-          s.epochLosses.push(r.epochLoss);
-        }
+        if (r.epochDone) s.epochLoss = r.epochLoss;
       }
       const last = data.records[data.records.length - 1];
       Object.assign(body.dataset, { step: last.step, epoch: last.epoch + (last.epochDone ? 1 : 0), loss: last.loss });
       let status = `step ${last.step}, epoch ${last.epoch + 1} (batch ${last.batch + 1} of ${last.batches}), ` +
         `loss ${last.loss.toFixed(3)}`;
-      if (s.epochLosses.length) status += `, the seeds' epoch loss ${s.epochLosses.at(-1).toFixed(3)}`;
+      if (s.epochLoss !== null) status += `, the seeds' epoch loss ${s.epochLoss.toFixed(3)}`;
       if (data.validation) {
         body.dataset.valBleu = data.validation.valBleu;
         s.validation = data.validation;

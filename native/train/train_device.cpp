@@ -62,7 +62,6 @@ TrainResult train_translator_on(TrainDevice device, const TrainOptions& options,
 
 namespace {
 
-
 #ifdef ATTEND_HAVE_CUDA
 // The ranks' gradients through the host: a copy down, MPI_Allreduce, a copy up.
 class HostAllreduce final : public cuda::DeviceAllreduce {
@@ -144,7 +143,6 @@ private:
 
 }  // namespace
 
-
 std::unique_ptr<TrainStepBackend> make_train_step_backend(TrainDevice device, const Transformer& model,
                                                           const AdamConfig& adam, GemmPrecision precision,
                                                           Communicator& comm) {
@@ -167,9 +165,6 @@ bool has_gpu_train_step(const std::string& architecture) { return architecture =
 std::unique_ptr<TrainStepBackend> make_gpu_train_step(TrainDevice device, const TranslatorNetwork& network,
                                                       const AdamConfig& adam, GemmPrecision precision,
                                                       Communicator& comm) {
-    if (!has_gpu_train_step(network.architecture()))
-        throw Error("attend train --device " + std::string(train_device_name(device)) + ": the " +
-                    network.architecture() + " model has no GPU step");
     return make_train_step_backend(device, network_as<TransformerNetwork>(network, "the GPU step").model, adam,
                                    precision, comm);
 }

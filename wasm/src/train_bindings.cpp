@@ -16,6 +16,7 @@
 #include <emscripten/emscripten.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -57,24 +58,17 @@ TrainOptions browser_preset(const std::string& name) {
 std::vector<SentencePair> parse_pairs(const std::string& tsv) {
     std::vector<SentencePair> pairs;
     size_t line_no = 0;
-    for (size_t begin = 0; begin <= tsv.size();) {
-        size_t end = tsv.find('\n', begin);
-        if (end == std::string::npos) end = tsv.size();
+    for (size_t begin = 0; begin < tsv.size(); line_no++) {
+        const size_t end = std::min(tsv.find('\n', begin), tsv.size());
         std::string line = tsv.substr(begin, end - begin);
         begin = end + 1;
-        line_no++;
         if (!line.empty() && line.back() == '\r') line.pop_back();
-        if (line.find_first_not_of(" \t") == std::string::npos) {
-            if (end == tsv.size()) break;
-            continue;
-        }
+        if (line.find_first_not_of(" \t") == std::string::npos) continue;
         const size_t tab = line.find('\t');
         if (tab == std::string::npos)
-            throw Error("line " + std::to_string(line_no) + " has no tab (expected source<TAB>target)");
-        const size_t tab2 = line.find('\t', tab + 1);
-        pairs.push_back({line.substr(0, tab), line.substr(tab + 1, tab2 == std::string::npos ? std::string::npos
-                                                                                             : tab2 - tab - 1)});
-        if (end == tsv.size()) break;
+            throw Error("line " + std::to_string(line_no + 1) + " has no tab (expected source<TAB>target)");
+        const size_t tab2 = line.find('\t', tab + 1);  // further columns (an attribution) are not read
+        pairs.push_back({line.substr(0, tab), line.substr(tab + 1, tab2 == std::string::npos ? tab2 : tab2 - tab - 1)});
     }
     return pairs;
 }
