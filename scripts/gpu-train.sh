@@ -27,13 +27,21 @@
 #                      the French captions) and <runs>/dd/bt-enfr.fr (the shipped en→fr model's French of the English
 #                      captions), 87,000 pairs, 80 then 120 epochs as dd2-ende
 #   everyday-<src>-<tgt> --preset everyday-<src>-<tgt> (en-de, de-en, en-fr, fr-en: Multi30K + Tatoeba, raw-text
-#                      subwords) in bf16; the mean of its last 5 checkpoints is written as <runs>/<recipe>.i8.safetensors
+#                      subwords) in bf16, validated every 5th epoch; the mean of its last 5 checkpoints is written as <runs>/<recipe>.i8.safetensors
 #                      (under 10 MB: it can come back from a device call), scored later where there is time
+#   everyday-<src>-<tgt>-more  the same again from <runs>/everyday-<src>-<tgt>.i8.safetensors (--start-from: new Adam
+#                      moments, a 500-step warmup to lr 1e-3), for a model whose first device call ended too soon
 #   transformer-base   --preset transformer-base (seed 001's model) in bf16; its test2016 BLEU (beam 5) is printed
+#   tatoeba-<src>-<tgt> zh-en or en-zh on the eng-cmn split in <runs>/data/eng-cmn/{train,valid,test}.tsv.gz (made by
+#                      scripts/split_corpus.py, README "Train on your own data"): a 3+3 Transformer, d 256, dropout 0.3,
+#                      4,096-token batches, 150 epochs, the last 40 cooling down; exported as <runs>/<recipe>.i8.safetensors
+# GPU_TRAIN_FIT=<seconds>: after that many seconds, a run that would not finish its epochs within the minutes is
+# interrupted and resumed with as many epochs as its measured step rate leaves time for, the last quarter of them
+# cooling down (a run cut off by the time limit never reaches the low learning rate the averaged model needs).
 # Any recipe name may end in -s<N> (wu-enfr-s2): the same recipe with --seed N, in its own run folder.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ $# -lt 4 ]; then sed -n 2,29p "$0"; exit 2; fi
+if [ $# -lt 4 ]; then sed -n "2,/^set -euo/p" "$0" | sed '$d'; exit 2; fi
 b=$1 runs=$2 minutes=$3
 shift 3
 attend="$b/bin/attend"
@@ -69,8 +77,27 @@ recipe_args() {  # recipe name [run folder name, when the name has lost its -s<N
         [ -f "$runs/$folder/averaged-e80.safetensors" ] && epochs=120
         echo "$args --epochs $epochs"
         return
+    elif [[ $1 =~ ^tatoeba-(zh-en|en-zh)$ ]]; then
+        local d="$runs/data/eng-cmn" c=":columns=2,1" f
+        [ "$1" = tatoeba-en-zh ] && c=""
+        for f in train valid test; do
+            [ -f "$d/$f.tsv.gz" ] || { echo "gpu-train: $1 needs $d/$f.tsv.gz (scripts/split_corpus.py)" >&2; return 1; }
+        done
+        echo "--preset transformer-tiny-cased-wu --source ${1:8:2} --target ${1:11:2} --train $d/train.tsv.gz$c \
+--valid $d/valid.tsv.gz$c --test $d/test.tsv.gz$c --test {data}/tatoeba/test/tatoeba-test-v2021-08-07.eng-cmn.tsv$c \
+--vocab-size 6000 --dim 256 --ffn 1024 --layers 3 --lr 1.5e-3 --warmup 1000 --max-tokens 4096 --epochs 150 \
+--cooldown-epochs 40 --validate-every 10 --val-bleu-sentences 500 --checkpoint-every 200"
+        return
+    elif [[ $1 =~ ^(everyday-(en-de|de-en|en-fr|fr-en))-more$ ]]; then
+        local from="$runs/${BASH_REMATCH[1]}.i8.safetensors"
+        [ -f "$from" ] || { echo "gpu-train: $1 needs $from (the everyday recipe's export)" >&2; return 1; }
+        echo "--preset ${BASH_REMATCH[1]} --precision bf16 --validate-every 5 --start-from $from --lr 1e-3 --warmup 500"
+        return
     elif [[ $1 =~ ^everyday-(en-de|de-en|en-fr|fr-en)$ || $1 == transformer-base ]]; then
-        echo "--preset $1 --precision bf16"
+        # Validation runs on the CPU while the GPU waits: every 5th (10th) epoch, not the preset's every 2nd (1st).
+        local every=5
+        [ "$1" = transformer-base ] && every=10
+        echo "--preset $1 --precision bf16 --validate-every $every"
         return
     elif [ "$1" = wu-ende-lc ]; then
         echo "--preset transformer-tiny --source en --target de $wu"
@@ -97,15 +124,58 @@ recipe_args() {  # recipe name [run folder name, when the name has lost its -s<N
 for r in "$@"; do recipe_args "$r" > /dev/null; done  # every name known before anything starts
 nvidia-cuda-mps-control -d 2> /dev/null || true        # already running is fine
 mkdir -p "$runs"
-pids=()
-for r in "$@"; do
-    resume=""
-    [ -n "$(ls "$runs/$r"/checkpoint-*.safetensors 2> /dev/null)" ] && resume="--resume"
-    # shellcheck disable=SC2046
-    timeout --signal=INT "$((minutes * 60))" "$attend" train $(recipe_args "$r") --device cuda --threads 4 \
-        --out "$runs/$r" $resume > "$runs/$r.log" 2>&1 &
-    pids+=($!)
-done
+deadline=$(($(date +%s) + minutes * 60))
+declare -A pid_of
+launch() {  # recipe [extra options, replacing the recipe's own --epochs and --cooldown-epochs]
+    local r=$1 args resume=""
+    args=$(recipe_args "$r")
+    if [ $# -gt 1 ]; then args="$(sed -E 's/--(epochs|cooldown-epochs) [0-9]+//g' <<< "$args") $2"; fi
+    if [ -n "$(ls "$runs/$r"/checkpoint-*.safetensors 2> /dev/null)" ]; then
+        resume="--resume"
+        args=$(sed -E 's/--start-from [^ ]+//' <<< "$args")  # the run began from it; it now goes on from its own
+    fi
+    # shellcheck disable=SC2086
+    timeout --signal=INT "$((deadline - $(date +%s)))" "$attend" train $args --device cuda \
+        --threads "${GPU_TRAIN_THREADS:-4}" --out "$runs/$r" $resume >> "$runs/$r.log" 2>&1 &
+    pid_of[$r]=$!
+}
+# Epochs a run can finish by the deadline, from its step rate since it started (validation pauses included) and the
+# time it took to prepare its data (which a resumed run spends again); empty when it finishes as it is.
+fitted_epochs() {
+    local r=$1 now spe total prep
+    now=$(date +%s)
+    spe=$(grep -oE '^epoch [0-9]+/[0-9]+ \[ *[0-9]+/[0-9]+\]' "$runs/$r.log" | tail -1 | sed -E 's/.*\/([0-9]+)\]$/\1/')
+    total=$(grep -oE '^epoch [0-9]+/[0-9]+' "$runs/$r.log" | tail -1 | cut -d/ -f2)
+    prep=$(grep -oE 'prepared in [0-9]+ ms' "$runs/$r.log" | tail -1 | grep -oE '[0-9]+')
+    [ -n "$spe" ] && [ -n "$total" ] && [ -n "$prep" ] || return 0
+    awk -v spe="$spe" -v total="$total" -v left="$((deadline - now - 20))" -v prep="$prep" '
+        /"event":"step"/ {
+            match($0, /"elapsed_s":[0-9.e+-]+/); t = substr($0, RSTART + 12, RLENGTH - 12) + 0
+            match($0, /"step":[0-9]+/); s = substr($0, RSTART + 7, RLENGTH - 7) + 0
+            if (n++ == 0) { s1 = s; t1 = t } s2 = s; t2 = t
+        }
+        END {
+            if (n < 3 || t2 <= t1) exit
+            rate = (s2 - s1) / (t2 - t1)
+            e = int((s2 + 0.92 * rate * (left - prep / 1000)) / spe)
+            if (e < total && e > int(s2 / spe) + 1) print e
+        }' "$runs/$r/train.jsonl"
+}
+for r in "$@"; do launch "$r"; done
+if [ -n "${GPU_TRAIN_FIT:-}" ]; then
+    sleep "$GPU_TRAIN_FIT"
+    for r in "$@"; do
+        kill -0 "${pid_of[$r]}" 2> /dev/null || continue
+        e=$(fitted_epochs "$r")
+        [ -n "$e" ] || continue
+        echo "gpu-train: $r would not finish in time: $e epochs, the last $(((e + 2) / 4)) cooling down" |
+            tee -a "$runs/$r.log"
+        kill -INT "${pid_of[$r]}"
+        wait "${pid_of[$r]}" || true
+        launch "$r" "--epochs $e --cooldown-epochs $(((e + 2) / 4))"
+    done
+fi
+pids=("${pid_of[@]}")
 for p in "${pids[@]}"; do wait "$p" || true; done  # an interrupted run has written its checkpoint
 for r in "$@"; do
     # dd*: the 80-epoch mean is kept before the run goes on to 120; once both exist, their mean is the model.
@@ -122,7 +192,7 @@ for r in "$@"; do
 done
 for r in "$@"; do
     echo "== $r: $(tail -1 "$runs/$r.log")"
-    if [[ $r =~ ^everyday- ]]; then
+    if [[ $r =~ ^(everyday|tatoeba)- ]]; then
         "$attend" export "$runs/$r" --average 5 --dtype i8 -o "$runs/$r.i8.safetensors" | tail -1
         continue
     elif [[ $r =~ ^transformer-base ]]; then

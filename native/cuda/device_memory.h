@@ -85,12 +85,15 @@ private:
     size_t n_ = 0;
 };
 
-// One cudaMalloc for a whole run; allocations are bump-pointer, 256-byte aligned, and released by rewinding to a
-// mark (stack order). Running out throws attend::Error with the sizes, never allocates behind the caller's back.
+// Activations and scratch, bump-pointer, 256-byte aligned, released by rewinding to a mark (stack order). Memory
+// comes in blocks that live as long as the arena: the first of the constructor's size, and a larger one whenever an
+// allocation does not fit, so the first steps of a run find its peak and every later step allocates nothing (the
+// peak depends on the model and the batch, which the caller cannot size exactly in advance). Offsets count across
+// the blocks: a mark is a plain number, and an allocation never straddles two blocks.
 class DeviceArena {
 public:
     DeviceArena() = default;
-    explicit DeviceArena(size_t bytes);
+    explicit DeviceArena(size_t first_block_bytes);
     ~DeviceArena();
     DeviceArena(const DeviceArena&) = delete;
     DeviceArena& operator=(const DeviceArena&) = delete;
@@ -103,12 +106,18 @@ public:
     size_t mark() const { return used_; }
     void release(size_t mark);  // frees everything allocated after `mark`
     size_t used() const { return used_; }
-    size_t capacity() const { return capacity_; }
+    size_t capacity() const;  // bytes in all blocks
     size_t high_water() const { return high_water_; }
+    size_t blocks() const { return blocks_.size(); }
 
 private:
-    char* base_ = nullptr;
-    size_t capacity_ = 0, used_ = 0, high_water_ = 0;
+    struct Block {
+        char* base;
+        size_t start, bytes;  // offsets [start, start + bytes) of the arena
+    };
+    void add_block(size_t bytes, const char* what);
+    std::vector<Block> blocks_;
+    size_t first_bytes_ = 0, used_ = 0, high_water_ = 0;
 };
 
 // Page-locked host memory (cudaMallocHost), grown on demand: the source of asynchronous uploads. A copy from it is

@@ -8,7 +8,8 @@
 // a checkpoint the CPU trainer and `attend export` read unchanged, and a CPU checkpoint uploads as it is.
 // Dropout uses the same DropoutStream counters in the same order as the CPU forward, so for the same seed the GPU
 // drops exactly the elements the CPU drops.
-// Activations live in one device arena allocated at construction (arena_bytes); a step allocates nothing else.
+// Activations live in one device arena (its first block arena_bytes, grown by the first steps that need more); once
+// the largest batch has been seen a step allocates nothing.
 #pragma once
 #include "model/transformer.h"
 #include "train/optimizer.h"
@@ -24,7 +25,7 @@ namespace attend::cuda {
 class TransformerCuda {
 public:
     // Uploads model.params' values; the Adam moments start at zero (t = 0). Throws attend::Error without a GPU.
-    TransformerCuda(const Transformer& model, const AdamConfig& adam, size_t arena_bytes = size_t(4) << 30);
+    TransformerCuda(const Transformer& model, const AdamConfig& adam, size_t arena_bytes = size_t(1) << 30);
     ~TransformerCuda();
     TransformerCuda(const TransformerCuda&) = delete;
     TransformerCuda& operator=(const TransformerCuda&) = delete;

@@ -54,7 +54,7 @@ TEST_CASE("cuda: DeviceBuffer upload/download round trip, zero, move") {
     CHECK_THROWS_AS(moved.upload(std::vector<float>(1001)), Error);  // more than the buffer holds
 }
 
-TEST_CASE("cuda: DeviceArena hands out aligned blocks, rewinds to a mark, and names the shortfall") {
+TEST_CASE("cuda: DeviceArena hands out aligned blocks, rewinds to a mark, grows once, and names the shortfall") {
     ATTEND_REQUIRE_GPU();
     cuda::DeviceArena arena(1 << 20);
     float* a = arena.alloc<float>(10, "a");
@@ -65,12 +65,35 @@ TEST_CASE("cuda: DeviceArena hands out aligned blocks, rewinds to a mark, and na
     CHECK(b != a);
     arena.release(mark);
     CHECK(arena.alloc<float>(100, "b again") == b);  // the same block again: no new allocation
+    CHECK(arena.blocks() == 1);
+
+    // More than the first block holds: a second block, at least as large as all before it, and the offsets go on.
+    float* big = arena.alloc<float>(1 << 20, "activations");
+    CHECK(arena.blocks() == 2);
+    CHECK(arena.capacity() >= (size_t(1) << 20) + (size_t(4) << 20));
+    CHECK(reinterpret_cast<uintptr_t>(big) % 256 == 0);
+    CHECK_NOTHROW(CUDA_CHECK(cudaMemset(big, 0, (size_t(1) << 20) * sizeof(float))));  // all of it is real memory
+    const size_t peak = arena.high_water();
+    CHECK(peak > (size_t(1) << 20));
+    // The next step rewinds and asks the same again: the blocks it has serve it, in the same places.
+    arena.release(0);
+    CHECK(arena.alloc<float>(10, "a") == a);
+    CHECK(arena.alloc<float>(100, "b") == b);
+    CHECK(arena.alloc<float>(1 << 20, "activations") == big);
+    CHECK(arena.blocks() == 2);
+    CHECK(arena.high_water() == peak);
+    arena.release(0);
+
+    // What no GPU holds is refused with the name of what asked and the sizes.
     try {
-        arena.alloc<float>(1 << 20, "activations");
+        arena.alloc_bytes(size_t(1) << 50, "attention scores");
         FAIL("the arena did not refuse");
     } catch (const Error& e) {
-        CHECK(std::string(e.what()).find("activations") != std::string::npos);
+        CHECK(std::string(e.what()).find("attention scores") != std::string::npos);
+        CHECK(std::string(e.what()).find("MiB") != std::string::npos);
     }
+    CHECK(arena.blocks() == 2);
+    CHECK(arena.alloc<float>(10, "a") == a);  // the refusal changed nothing
     // A real runtime error names the call.
     try {
         CUDA_CHECK(cudaMemcpy(a, nullptr, 4, cudaMemcpyHostToDevice));

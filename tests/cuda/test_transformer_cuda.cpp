@@ -227,13 +227,15 @@ TEST_CASE("cuda: training on the GPU repeats bit for bit, and queued steps give 
         init_weights(init, 21);
         AdamConfig adam;
         adam.eps = 1e-8f;
-        std::vector<std::vector<double>> losses(3);
-        std::vector<std::vector<float>> params(3);
-        for (int run = 0; run < 3; ++run) {  // 0, 1: train_step; 2: queued, each loss taken one step late
-            cuda::TransformerCuda gpu(init, adam, kArena);
+        std::vector<std::vector<double>> losses(4);
+        std::vector<std::vector<float>> params(4);
+        // 0, 1: train_step; 2: queued, each loss taken one step late; 3: train_step in an arena that starts at 4 KiB
+        // and grows in the first steps (and again where a later batch is larger)
+        for (int run = 0; run < 4; ++run) {
+            cuda::TransformerCuda gpu(init, adam, run == 3 ? 4096 : kArena);
             for (int step = 1; step <= 12; ++step) {
                 const TrainBatch b = random_batch(c, 8, 5 + step % 6, 4 + step % 5, 300 + step);
-                if (run < 2) {
+                if (run != 2) {
                     losses[run].push_back(gpu.train_step(b, 900 + step, 0.1f, 1.0f, warmup_lr(step)));
                     continue;
                 }
@@ -251,7 +253,7 @@ TEST_CASE("cuda: training on the GPU repeats bit for bit, and queued steps give 
             params[run].assign(trained.params.values(), trained.params.values() + trained.params.size());
             CHECK(gpu.adam_steps() == 12);
         }
-        for (int run = 1; run < 3; ++run) {
+        for (int run = 1; run < 4; ++run) {
             CAPTURE(run);
             CHECK(losses[run] == losses[0]);
             CHECK(std::memcmp(params[run].data(), params[0].data(), params[0].size() * sizeof(float)) == 0);
