@@ -11,7 +11,7 @@ on, with and without clause splitting.
 
 The translator joins the clauses' translations the same way (translate/clause_join.h), a form these references
 share by construction: part of the gain of clause by clause over whole is that form, the rest is the content that
-the whole sentence drops and invents (the README gives both: with the clauses left as sentences, "X. Y. Z.", the
+the whole sentence drops and invents (docs/decoding.md gives both: with the clauses left as sentences, "X. Y. Z.", the
 gain is that part alone).
 
 Inside the joined references a caption's first word keeps its capital where the language writes it so: English

@@ -33,7 +33,7 @@
 #                      moments, a 500-step warmup to lr 1e-3), for a model whose first device call ended too soon
 #   transformer-base   --preset transformer-base (seed 001's model) in bf16; its test2016 BLEU (beam 5) is printed
 #   tatoeba-<src>-<tgt> zh-en or en-zh on the eng-cmn split in <runs>/data/eng-cmn/{train,valid,test}.tsv.gz (made by
-#                      scripts/split_corpus.py, README "Train on your own data"): a 3+3 Transformer, d 256, dropout 0.3,
+#                      scripts/split_corpus.py, docs/training.md "Train on your own data"): a 3+3 Transformer, d 256, dropout 0.3,
 #                      4,096-token batches, 150 epochs, the last 40 cooling down; exported as <runs>/<recipe>.i8.safetensors
 # GPU_TRAIN_FIT=<seconds>: after that many seconds, a run that would not finish its epochs within the minutes is
 # interrupted and resumed with as many epochs as its measured step rate leaves time for, the last quarter of them

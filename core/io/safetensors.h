@@ -1,4 +1,4 @@
-// The safetensors file format (the model file of DESIGN.md): u64 little-endian header length N, N bytes of
+// The safetensors file format (the model file of docs/design.md): u64 little-endian header length N, N bytes of
 // JSON {name: {dtype, shape, data_offsets: [begin, end]}, "__metadata__": {string: string}}, then the raw
 // little-endian tensor bytes. Offsets are relative to the data start and must tile it exactly: no gaps, no
 // overlap, nothing out of range. Reading validates all of that and throws attend::Error naming the problem.

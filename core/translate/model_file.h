@@ -1,4 +1,4 @@
-// The translator model file: one .safetensors file with everything a translator needs (DESIGN.md).
+// The translator model file: one .safetensors file with everything a translator needs (docs/design.md).
 //
 // Tensors: every parameter of the model under its dotted name (`encoder.layers.0.self_attn.q_proj.weight`),
 // stored as F32, F16, or I8; an I8 matrix [rows, cols] comes with `<name>.scale` F32 [rows], its per-row scale
@@ -8,7 +8,7 @@
 //   attend.architecture    "transformer" | "bahdanau"   attend.weights_dtype   "F32" | "F16" | "I8"
 //   attend.config          TransformerConfig JSON (model/transformer_config.h) or BahdanauConfig JSON
 //                          (model/bahdanau_seq2seq.h, which also lists the GRU + Bahdanau tensor names)
-//   attend.source_pipeline / attend.target_pipeline     TextPipeline JSON ("moses+bpe" or "d2l-words")
+//   attend.source_pipeline / attend.target_pipeline     TextPipeline JSON ("moses+bpe", "d2l-words" or "sentencepiece")
 //   attend.source_vocab / attend.target_vocab           Vocab JSON (equal when embeddings are tied)
 //   attend.special_tokens  {"pad": "<pad>", "bos": "<bos>", "eos": "<eos>"}
 //   attend.card            optional JSON: training data, time, BLEU (free form)

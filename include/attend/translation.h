@@ -32,30 +32,28 @@ struct TranslationOptions {
     float max_length_ratio = 2.0f;  // 0..kMaxLengthRatio
     // Repetition controls (SearchOptions; CTranslate2's semantics): 0..kMaxNoRepeatNgramSize, and finite > 0.
     // The defaults end the loops a small model falls into on text unlike its training data ("sssss", "été été
-    // été", "0000000") at little if any cost in BLEU on the shipped models (test2016, beam 5, without -> with them:
-    // en-de 38.50 -> 38.61, en-fr 58.64 -> 58.62; the first 200, their recorded check: the same to 0.01). No 4-gram
-    // twice (no_repeat_ngram_size 3 cost en-de 0.04 there: "ein Mann in" recurs); repetition penalty off (1.1: val -0.56).
+    // été", "0000000") without costing the shipped models' translations of ordinary text (docs/decoding.md has the
+    // measurements). Size 4, not 3: captions rightly repeat 3-grams ("ein Mann in"). The repetition penalty is off:
+    // it pushes away every token written before, the words a sentence rightly uses again too.
     int no_repeat_ngram_size = 4;
     float repetition_penalty = 1.0f;
     // No token more than this many times in a row (0: off; 0..kMaxRunLength).
     int max_token_run = 3;
     // No piece inside a word (a BPE piece the next one continues, "ter@@") more than this many times in a row,
-    // unless the source has it so once more (0: off; 0..kMaxRunLength). Without it, 0.1% to 0.3% of the shipped
-    // models' translations of val and the test sets hold a piece three times in a row ("Lotterterterielt",
-    // "bibibibelots"), 1 or 2 of the 29,000 training references of each language ("XXXotic").
+    // unless the source has it so once more (0: off; 0..kMaxRunLength). Small models stutter inside a word
+    // ("Lotterterterielt", "bibibibelots") far more often than real text does (docs/decoding.md).
     int max_piece_run = 2;
     // No phrase of 2 to this many tokens right after itself ("in midair in midair", "blue, blue,"), unless the
-    // source has it twice in a row ("Hand in Hand in"); 0 and 1: off; 0..kMaxNoRepeatNgramSize. Without it, 0.2%
-    // to 0.6% of the shipped models' translations of val and the test sets hold such a stutter of whole words, 0.01%
-    // of the training references; with it, none, at a cost of at most 0.11 BLEU on any set (the cards).
+    // source has it twice in a row ("Hand in Hand in"); 0 and 1: off; 0..kMaxNoRepeatNgramSize. Such a stutter of
+    // whole words is a decoding failure far more often than it is what the text says (docs/decoding.md).
     int no_adjacent_repeat_size = 8;
     // No character more than this many times in a row in the output, unless the source has such a run of it
     // (0: off; 0..kMaxRunLength). Stops loops of short BPE pieces ("0@@ 0@@ 0@@") that the rules above let through.
     int max_char_run = 4;
     // Beam search prefers a translation that closes the quotation marks and round brackets it opens (and closes none
     // it did not open), where the source's own marks pair up (SearchOptions::close_quotes, close_brackets; greedy
-    // search cannot look ahead). Without it, 0.1% of the shipped models' beam search translations of val and the
-    // test sets leave one open ("... mit der Aufschrift „."), none of their references; with it, none.
+    // search cannot look ahead). A mark left open ("... mit der Aufschrift „.") is a translation cut short, which
+    // the references never are (docs/decoding.md).
     bool close_marks = true;
     // URLs, e-mail addresses, numbers, and (cased models, English or French source) names inside a sentence are
     // copied into the translation unchanged (translate/copy_through.h), and the model may write in digits only the
