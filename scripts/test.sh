@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test suite: the native doctest binaries (CTest) on the -march=native tree and on the portable tree,
-# the sanitized binaries, each fuzz harness for a minute, then the wasm tests in Node, the demo server's tests and
-# the browser tests.
+# the sanitized binaries, each fuzz harness for a minute, then the wasm tests in Node, the demo server's tests (with
+# the check of the documentation's links) and the browser tests.
 # Assumes `scripts/build.sh native wasm portable sanitize` has run (npm test does both).
 #   FUZZ_SECONDS=N   seconds per fuzz harness (default 60; 0 skips fuzzing, say so when you do)
 set -uo pipefail
@@ -49,7 +49,7 @@ if [ -e "${wasm_tests[0]}" ]; then
   node --test "${wasm_tests[@]}" || status=1
 fi
 
-stage "demo server tests (node --test tests/server)"
+stage "demo server and documentation link tests (node --test tests/server)"
 node --test tests/server/*.test.mjs || status=1
 
 if [ -d tests/browser ]; then
