@@ -149,6 +149,7 @@ function entryFrom(raw, i) {
     file: raw.file,
     trainedOn: raw.trained_on ?? raw.trainedOn ?? '',
     goodAt: raw.good_at ?? raw.goodAt ?? '',
+    limits: raw.limits ?? '',  // what the model does not do that others do, said plainly
   };
 }
 
@@ -249,13 +250,14 @@ function showDetails(m) {
     m.dtype ? `weights stored as ${m.dtype}` : ''].filter(Boolean).join(', ');
   const purpose = purposeOf(m);
   // A caption model asked about anything else answers in captions: the limit is said with the strength.
-  const limit = /caption/i.test(m.trainedOn) ? ' Other kinds of text (news, chat, questions) come out as captions.' : '';
+  const limit = (/caption/i.test(m.trainedOn) ? ' Other kinds of text (news, chat, questions) come out as captions.' : '') +
+    (m.limits ? ` ${m.limits}` : '');
   $('model-purpose').textContent = purpose ? `Good at: ${purpose[0].toLowerCase()}${purpose.slice(1)}.${limit}` : '';
   // What the model knows, beside the text box: a caption model asked about anything else answers in captions.
   $('model-knows').hidden = !m.trainedOn;
   // A caption model asked about anything else answers in captions: say what it knows best.
   const advice = /caption/i.test(m.trainedOn) ? ' Short descriptions of a scene translate best.' : '';
-  $('model-knows').textContent = m.trainedOn ? `${m.pair}: trained on ${m.trainedOn}.${advice}` : '';
+  $('model-knows').textContent = m.trainedOn ? `${m.pair}: trained on ${m.trainedOn}.${advice}${m.limits ? ` ${m.limits}` : ''}` : '';
   const option = [...$('model-select').options].find((o) => o.value === m.id);
   if (option) option.textContent = optionText(m);
 }

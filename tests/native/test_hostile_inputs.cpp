@@ -5,7 +5,9 @@
 // tokens (the source's tokens with <eos>, the output's too). And copy-through: in at least 90% of the inputs that
 // hold a number, URL or e-mail address (found by a regular expression of this test, not by the translator's own
 // span finder), every one of them appears in the translation unchanged; and every run of digits in a translation
-// is one of its source's (the model invents no number).
+// is one of its source's (the model invents no number). Copy-through and the number rule belong to the Moses
+// pipeline of the caption models: a raw-text subword model (SentencePiece) translates numbers, URLs and names itself,
+// as its card and the page say, so for it only the runaway limits hold and the copies are counted, not required.
 #include <doctest/doctest.h>
 
 #include "data/text_file.h"
@@ -87,6 +89,7 @@ TEST_CASE("shipped models never run away on hostile inputs") {
         const std::string file = entry.at("file");
         const Translator t = Translator::from_bytes(read_bytes(source_dir() + "/web/models/" + file), file);
         const TranslationOptions options;  // what the CLI, the page and the wasm module use by default
+        const bool copies = t.model().source_pipeline.type == TextPipelineType::moses_bpe;
         std::vector<TranslationResult> results(inputs.size());
 #pragma omp parallel for schedule(dynamic, 1)
         for (long i = 0; i < static_cast<long>(inputs.size()); i++) results[i] = t.translate(inputs[i], options);
@@ -114,8 +117,9 @@ TEST_CASE("shipped models never run away on hostile inputs") {
             CHECK(r.target_ids.size() <= 2 * S + 10);
             worst_ratio = std::max(worst_ratio, static_cast<double>(r.target_ids.size()) / S);
             const std::vector<std::string> source_numbers = numbers(inputs[i]);
-            for (const std::string& n : numbers(r.text))
-                CHECK(std::find(source_numbers.begin(), source_numbers.end(), n) != source_numbers.end());
+            if (copies)
+                for (const std::string& n : numbers(r.text))
+                    CHECK(std::find(source_numbers.begin(), source_numbers.end(), n) != source_numbers.end());
             const std::vector<std::string> spans = copyable(inputs[i]);
             if (spans.empty()) continue;
             ++with_copyable;
@@ -125,7 +129,7 @@ TEST_CASE("shipped models never run away on hostile inputs") {
         }
         CAPTURE(file);
         REQUIRE(with_copyable >= 30);
-        CHECK(copied >= 0.9 * with_copyable);
+        if (copies) CHECK(copied >= 0.9 * with_copyable);
         MESSAGE(file << ": " << inputs.size() << " hostile inputs; longest character run " << longest_char_run
                      << ", longest token run " << worst_token_run << ", largest output/source token ratio "
                      << worst_ratio << "; numbers, URLs and e-mail addresses copied in " << copied << " of "

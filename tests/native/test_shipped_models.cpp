@@ -1,7 +1,10 @@
 // Every shipped model (web/models/models.json) still scores what its `check` entry records: the first N sentences
-// of a Multi30K split, raw source through the model's own pipeline; BLEU on lowercased tokenized text against the
-// official references, and (where recorded) cased 13a BLEU and chrF2 on the detokenized text against the raw ones.
+// of its test set, raw source through the model's own pipeline. A caption model's set is a Multi30K split: BLEU on
+// lowercased tokenized text against the official references, and (where recorded) cased 13a BLEU and chrF2 on the
+// detokenized text against the raw ones. Another model's is a test file of the data folder (`check.test`, a corpus
+// spec as `attend train --test` takes it): cased BLEU with the target language's tokenizer and chrF2.
 // This catches any change to the tokenizer, BPE, model, search or file format that moves a shipped model's output.
+// The rules written for the caption models (names, numbers, escapes, repeats) are checked on the caption models.
 //
 // On other instruction sets: the weights are fixed, but AVX-512, AVX2 and SSE builds round differently (FMA or
 // not, vector width, summation order), which moves a score by about 1e-6 of its size; a beam decision changes
@@ -12,6 +15,7 @@
 
 #include "data/data_dir.h"
 #include "data/multi30k.h"
+#include "data/parallel_corpus.h"
 #include "data/text_file.h"
 #include "error.h"
 #include "text/bleu.h"
@@ -48,7 +52,27 @@ std::vector<uint8_t> read_bytes(const std::string& path) {
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-// A shipped model, loaded, with the raw test2016 sentences of its source language.
+// The pairs of a check's test file (`check.test`, relative to the data folder).
+std::pair<std::vector<std::string>, std::vector<std::string>> check_test_pairs(const nlohmann::json& check) {
+    std::vector<std::string> sources, refs;
+    read_corpus_source(parse_corpus_source(default_data_dir() + "/" + check.at("test").get<std::string>()),
+                       [&](std::string_view s, std::string_view t, std::int64_t) {
+                           sources.emplace_back(s);
+                           refs.emplace_back(t);
+                       });
+    return {sources, refs};
+}
+
+// The source sentences a model is checked on: its Multi30K split's, or its test file's.
+std::vector<std::string> check_sources(const nlohmann::json& check, const TranslatorModel& m) {
+    if (check.contains("split"))
+        return read_lines(multi30k_path(default_data_dir(), check.at("split"), m.source_pipeline.lang, TextForm::raw));
+    return check_test_pairs(check).first;
+}
+
+bool is_caption_model(const nlohmann::json& entry) { return entry.at("check").contains("split"); }
+
+// A caption model, loaded, with the raw test2016 sentences of its source language.
 struct ShippedModel {
     std::string file;
     Translator translator;
@@ -62,17 +86,19 @@ struct ShippedModel {
     }
 };
 
-std::vector<ShippedModel> shipped_models() {
+std::vector<ShippedModel> caption_models() {
     std::vector<ShippedModel> out;
     const nlohmann::json models = read_models_json()["models"];  // kept: see the batched-greedy test
     REQUIRE(models.size() >= 1);
     for (const nlohmann::json& entry : models) {
+        if (!is_caption_model(entry)) continue;
         const std::string file = entry.at("file");
         Translator translator = Translator::from_bytes(read_bytes(models_dir() + "/" + file), file);
         const Lang lang = translator.model().source_pipeline.lang;
         out.push_back({file, std::move(translator),
                        read_lines(multi30k_path(default_data_dir(), "test_2016_flickr", lang, TextForm::raw))});
     }
+    REQUIRE(out.size() >= 4);
     return out;
 }
 
@@ -103,13 +129,46 @@ TEST_CASE("shipped models score their recorded BLEU") {
         CAPTURE(id);
         REQUIRE_MESSAGE(entry.contains("check"), id << " has no `check` entry in models.json");
         const nlohmann::json& check = entry["check"];
-        const std::string split = check.at("split");
         const int sentences = check.at("sentences");
-        const float recorded_bleu = check.at("bleu");
 
         Translator translator = Translator::from_bytes(read_bytes(models_dir() + "/" + entry.at("file").get<std::string>()),
                                                        entry.at("file").get<std::string>());
         const TranslatorModel& m = translator.model();
+        // What the page and `attend translate` use: the model's own defaults (its tuned length penalty), which the
+        // check records.
+        TranslationOptions options = translator.default_options();
+        CHECK(options.length_penalty == doctest::Approx(check.at("length_penalty").get<double>()));
+        CHECK(options.min_confidence == doctest::Approx(check.at("min_confidence").get<double>()));
+        options.beam_size = check.at("beam");
+        auto translate_all = [&](const std::vector<std::string>& sources, std::vector<std::string>& hyps,
+                                 std::vector<std::string>& texts) {
+            hyps.assign(sources.size(), "");
+            texts.assign(sources.size(), "");
+#pragma omp parallel for schedule(dynamic, 4)
+            for (long i = 0; i < static_cast<long>(sources.size()); i++) {
+                const TranslationResult r = translator.translate(sources[i], options);
+                hyps[i] = r.tokenized;
+                texts[i] = r.text;
+            }
+        };
+        std::vector<std::string> hyps, texts;
+
+        if (!is_caption_model(entry)) {
+            auto [sources, refs] = check_test_pairs(check);
+            REQUIRE(sources.size() >= static_cast<size_t>(sentences));
+            sources.resize(sentences);
+            refs.resize(sentences);
+            translate_all(sources, hyps, texts);
+            const DetokenizedScores scores =
+                score_detokenized(texts, refs, default_bleu_tokenize(language_code(m.target_pipeline)));
+            MESSAGE(id << " on the first " << sentences << " pairs of " << check.at("test").get<std::string>() << ":\n"
+                       << scores.format());
+            CHECK(std::abs(scores.bleu.score - check.at("cased_bleu").get<double>()) <= 0.1);
+            CHECK(std::abs(scores.chrf.score - check.at("chrf").get<double>()) <= 0.1);
+            continue;
+        }
+        const std::string split = check.at("split");
+        const float recorded_bleu = check.at("bleu");
         const std::string data = default_data_dir();
         std::vector<std::string> sources = read_lines(multi30k_path(data, split, m.source_pipeline.lang, TextForm::raw));
         std::vector<std::string> refs = read_lines(multi30k_path(data, split, m.target_pipeline.lang, TextForm::tok));
@@ -118,20 +177,7 @@ TEST_CASE("shipped models score their recorded BLEU") {
         sources.resize(sentences);
         refs.resize(sentences);
         raw_refs.resize(sentences);
-
-        // What the page and `attend translate` use: the model's own defaults (its tuned length penalty), which the
-        // check records.
-        TranslationOptions options = translator.default_options();
-        CHECK(options.length_penalty == doctest::Approx(check.at("length_penalty").get<double>()));
-        CHECK(options.min_confidence == doctest::Approx(check.at("min_confidence").get<double>()));
-        options.beam_size = check.at("beam");
-        std::vector<std::string> hyps(sources.size()), texts(sources.size());
-#pragma omp parallel for schedule(dynamic, 4)
-        for (long i = 0; i < static_cast<long>(sources.size()); i++) {
-            const TranslationResult r = translator.translate(sources[i], options);
-            hyps[i] = r.tokenized;
-            texts[i] = r.text;
-        }
+        translate_all(sources, hyps, texts);
         const TranslationScores scores = score_translations(hyps, texts, refs, raw_refs);
         MESSAGE(id << " on the first " << sentences << " " << split << " sentences: " << scores.format()
                    << " (recorded BLEU " << recorded_bleu << ")");
@@ -148,13 +194,16 @@ TEST_CASE("shipped models: batched greedy search gives the tokens of one sentenc
         Translator translator = Translator::from_bytes(read_bytes(models_dir() + "/" + entry.at("file").get<std::string>()),
                                                        entry.at("file").get<std::string>());
         const TranslatorModel& m = translator.model();
-        std::vector<std::string> sources =
-            read_lines(multi30k_path(default_data_dir(), "test_2016_flickr", m.source_pipeline.lang, TextForm::raw));
+        std::vector<std::string> sources = check_sources(entry.at("check"), m);
+        REQUIRE(sources.size() >= 200);
         sources.resize(200);
         // A source that says a phrase twice in a row lets its translation do so: it must not share a batch.
-        sources.push_back(m.source_pipeline.lang == Lang::en   ? "Two girls walk hand in hand in hand in a park."
-                          : m.source_pipeline.lang == Lang::de ? "Zwei Mädchen gehen Hand in Hand in Hand im Park."
-                                                               : "Deux filles marchent main dans la main dans la main.");
+        const std::map<std::string, std::string> twice = {
+            {"en", "Two girls walk hand in hand in hand in a park."},
+            {"de", "Zwei Mädchen gehen Hand in Hand in Hand im Park."},
+            {"fr", "Deux filles marchent main dans la main dans la main."},
+            {"zh", "两个女孩手拉手手拉手在公园里散步。"}};
+        sources.push_back(twice.at(language_code(m.source_pipeline)));
         TranslationOptions options;
         options.beam_size = 1;
         options.max_batch_size = 32;
@@ -188,7 +237,7 @@ TEST_CASE("shipped models: every number a translation writes in digits is one of
                     "Drei Männer in Anzügen der 1950er gehen an 2 Autos vorbei."}},
         {Lang::fr, {"Les enfants sont rentrés à 5 heures.", "Un garçon avec le numéro 7 sur son maillot tire.",
                     "Une femme tient 3 ballons et 12 roses.", "Trois hommes en costumes des années 1950 passent."}}};
-    for (const ShippedModel& m : shipped_models()) {
+    for (const ShippedModel& m : caption_models()) {
         CAPTURE(m.file);
         std::vector<std::string> sources = own.at(m.translator.model().source_pipeline.lang);
         const size_t own_sentences = sources.size();
@@ -212,7 +261,7 @@ TEST_CASE("shipped models: every number a translation writes in digits is one of
 // a model writes that for "&", and the pipeline reads it back as "&". Brackets and bars, escaped as "&#91;" and
 // "&#124;", are in no caption: they are read as commas, never as the escape's five pieces.
 TEST_CASE("shipped models: an ampersand is translated as one, and a bracket or bar reaches the model as no escape") {
-    for (const ShippedModel& m : shipped_models()) {
+    for (const ShippedModel& m : caption_models()) {
         CAPTURE(m.file);
         const std::vector<std::string> sources = {"A boy & a girl play in the park.", "A man waves [smiling].",
                                                   "A man | a woman."};
@@ -263,7 +312,7 @@ TEST_CASE("shipped models: a name in a sentence is in its translation, and no pl
           {"Ein Mädchen namens Sophie liest mit Lukas ein Buch.", {"Sophie", "Lukas"}},
           {"Max fährt mit dem Fahrrad den Hügel hinunter.", {"Max"}},
           {"Ein Mann spricht mit Dr. Okafor im Park.", {"Dr. Okafor"}}}}};
-    for (const ShippedModel& m : shipped_models()) {
+    for (const ShippedModel& m : caption_models()) {
         CAPTURE(m.file);
         const Lang lang = m.translator.model().source_pipeline.lang;
         std::vector<std::string> sources;
@@ -291,7 +340,7 @@ TEST_CASE("shipped models: a name after \"named\" stays in its place") {
         {"A man named Peter rides a bike.", "Peter"}};
     std::vector<std::string> sources;
     for (const auto& [text, name] : sentences) sources.push_back(text);
-    for (const ShippedModel& m : shipped_models()) {
+    for (const ShippedModel& m : caption_models()) {
         if (m.translator.model().source_pipeline.lang != Lang::en) continue;
         CAPTURE(m.file);
         check_translations(m.translator, sources, [&](size_t i, const TranslationResult& r) {
@@ -312,7 +361,7 @@ template <class Found, class Off>
 void check_rule_is_needed(const std::map<std::pair<Lang, Lang>, std::vector<std::string>>& sentences, Found found,
                           Off off, bool beam_only = false) {
     int count = 0, without = 0;
-    for (const ShippedModel& m : shipped_models()) {
+    for (const ShippedModel& m : caption_models()) {
         CAPTURE(m.file);
         const std::vector<std::string>& sources =
             sentences.at({m.translator.model().source_pipeline.lang, m.translator.model().target_pipeline.lang});
@@ -462,7 +511,7 @@ TEST_CASE("shipped models: a translation closes the quotation marks and brackets
 // Text in capitals is rare in training data, and a cased model garbles it ("A MAN IS WALKING HIS DOG." came out as
 // "Ein AAAIIINIIIAAA-..."): it reads the sentence in sentence case instead, and writes its translation in capitals.
 TEST_CASE("shipped models: a sentence in capitals is read in sentence case and translated into capitals") {
-    for (const ShippedModel& shipped : shipped_models()) {
+    for (const ShippedModel& shipped : caption_models()) {
         const std::string& file = shipped.file;
         CAPTURE(file);
         const Translator& translator = shipped.translator;
@@ -502,7 +551,7 @@ TEST_CASE("shipped models: a sentence in capitals is read in sentence case and t
 // What a model cannot read (another script) or need not (no letters: "50%", "?") it would only replace by an
 // invented caption: such a sentence is left as it is, in every path a caller can take; the unreadable with a warning.
 TEST_CASE("shipped models: a sentence without letters, or mostly of unknown tokens, is left as it is") {
-    for (const ShippedModel& shipped : shipped_models()) {
+    for (const ShippedModel& shipped : caption_models()) {
         const std::string& file = shipped.file;
         CAPTURE(file);
         const Translator& translator = shipped.translator;
@@ -567,7 +616,7 @@ TEST_CASE("shipped models: a translation of text unlike the captions is flagged 
                                                   "Ich fühle mich gut.", "Bist du einverstanden?", "Sei ernst.",
                                                   "Ich liebe dich.", "Bis morgen!", "Wie viel kostet das?",
                                                   "Vielen Dank."};
-    for (const ShippedModel& shipped : shipped_models()) {
+    for (const ShippedModel& shipped : caption_models()) {
         const std::string& file = shipped.file;
         CAPTURE(file);
         const Translator& translator = shipped.translator;
@@ -602,7 +651,7 @@ TEST_CASE("shipped models: a translation of text unlike the captions is flagged 
 // Markup is not for translating, and a model that reads it invents a caption around it: tags and marks are taken out,
 // the rest translated, and each put back touching the words it touched (translate/asides.h).
 TEST_CASE("shipped models: markup tags are taken out of the sentence and put back around the same words") {
-    for (const ShippedModel& shipped : shipped_models()) {
+    for (const ShippedModel& shipped : caption_models()) {
         const std::string& file = shipped.file;
         CAPTURE(file);
         const Translator& translator = shipped.translator;
@@ -677,7 +726,7 @@ TEST_CASE("shipped models: markup tags are taken out of the sentence and put bac
 // a pair near the start holds a word and touches it (one at the end may find no word left: "a house" can be one
 // word), and a tag around the whole sentence stays around it.
 TEST_CASE("shipped models: markup goes around the words aligned with the words it marked") {
-    for (const ShippedModel& shipped : shipped_models()) {
+    for (const ShippedModel& shipped : caption_models()) {
         const std::string& file = shipped.file;
         CAPTURE(file);
         const Translator& translator = shipped.translator;
@@ -771,7 +820,7 @@ TEST_CASE("shipped models: a noun in bold is in bold in the translation") {
         if (!w.empty()) w[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(w[0])));
         return w;
     };
-    for (const ShippedModel& shipped : shipped_models()) {
+    for (const ShippedModel& shipped : caption_models()) {
         const std::string& file = shipped.file;
         CAPTURE(file);
         const Translator& translator = shipped.translator;
@@ -823,7 +872,7 @@ TEST_CASE("shipped models: a noun in bold is in bold in the translation") {
 }
 
 TEST_CASE("shipped models: Markdown marks are taken out and put back; code spans are not translated") {
-    for (const ShippedModel& shipped : shipped_models()) {
+    for (const ShippedModel& shipped : caption_models()) {
         const std::string& file = shipped.file;
         CAPTURE(file);
         const Translator& translator = shipped.translator;
@@ -881,7 +930,7 @@ TEST_CASE("shipped models: Markdown marks are taken out and put back; code spans
 // 🏖️." ended "... am Strand mit aufgesetzten Pult."): they are taken out, the rest translated, and each put back at
 // the same place: at the start, before the final punctuation, or after the same share of the words.
 TEST_CASE("shipped models: emoji are taken out of the sentence and put back in the translation") {
-    for (const ShippedModel& shipped : shipped_models()) {
+    for (const ShippedModel& shipped : caption_models()) {
         const std::string& file = shipped.file;
         CAPTURE(file);
         const Translator& translator = shipped.translator;
@@ -959,7 +1008,7 @@ TEST_CASE("shipped models: an ensemble of a model with itself translates as the 
 }
 
 TEST_CASE("shipped models: a byte-order mark, a zero-width space or a NUL is not text: the translation is the text's") {
-    for (const ShippedModel& shipped : shipped_models()) {
+    for (const ShippedModel& shipped : caption_models()) {
         CAPTURE(shipped.file);
         for (size_t i = 0; i < 5; i++) {
             const std::string s = shipped.test2016.at(i);
@@ -975,5 +1024,42 @@ TEST_CASE("shipped models: a byte-order mark, a zero-width space or a NUL is not
             with_zwsp.insert(1, "\xE2\x80\x8B");  // inside the first word
             CHECK(shipped.translator.translate(with_zwsp).text == plain);
         }
+    }
+}
+
+// Seed 003 teaches attention with 我喜欢吃鱼 ("I like eating fish"), a sentence no line of eng-cmn holds. The shipped
+// zh→en model says it likes fish, and its cross attention puts "fish" on 鱼: in its last layer (the mean of its
+// heads) and in the mean of every layer and head, which is what the page draws first.
+TEST_CASE("tatoeba-zh-en: 我喜欢吃鱼 is about liking fish, and \"fish\" attends most to 鱼") {
+    const std::string sentence = "我喜欢吃鱼";
+    for (const std::string& line : read_lines(default_data_dir() + "/tatoeba/eng-cmn.tsv.gz"))
+        REQUIRE_MESSAGE(line.find(sentence) == std::string::npos, "the training data holds it: " << line);
+    const Translator translator =
+        Translator::from_bytes(read_bytes(models_dir() + "/tatoeba-zh-en.safetensors"), "tatoeba-zh-en.safetensors");
+    for (int beam : {1, 5}) {
+        CAPTURE(beam);
+        TranslationOptions options = translator.default_options();
+        options.beam_size = beam;
+        options.return_attention = true;
+        const TranslationResult r = translator.translate(sentence, options);
+        CAPTURE(r.text);
+        CHECK(r.text.find("like") != std::string::npos);
+        CHECK(r.text.find("fish") != std::string::npos);
+        const auto fish = std::find_if(r.target_tokens.begin(), r.target_tokens.end(),
+                                       [](const std::string& t) { return t.find("fish") != std::string::npos; });
+        REQUIRE(fish != r.target_tokens.end());
+        const int row = static_cast<int>(fish - r.target_tokens.begin());
+        const AttentionMaps& a = r.cross;
+        REQUIRE(a.rows == static_cast<int>(r.target_tokens.size()));
+        REQUIRE(a.cols == static_cast<int>(r.source_tokens.size()));
+        auto strongest = [&](int first_layer) {  // the source token of the largest mean weight over the layers from it
+            std::vector<double> mean(a.cols, 0.0);
+            for (int l = first_layer; l < a.layers; l++)
+                for (int h = 0; h < a.heads; h++)
+                    for (int c = 0; c < a.cols; c++) mean[c] += a.data[((size_t(l) * a.heads + h) * a.rows + row) * a.cols + c];
+            return r.source_tokens.at(std::max_element(mean.begin(), mean.end()) - mean.begin());
+        };
+        CHECK(strongest(a.layers - 1) == "鱼");
+        CHECK(strongest(0) == "鱼");
     }
 }
