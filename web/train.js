@@ -341,7 +341,6 @@ worker.onmessage = ({ data }) => {
     case 'error':
       showError($('train-error'), data.message);
       if (body.dataset.state === 'starting') setState('idle');
-showDataFields();
       else if (body.dataset.state === 'training') setState('paused');
       break;
     default:

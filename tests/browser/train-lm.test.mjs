@@ -1,5 +1,5 @@
 // A character language model trained in the page (web/train.html) in headless Chromium: gru-d2l chosen beside the
-// translators, The Time Machine pasted as its text, trained in the Worker for a few epochs: the perplexity plotted
+// translators, The Time Machine uploaded as its text, trained in the Worker for a few epochs: the perplexity plotted
 // falls and the continuation of "time traveller" appears and is redrawn; pause holds the step and resume goes on;
 // the saved file is a language model the translator page's module loads; a text too short is named; the run stops
 // after its epochs; and nothing is logged as an error.
@@ -13,7 +13,8 @@ import { launch, watchErrors } from './lib/browser.mjs';
 
 for (const v of ['simd', 'nosimd']) requireFile(dist(`attend-train-${v}.wasm`));
 const dataDir = process.env.ATTEND_DATA || path.join(root, '..', 'shared', 'data');
-const book = fs.readFileSync(requireFile(path.join(dataDir, 'timemachine', 'timemachine.txt')), 'utf8');
+const bookFile = requireFile(path.join(dataDir, 'timemachine', 'timemachine.txt'));
+const book = fs.readFileSync(bookFile, 'utf8');
 const artifacts = path.join(root, 'test-artifacts');
 fs.mkdirSync(artifacts, { recursive: true });
 
@@ -35,7 +36,8 @@ test('train.html trains a character language model in its Worker: perplexity fal
   // The language model's fields and results replace the translator's.
   assert.equal(await page.isVisible('#lm-text'), true);
   assert.equal(await page.isVisible('#train-pairs'), false);
-  assert.equal(await page.isVisible('#lm-perplexity'), true);
+  assert.equal(await page.isVisible('#lm-section'), true);
+  assert.equal(await page.isVisible('#loss-section'), false);
   assert.equal(await page.isVisible('#probe-table'), false);
   assert.equal((await state(page)).kind, 'lm');
 
@@ -49,7 +51,9 @@ test('train.html trains a character language model in its Worker: perplexity fal
   assert.match(await page.textContent('#train-error'), /too short: 14 characters .*need at least 1156/);
   assert.equal((await state(page)).state, 'idle');
 
-  await page.fill('#lm-text', book);
+  // The book uploaded as a file: read into the text box (and checked to be UTF-8).
+  await page.setInputFiles('#lm-file', bookFile);
+  await page.waitForFunction((n) => document.getElementById('lm-text').value.length === n, book.length);
   await page.fill('#epoch-count', '5');
   await page.click('#train-start');
   await page.waitForFunction(() => document.body.dataset.state === 'training', null, { timeout: 60000 });
