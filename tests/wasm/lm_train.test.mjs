@@ -1,8 +1,9 @@
 // Character language models trained in WebAssembly (AttendTrainer.createLanguageModel) against native `attend lm
 // train`: gru-d2l on The Time Machine's first 10,000 characters, seed 1, in the SIMD and plain builds. The first
 // batch's loss depends only on the seeded initialisation and one forward pass: within 1e-5 of native (relative).
-// The later batches' losses and the epochs' perplexities follow native within 1e-3 (the matrix products are Eigen's
-// here and OpenBLAS's natively: their rounding differs and SGD carries it on). Over a few epochs the perplexity
+// The later batches' losses and the epochs' perplexities follow native within 1e-4 (the matrix products are Eigen's
+// here and OpenBLAS's natively: their rounding differs and SGD carries it on; about 1e-9 is seen on an AVX-512 machine,
+// and plain SGD with clipping, unlike Adam, does not magnify it). Over a few epochs the perplexity
 // falls. The exported file is one native `attend lm sample` reads, whose first next-character distribution is the
 // wasm language model's within 1e-5; text the trainer cannot train on is refused by name.
 import { test } from 'node:test';
@@ -65,10 +66,10 @@ for (const simd of [true, false]) {
     assert.equal(nativeLosses.length, steps);
     assert.ok(relative(losses[0], nativeLosses[0]) < 1e-5, `first loss ${losses[0]} vs native ${nativeLosses[0]}`);
     for (let i = 1; i < steps; i++) {
-      assert.ok(relative(losses[i], nativeLosses[i]) < 1e-3, `loss ${i + 1}: ${losses[i]} vs native ${nativeLosses[i]}`);
+      assert.ok(relative(losses[i], nativeLosses[i]) < 1e-4, `loss ${i + 1}: ${losses[i]} vs native ${nativeLosses[i]}`);
     }
     for (let e = 0; e < epochs; e++) {
-      assert.ok(relative(perplexities[e], nativePerplexities[e]) < 1e-3,
+      assert.ok(relative(perplexities[e], nativePerplexities[e]) < 1e-4,
         `epoch ${e + 1} perplexity ${perplexities[e]} vs native ${nativePerplexities[e]}`);
     }
     lm.dispose();
