@@ -25,7 +25,7 @@ function showDataFields() {
   const lm = chosenKind() === 'lm';
   for (const el of document.querySelectorAll('.translator-only')) el.hidden = lm;
   for (const el of document.querySelectorAll('.lm-only')) el.hidden = !lm;
-  $('epoch-count').placeholder = lm ? '500' : String(s.info?.options?.epochs ?? 250);
+  $('epoch-count').placeholder = lm ? '500' : String((s.kind === 'translator' && s.info?.options?.epochs) || 250);
   if (body.dataset.state === 'idle') showResults(chosenKind());
 }
 
