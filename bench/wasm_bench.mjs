@@ -1,7 +1,7 @@
 // npm run bench:wasm — ms per sentence of the WebAssembly translator in Node and in headless Chromium, beside
 // native `attend translate` on one thread, on the same sentences and model; load time of module + model; the
-// gzipped size of .wasm + .js; a training step of the seeds' presets, wasm beside native. Prints `name value unit`
-// lines.
+// gzipped size of .wasm + .js; a training step of the seeds' presets, translators and character language models
+// (bench/wasm_lm_bench.mjs), wasm beside native. Prints `name value unit` lines.
 //   node bench/wasm_bench.mjs [--model FILE] [--sentences N] [--beam B] [--rounds R] [--native BIN (default
 //                             build/bin/attend, or $ATTEND_NATIVE_BIN)]
 //
@@ -161,3 +161,6 @@ for (const preset of ['bahdanau-d2l', 'transformer-d2l']) {
   line(`train_${preset}_node_simd_ms_per_step_median`, median(times.node_simd).toFixed(2), 'ms',
     `${(median(times.node_simd) / median(times.native)).toFixed(2)}x native`);
 }
+
+// The character language models' training step, wasm beside native (bench/wasm_lm_bench.mjs).
+await import('./wasm_lm_bench.mjs');

@@ -7,6 +7,14 @@
 //   trainer.translate('go .');                         // { text, sourceTokens, targetTokens, attention }
 //   const bytes = trainer.exportModel();               // a model file that Attend.load and `attend translate` read
 //
+// The seeds' character language models (d2l 8.5-9.4: RNN, GRU, LSTM, deep and bidirectional) train on a text the
+// same way, on the same step as `attend lm train`:
+//
+//   const lm = await AttendTrainer.createLanguageModel('gru-d2l', text);   // any text; d2l's cleaning keeps a-z
+//   lm.step(8);                                        // [{ step, epoch, loss, epochDone, epochPerplexity? }, ...]
+//   lm.predict('time traveller', 50);                  // d2l's predict_ch8: the prefix and 50 greedy characters
+//   const file = lm.exportModel();                     // a file that `attend lm sample` and Attend.loadLanguageModel read
+//
 // Steps run synchronously: a page keeps its interface responsive by calling step() in small slices (or from a
 // Worker); each call returns when its batches are done.
 import { simdSupported } from './attend.js';
@@ -14,6 +22,10 @@ import { loadModule } from './module-loader.js';
 
 // The presets a page can train.
 export const trainablePresets = Object.freeze(['bahdanau-d2l', 'transformer-d2l']);
+// The character language models, as `attend lm train --preset` names them.
+export const languageModelPresets = Object.freeze(['rnn-d2l', 'gru-d2l', 'lstm-d2l', 'deep-lstm-d2l', 'birnn-d2l']);
+// The most text a language model trainer takes, in UTF-8 bytes (the core's kLmMaxTextBytes).
+export const maxLanguageModelText = 64 * 1024 * 1024;
 
 export class AttendTrainer {
   #m;
@@ -39,6 +51,33 @@ export class AttendTrainer {
     const handle = withStrings(m, [preset, tsv, JSON.stringify(options)], ([p, t, o]) => m._attend_trainer_create(p, t, o));
     if (!handle) throw new Error(m.UTF8ToString(m._attend_train_last_error()) || 'cannot create the trainer');
     return new AttendTrainer(m, handle, variant === 'simd');
+  }
+
+  // A character language model trained on `text` (a string, or UTF-8 bytes as a Uint8Array or ArrayBuffer: a file
+  // read as it is). preset: one of languageModelPresets; options: { seed (1, as attend lm train), lr (the preset's),
+  // epochs (the preset's 500: the run's length, for the caller to keep), chars (the first characters after d2l's
+  // cleaning that train: the preset's 10000; 0: all), randomIter (d2l's random sampling), simd }. An empty text,
+  // one that is not valid UTF-8, too long, or too short for one batch of 32 x 35 characters is refused by name.
+  static async createLanguageModel(preset, text, { simd, ...options } = {}) {
+    if (!languageModelPresets.includes(preset)) {
+      throw new RangeError(`preset must be one of ${languageModelPresets.join(', ')}, got ${JSON.stringify(preset)}`);
+    }
+    const bytes = textBytes(text);
+    checkLmOptions(options);
+    const variant = (simd ?? simdSupported()) ? 'simd' : 'nosimd';
+    const m = await loadModule('attend-train', variant);
+    const data = m._malloc(Math.max(1, bytes.length));
+    if (!data) throw new RangeError(`cannot allocate ${bytes.length} bytes in the wasm heap`);
+    let handle;
+    try {
+      m.HEAPU8.set(bytes, data);
+      handle = withStrings(m, [preset, JSON.stringify(options)],
+        ([p, o]) => m._attend_lm_trainer_create(p, data, bytes.length, o));
+    } finally {
+      m._free(data);
+    }
+    if (!handle) throw new Error(m.UTF8ToString(m._attend_train_last_error()) || 'cannot create the trainer');
+    return new AttendLmTrainer(m, handle, variant === 'simd');
   }
 
   #live() {
@@ -98,6 +137,118 @@ export class AttendTrainer {
   dispose() {
     if (this.#handle) this.#m._attend_trainer_free(this.#handle);
     this.#handle = 0;
+  }
+}
+
+// A character language model being trained (AttendTrainer.createLanguageModel).
+export class AttendLmTrainer {
+  #m;
+  #handle;
+
+  constructor(module, handle, simd) {
+    this.#m = module;
+    this.#handle = handle;
+    this.simd = simd;
+  }
+
+  #live() {
+    if (!this.#handle) throw new Error('this trainer was disposed');
+    return this.#handle;
+  }
+
+  #json(ptr, what) {
+    if (!ptr) throw new Error(this.#m.UTF8ToString(this.#m._attend_train_last_error()) || `${what} failed`);
+    return JSON.parse(this.#m.UTF8ToString(ptr));
+  }
+
+  // { preset, description, rnn, hiddenSize, layers, bidirectional, parameters, vocab, trainChars, batchesPerEpoch,
+  // options: { lr, epochs, batch, steps, randomIter, seed } }
+  info() {
+    return this.#json(this.#m._attend_lm_trainer_info(this.#live()), 'info');
+  }
+
+  // Trains `steps` batches (1 by default), going on into the next epoch after an epoch's last; one record per
+  // batch: { step, epoch (0-based), batch, batches, loss (mean cross-entropy), gradNorm (before clipping),
+  // epochDone, epochPerplexity (on an epoch's last batch: d2l's training perplexity of that epoch) }.
+  step(steps = 1) {
+    if (!Number.isInteger(steps) || steps < 1 || steps > 100000) {
+      throw new RangeError(`steps must be a whole number from 1 to 100000, got ${steps}`);
+    }
+    return this.#json(this.#m._attend_lm_trainer_step(this.#live(), steps), 'step');
+  }
+
+  // d2l's predict_ch8 by the model as it is now: the prefix (read as it is, character by character) and `length`
+  // greedy characters after it.
+  predict(prefix, length = 50) {
+    if (typeof prefix !== 'string') throw new TypeError('predict: prefix must be a string');
+    if (!prefix) throw new RangeError('predict: the prefix is empty (it needs at least one character)');
+    if (prefix.includes('\0')) throw new RangeError('predict: the prefix holds a NUL character');
+    if (!Number.isInteger(length) || length < 0 || length > 10000) {
+      throw new RangeError(`predict: length must be a whole number from 0 to 10000, got ${length}`);
+    }
+    const m = this.#m;
+    const handle = this.#live();
+    const ptr = withStrings(m, [prefix], ([p]) => m._attend_lm_trainer_predict(handle, p, length));
+    if (!ptr) throw new Error(m.UTF8ToString(m._attend_train_last_error()) || 'predict failed');
+    return m.UTF8ToString(ptr);
+  }
+
+  // The model as it is now, as a language model file (F32 .safetensors bytes with a card of its training) that
+  // `attend lm sample` / `attend lm eval` and Attend.loadLanguageModel read.
+  exportModel() {
+    const m = this.#m;
+    const ptr = m._attend_lm_trainer_export(this.#live());
+    if (!ptr) throw new Error(m.UTF8ToString(m._attend_train_last_error()) || 'export failed');
+    return new Uint8Array(m.HEAPU8.buffer, ptr, m._attend_trainer_bytes_length()).slice();
+  }
+
+  dispose() {
+    if (this.#handle) this.#m._attend_lm_trainer_free(this.#handle);
+    this.#handle = 0;
+  }
+}
+
+// The text's UTF-8 bytes, checked for what JavaScript can see before the core does (which checks the bytes).
+function textBytes(text) {
+  let bytes;
+  if (typeof text === 'string') {
+    if (!text) throw new RangeError('text: the text is empty');
+    if (text.length > maxLanguageModelText) {
+      throw new RangeError(`text: ${text.length} characters, more than the ${maxLanguageModelText} bytes a trainer takes`);
+    }
+    if (typeof text.isWellFormed === 'function' && !text.isWellFormed()) {
+      throw new RangeError('text: the text holds a lone surrogate (it is not valid Unicode, so no valid UTF-8)');
+    }
+    bytes = new TextEncoder().encode(text);
+  } else if (text instanceof Uint8Array) {
+    bytes = text;
+  } else if (text instanceof ArrayBuffer) {
+    bytes = new Uint8Array(text);
+  } else {
+    throw new TypeError('text: expected a string, a Uint8Array or an ArrayBuffer of UTF-8');
+  }
+  if (!bytes.length) throw new RangeError('text: the text is empty');
+  if (bytes.length > maxLanguageModelText) {
+    throw new RangeError(`text: ${bytes.length} bytes, more than the ${maxLanguageModelText} a trainer takes`);
+  }
+  return bytes;
+}
+
+function checkLmOptions(options) {
+  const whole = (name, min, max) => {
+    const v = options[name];
+    if (v !== undefined && !(Number.isInteger(v) && v >= min && v <= max)) {
+      throw new RangeError(`${name} must be a whole number from ${min} to ${max}, got ${v}`);
+    }
+  };
+  whole('seed', 0, Number.MAX_SAFE_INTEGER);
+  whole('epochs', 1, 100000);
+  whole('chars', 0, maxLanguageModelText);
+  if (options.lr !== undefined && !(typeof options.lr === 'number' && options.lr > 0 && Number.isFinite(options.lr))) {
+    throw new RangeError(`lr must be a positive number, got ${options.lr}`);
+  }
+  if (options.randomIter !== undefined && typeof options.randomIter !== 'boolean') {
+    throw new TypeError('randomIter must be true or false');
   }
 }
 

@@ -1,5 +1,6 @@
 // The trainer of web/train.html, in a Worker so that the page stays responsive while it trains: batches run in
-// short slices, and a message that arrives between two slices (pause, probe, export) is answered there.
+// short slices, and a message that arrives between two slices (pause, probe, export) is answered there. A
+// translator is followed by translating a few sentences; a character language model by continuing a prefix.
 import { AttendTrainer } from '../wasm/attend-train.js';
 
 const SLICE_MS = 50;  // a slice of steps at most this long (at least one step), then the queue is read
@@ -8,9 +9,12 @@ let running = false;
 let probes = [];
 let probeEvery = 20;
 let epochs = 0;  // the run's length: training stops after that epoch
+let kind = 'translator';  // or 'lm'
+let prompt = { prefix: 'time traveller', length: 50 };  // what a language model continues
 
-// probes: [{ text, reference }] (reference '' when none).
+// probes: [{ text, reference }] (reference '' when none). A language model's: its continuation of the prefix.
 function probe() {
+  if (kind === 'lm') return { prefix: prompt.prefix, text: trainer.predict(prompt.prefix, prompt.length) };
   return probes.map(({ text, reference }) => trainer.translate(text, { reference }));
 }
 
@@ -29,7 +33,9 @@ function slice() {
   const last = records[records.length - 1];
   const message = { type: 'steps', records };
   if (records.some((r) => r.step % probeEvery === 0) || records.some((r) => r.epochDone)) message.probes = probe();
-  if (records.some((r) => r.epochDone) && trainer.info().validPairs > 0) message.validation = trainer.validate();
+  if (kind === 'translator' && records.some((r) => r.epochDone) && trainer.info().validPairs > 0) {
+    message.validation = trainer.validate();
+  }
   postMessage(message);
   if (last.epochDone && last.epoch + 1 >= epochs) {
     running = false;
@@ -46,7 +52,13 @@ onmessage = async ({ data }) => {
         running = false;
         trainer?.dispose();
         trainer = null;
-        trainer = await AttendTrainer.create(data.preset, data.pairs, data.options ?? {});
+        kind = data.kind ?? 'translator';
+        if (kind === 'lm') {
+          trainer = await AttendTrainer.createLanguageModel(data.preset, data.text, data.options ?? {});
+          prompt = data.prompt ?? prompt;
+        } else {
+          trainer = await AttendTrainer.create(data.preset, data.pairs, data.options ?? {});
+        }
         probes = data.probes ?? [];
         probeEvery = data.probeEvery ?? 20;
         epochs = trainer.info().options.epochs;
@@ -64,7 +76,8 @@ onmessage = async ({ data }) => {
         postMessage({ type: 'paused' });
         break;
       case 'probe':
-        probes = data.probes;
+        if (data.probes) probes = data.probes;
+        if (data.prompt) prompt = data.prompt;
         if (trainer) postMessage({ type: 'probes', probes: probe() });
         break;
       case 'export': {

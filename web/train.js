@@ -1,18 +1,40 @@
 // web/train.html: a translator trained in a Worker (train-worker.js, over attend-train.js), its loss per step plotted
-// and the cross attention of a few sentences redrawn as it learns. The body's data attributes say what it shows
-// (state, step, epoch, last loss) for tests.
+// and the cross attention of a few sentences redrawn as it learns; or a character language model, its perplexity
+// per epoch plotted and its continuation of a prefix redrawn after each epoch. The body's data attributes say what
+// it shows (kind, state, step, epoch, last loss, last perplexity) for tests.
 import { drawPlot } from './lab-plot.js';
 import { MatrixView } from './lab-matrix.js';
 import { $, readNumber, showError } from './lab-dom.js';
 
 const body = document.body;
 const worker = new Worker(new URL('./train-worker.js', import.meta.url), { type: 'module' });
-const s = { steps: [], losses: [], epochLoss: null, probes: [], info: null };
+const s = { kind: 'translator', steps: [], losses: [], epochLoss: null, probes: [], info: null, epochs: [],
+  perplexities: [] };
 const attention = new MatrixView($('probe-attention'), {
   readout: $('probe-readout'), xLabel: 'source', yLabel: 'translation', maxHeight: 320,
   rowName: (i) => `“${current()?.targetTokens[i] ?? i}”`, colName: (j) => `“${current()?.sourceTokens[j] ?? j}”`,
 });
 const current = () => s.probes[$('probe-choice').selectedIndex];
+
+// The chosen model's kind: its <optgroup> says 'lm' for the character language models.
+const chosenKind = () => ($('train-preset').selectedOptions[0]?.parentElement.dataset.kind === 'lm' ? 'lm' : 'translator');
+
+// The data fields follow the chosen model; what the results show follows the model being trained (the chosen one
+// before any starts).
+function showDataFields() {
+  const lm = chosenKind() === 'lm';
+  for (const el of document.querySelectorAll('.translator-only')) el.hidden = lm;
+  for (const el of document.querySelectorAll('.lm-only')) el.hidden = !lm;
+  $('epoch-count').placeholder = lm ? '500' : String((s.kind === 'translator' && s.info?.options?.epochs) || 250);
+  if (body.dataset.state === 'idle') showResults(chosenKind());
+}
+
+function showResults(kind) {
+  body.dataset.kind = kind;
+  $('loss-section').hidden = kind === 'lm';
+  $('probe-section').hidden = kind === 'lm';
+  $('lm-section').hidden = kind !== 'lm';
+}
 
 const setState = (state) => {
   body.dataset.state = state;
@@ -82,6 +104,65 @@ async function readFile(file) {
   return new Response(stream).text();
 }
 
+// A language model's text file: its bytes must be UTF-8 (a byte that is not is named, never replaced unseen).
+async function readTextFile(file) {
+  const stream = file.name.endsWith('.gz') ? file.stream().pipeThrough(new DecompressionStream('gzip')) : file.stream();
+  const bytes = new Uint8Array(await new Response(stream).arrayBuffer());
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new Error('it is not UTF-8 text');
+  }
+}
+
+function drawPerplexity() {
+  drawPlot($('lm-perplexity'), [{ label: 'training perplexity, each epoch', x: s.epochs, y: s.perplexities,
+    style: s.epochs.length > 1 ? 'line' : 'points' }],
+  { xLabel: 'epoch', yLabel: 'perplexity', title: 'training perplexity', integerX: true });
+  $('lm-perplexity').dataset.perplexities = JSON.stringify(s.perplexities);
+}
+
+// The prefix and the model's continuation of it.
+function showPrediction({ prefix, text }) {
+  const out = $('lm-prediction');
+  const given = document.createElement('span');
+  given.className = 'lm-prefix';
+  given.textContent = prefix;
+  out.replaceChildren(given, text.slice(prefix.length));
+  body.dataset.prediction = text;
+}
+
+function prompt() {
+  const prefix = $('lm-prefix').value;
+  $('lm-prefix').setAttribute('aria-invalid', String(!prefix));
+  if (!prefix) throw new Error('Prefix: give at least one character for the model to continue');
+  return { prefix, length: readNumber($('lm-length'), 'Characters to predict') };
+}
+
+$('lm-file').addEventListener('change', async (e) => {
+  const file = e.target.files[0];
+  if (!file) return;
+  try {
+    $('lm-text').value = await readTextFile(file);
+    showError($('train-error'));
+  } catch (err) {
+    showError($('train-error'), `cannot read ${file.name}: ${err.message}`);
+  }
+});
+
+for (const id of ['lm-prefix', 'lm-length']) {
+  $(id).addEventListener('change', () => {
+    if (s.kind !== 'lm' || body.dataset.state === 'idle') return;
+    try {
+      worker.postMessage({ type: 'probe', prompt: prompt() });
+      showError($('train-error'));
+    } catch (err) {
+      showError($('train-error'), err.message);
+    }
+  });
+}
+$('train-preset').addEventListener('change', showDataFields);
+
 $('train-file').addEventListener('change', async (e) => {
   const file = e.target.files[0];
   if (!file) return;
@@ -93,7 +174,38 @@ $('train-file').addEventListener('change', async (e) => {
   }
 });
 
+function startLanguageModel() {
+  const text = $('lm-text').value;
+  if (!text.trim()) {
+    showError($('train-error'), 'Give a text first: paste it above or choose a file.');
+    return;
+  }
+  let options, start;
+  try {
+    options = { chars: readNumber($('lm-chars'), 'Characters that train') };
+    if ($('epoch-count').value.trim()) options.epochs = readNumber($('epoch-count'), 'Epochs');
+    start = prompt();
+  } catch (e) {
+    showError($('train-error'), e.message);
+    return;
+  }
+  Object.assign(s, { kind: 'lm', steps: [], losses: [], epochs: [], perplexities: [] });
+  delete body.dataset.perplexity;
+  delete body.dataset.prediction;
+  showError($('train-error'));
+  setState('starting');
+  showResults('lm');
+  $('lm-prediction').replaceChildren();
+  drawPerplexity();
+  $('train-status').textContent = 'Preparing the text and the model…';
+  worker.postMessage({ type: 'create', kind: 'lm', preset: $('train-preset').value, text, options, prompt: start });
+}
+
 $('train-start').addEventListener('click', () => {
+  if (chosenKind() === 'lm') {
+    startLanguageModel();
+    return;
+  }
   const pairs = $('train-pairs').value;
   if (!pairs.trim()) {
     showError($('train-error'), 'Give some sentence pairs first: paste them above or choose a file.');
@@ -108,9 +220,10 @@ $('train-start').addEventListener('click', () => {
     showError($('train-error'), e.message);
     return;
   }
-  Object.assign(s, { steps: [], losses: [], epochLoss: null, validation: null });
+  Object.assign(s, { kind: 'translator', steps: [], losses: [], epochLoss: null, validation: null });
   showError($('train-error'));
   setState('starting');
+  showResults('translator');
   $('train-status').textContent = 'Preparing the data and the model…';
   worker.postMessage({
     type: 'create', preset: $('train-preset').value, pairs, probes: probeTexts(),
@@ -131,10 +244,44 @@ $('train-probes').addEventListener('change', () => worker.postMessage({ type: 'p
 $('probe-choice').addEventListener('change', drawAttention);
 $('train-export').addEventListener('click', () => worker.postMessage({ type: 'export' }));
 
+// A language model's batches: the perplexity of each finished epoch plotted, the status line, the prediction.
+function languageModelSteps(data) {
+  for (const r of data.records) {
+    s.steps.push(r.step);
+    s.losses.push(r.loss);
+    if (r.epochDone) {
+      s.epochs.push(r.epoch + 1);
+      s.perplexities.push(r.epochPerplexity);
+    }
+  }
+  const last = data.records[data.records.length - 1];
+  Object.assign(body.dataset, { step: last.step, epoch: last.epoch + (last.epochDone ? 1 : 0), loss: last.loss });
+  let status = `step ${last.step}, epoch ${last.epoch + 1} (batch ${last.batch + 1} of ${last.batches}), ` +
+    `loss ${last.loss.toFixed(3)}`;
+  if (s.perplexities.length) {
+    body.dataset.perplexity = s.perplexities.at(-1);
+    status += `, perplexity ${s.perplexities.at(-1).toFixed(2)} (epoch ${s.epochs.at(-1)})`;
+  }
+  $('train-status').textContent = status;
+  if (data.records.some((r) => r.epochDone)) drawPerplexity();
+  if (data.probes) showPrediction(data.probes);
+}
+
 worker.onmessage = ({ data }) => {
   switch (data.type) {
     case 'created':
       s.info = data.info;
+      if (s.kind === 'lm') {
+        $('epoch-count').placeholder = String(data.info.options.epochs);
+        $('train-status').textContent = `${data.info.description}: ${data.info.parameters.toLocaleString('en')} ` +
+          `parameters, ${data.info.trainChars.toLocaleString('en')} characters that train, a vocabulary of ` +
+          `${data.info.vocab.length} characters, ${data.info.batchesPerEpoch} batches of ${data.info.options.batch} x ` +
+          `${data.info.options.steps} an epoch.`;
+        showPrediction(data.probes);
+        setState('training');
+        worker.postMessage({ type: 'run' });
+        break;
+      }
       $('epoch-count').placeholder = String(data.info.options.epochs);
       $('train-status').textContent = `${data.info.parameters.toLocaleString('en')} parameters, ` +
         `${data.info.trainPairs} training and ${data.info.validPairs} validation pairs, vocabularies of ` +
@@ -144,6 +291,10 @@ worker.onmessage = ({ data }) => {
       worker.postMessage({ type: 'run' });
       break;
     case 'steps': {
+      if (s.kind === 'lm') {
+        languageModelSteps(data);
+        break;
+      }
       for (const r of data.records) {
         s.steps.push(r.step);
         s.losses.push(r.loss);
@@ -165,7 +316,8 @@ worker.onmessage = ({ data }) => {
       break;
     }
     case 'probes':
-      showProbes(data.probes);
+      if (s.kind === 'lm') showPrediction(data.probes);
+      else showProbes(data.probes);
       break;
     case 'paused':
       setState('paused');
@@ -178,7 +330,8 @@ worker.onmessage = ({ data }) => {
       const url = URL.createObjectURL(new Blob([data.bytes], { type: 'application/octet-stream' }));
       const a = document.createElement('a');
       a.href = url;
-      a.download = `${s.info?.preset ?? 'model'}-step${s.steps.at(-1) ?? 0}.safetensors`;
+      a.download = s.kind === 'lm' ? `${s.info?.preset ?? 'lm'}-epoch${s.epochs.at(-1) ?? 0}.safetensors`
+        : `${s.info?.preset ?? 'model'}-step${s.steps.at(-1) ?? 0}.safetensors`;
       document.body.append(a);
       a.click();
       a.remove();
@@ -195,3 +348,4 @@ worker.onmessage = ({ data }) => {
   }
 };
 setState('idle');
+showDataFields();

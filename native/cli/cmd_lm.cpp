@@ -44,6 +44,7 @@ struct LmTrainFlags {
     uint64_t seed = 1;
     bool random_iter = false, overwrite = false;
     int save_every = 50;
+    int log_every = 0;  // 0: no step lines
 };
 
 LanguageModel load_lm(const std::string& path) {
@@ -62,10 +63,10 @@ void run_train(const LmTrainFlags& f) {
     const LmPreset& preset = lm_preset(f.preset);
     const std::string data = f.data.empty() ? default_data_dir() + "/timemachine/timemachine.txt" : f.data;
     const std::string out = f.out.empty() ? "runs/lm-" + preset.name : f.out;
-    const std::vector<std::string> lines = d2l_clean_lines(read_file_bytes(data));
+    LmText text = lm_text(read_file_bytes(data), 0);  // the vocabulary: the whole book's
     LanguageModel m;
-    m.vocab = char_vocab(lines);  // the whole book's, as d2l's load_corpus_time_machine
-    std::vector<int> book = char_corpus(lines, m.vocab);
+    m.vocab = std::move(text.vocab);
+    std::vector<int> book = std::move(text.ids);
     std::vector<int> held;
     if (f.held_out > 0) {
         const size_t split = book.size() - size_t(std::llround(f.held_out * double(book.size())));
@@ -125,8 +126,13 @@ void run_train(const LmTrainFlags& f) {
     std::signal(SIGTERM, on_lm_stop);
     double elapsed = 0, ppl = 0;
     int done = 0;
+    int64_t step = 0;
     for (int e = 1; e <= o.epochs && !g_stop.load(); ++e) {
-        const LmEpoch r = lm_train_epoch(*m.network, book, o, e);
+        const LmEpoch r = lm_train_epoch(*m.network, book, o, e, [&](const LmBatchResult& b) {
+            if (f.log_every > 0 && ++step % f.log_every == 0)
+                log << json{{"event", "step"}, {"step", step}, {"epoch", e}, {"loss", b.loss},
+                            {"grad_norm", b.grad_norm}}.dump() << '\n';
+        });
         elapsed += r.seconds;
         ppl = r.perplexity;
         done = e;
@@ -240,6 +246,8 @@ CommandRegistrar registrar([](CLI::App& app) {
     train->add_option("--seed", tf->seed, "Seed of the initial weights and the iterators' offsets")->capture_default_str();
     train->add_flag("--random-iter", tf->random_iter, "d2l's random sampling instead of sequential partitioning");
     train->add_option("--save-every", tf->save_every, "Epochs between saves (and held-out scores)")->check(at_least(1));
+    train->add_option("--log-every", tf->log_every, "Log each Nth batch's loss to train.jsonl (0: epochs only)")
+        ->check(at_least(0));
     train->add_option("--out", tf->out, "Run folder (default: runs/lm-<preset>): train.jsonl, model.safetensors");
     train->add_flag("--overwrite", tf->overwrite, "Replace the run in --out");
     train->callback([tf] { run_train(*tf); });

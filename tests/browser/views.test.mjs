@@ -158,3 +158,22 @@ test('train.html training the seeds\' model for its epochs at 1280 and 390 px', 
     await page.close();
   }
 });
+
+test('train.html training a character language model for its epochs at 1280 and 390 px', async () => {
+  const text = 'The Time Traveller (for so it will be convenient to speak of him) was expounding a recondite matter to us. '
+    .repeat(20);
+  for (const width of WIDTHS) {
+    const page = await browser.newPage({ viewport: { width, height: 900 } });
+    const errors = watchErrors(page);
+    await page.goto(`${server.url}/web/train.html`);
+    await page.selectOption('#train-preset', 'gru-d2l');
+    await page.fill('#lm-text', text);
+    await page.fill('#epoch-count', '3');
+    await page.click('#train-start');
+    await page.waitForFunction(() => document.body.dataset.state === 'finished', null, { timeout: 60000 });
+    assert.match(await page.textContent('#train-status'), /perplexity \d+\.\d\d \(epoch 3\) · finished its 3 epochs/);
+    assert.ok((await page.textContent('#lm-prediction')).startsWith('time traveller'));
+    await check(page, errors, 'train-lm', width);
+    await page.close();
+  }
+});

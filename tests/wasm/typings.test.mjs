@@ -60,8 +60,9 @@ test('the classes\' typings declare each public method and field', async () => {
   const { AttendTranslator, AttendLanguageModel } = await import('../../wasm/attend.js');
   const { AttendWorker } = await import('../../wasm/attend-client.js');
   const { AttendLab } = await import('../../wasm/attend-lab.js');
-  const { AttendTrainer } = await import('../../wasm/attend-train.js');
+  const { AttendTrainer, AttendLmTrainer } = await import('../../wasm/attend-train.js');
   const trainer = await AttendTrainer.create('bahdanau-d2l', [['go .', 'va !']], { validPairs: 0 });
+  const lmTrainer = await AttendTrainer.createLanguageModel('rnn-d2l', 'the time traveller '.repeat(100));
   const translator = await Attend.load(new Uint8Array(fs.readFileSync(smallModel('f32'))));
   const lab = await AttendLab.load();
   const languageModel = await Attend.loadLanguageModel(new Uint8Array(fs.readFileSync(path.join(root, 'web/models/lm/gru-d2l.safetensors'))));
@@ -71,6 +72,7 @@ test('the classes\' typings declare each public method and field', async () => {
     ['attend-client.d.ts', AttendWorker, withStandInWorker(() => new AttendWorker())],
     ['attend-lab.d.ts', AttendLab, lab],
     ['attend-train.d.ts', AttendTrainer, trainer],
+    ['attend-train.d.ts', AttendLmTrainer, lmTrainer],
   ];
   for (const [file, cls, instance] of cases) {
     const declared = declaredMembers(fs.readFileSync(path.join(pkgDir, file), 'utf8'), cls.name);
@@ -80,4 +82,5 @@ test('the classes\' typings declare each public method and field', async () => {
   translator.dispose();
   languageModel.dispose();
   trainer.dispose();
+  lmTrainer.dispose();
 });

@@ -1,5 +1,6 @@
 // The C interface of the training module (web/train.html), wrapped by attend-train.js: a translator trained in the
-// page on sentence pairs, one batch at a time, on the same core as `attend train` (train/training_session.h).
+// page on sentence pairs, one batch at a time, on the same core as `attend train` (train/training_session.h), and
+// the seeds' character language models trained on a text as `attend lm train` trains them (train/lm_training.h).
 // Handles are small integers; a returned string stays valid until the next call. Every function catches C++
 // exceptions: a failure returns 0 and attend_train_last_error() says why.
 #include "error.h"
@@ -7,6 +8,7 @@
 #include "text/bleu.h"
 #include "text/d2l_preprocess.h"
 #include "text/lang.h"
+#include "train/lm_training.h"
 #include "train/presets.h"
 #include "train/training_session.h"
 #include "train/words_corpus.h"
@@ -32,6 +34,7 @@ std::string g_last_error, g_text;
 std::vector<uint8_t> g_bytes;
 std::vector<float> g_floats;
 std::map<int, std::unique_ptr<TrainingSession>> g_sessions;
+std::map<int, std::unique_ptr<LmTrainingSession>> g_lm_sessions;
 int g_next_handle = 1;
 
 template <typename F>
@@ -42,6 +45,13 @@ auto guarded(F&& f, decltype(f()) on_error) -> decltype(f()) {
 TrainingSession& session(int handle) {
     auto it = g_sessions.find(handle);
     if (it == g_sessions.end()) throw Error("this trainer was disposed (handle " + std::to_string(handle) + ")");
+    return *it->second;
+}
+
+LmTrainingSession& lm_session(int handle) {
+    auto it = g_lm_sessions.find(handle);
+    if (it == g_lm_sessions.end())
+        throw Error("this language model trainer was disposed (handle " + std::to_string(handle) + ")");
     return *it->second;
 }
 
@@ -190,5 +200,102 @@ EMSCRIPTEN_KEEPALIVE const uint8_t* attend_trainer_export(int handle) {
     }, static_cast<uint8_t*>(nullptr));
 }
 EMSCRIPTEN_KEEPALIVE int attend_trainer_bytes_length() { return static_cast<int>(g_bytes.size()); }
+
+// A character language model: preset one of train/lm_training.h's (rnn-d2l, gru-d2l, lstm-d2l, deep-lstm-d2l,
+// birnn-d2l); text: `length` bytes of UTF-8; options: {"seed" (1, as attend lm train), "lr", "epochs", "chars" (the
+// first characters after cleaning that train: the preset's 10,000; 0: all), "randomIter"}. Returns a handle.
+EMSCRIPTEN_KEEPALIVE int attend_lm_trainer_create(const char* preset_name, const char* text, int length,
+                                                  const char* options_json) {
+    return guarded([&] {
+        const LmPreset& preset = lm_preset(preset_name);
+        const nlohmann::json opt = nlohmann::json::parse(options_json && *options_json ? options_json : "{}");
+        for (const auto& [key, value] : opt.items())
+            if (key != "seed" && key != "lr" && key != "epochs" && key != "chars" && key != "randomIter")
+                throw Error("unknown option '" + key + "' (seed, lr, epochs, chars, randomIter)");
+        LmTrainOptions o = preset.train;
+        o.seed = opt.value("seed", uint64_t(1));
+        o.lr = opt.value("lr", o.lr);
+        o.epochs = opt.value("epochs", o.epochs);
+        o.random_iter = opt.value("randomIter", false);
+        if (o.epochs < 1 || o.epochs > 100000) throw Error("epochs must be 1 to 100000, got " + std::to_string(o.epochs));
+        const int64_t chars = opt.value("chars", int64_t(preset.max_tokens));
+        if (length < 0) throw Error("the text's length is negative");
+        auto s = std::make_unique<LmTrainingSession>(preset, std::string(text, size_t(length)), o, chars);
+        const int h = g_next_handle++;
+        g_lm_sessions[h] = std::move(s);
+        return h;
+    }, 0);
+}
+
+EMSCRIPTEN_KEEPALIVE void attend_lm_trainer_free(int handle) { g_lm_sessions.erase(handle); }
+
+// {"preset", "description", "rnn", "hiddenSize", "layers", "bidirectional", "parameters", "vocab", "trainChars",
+// "batchesPerEpoch", "options": {"lr", "epochs", "batch", "steps", "randomIter", "seed"}}
+EMSCRIPTEN_KEEPALIVE const char* attend_lm_trainer_info(int handle) {
+    return guarded([&] {
+        LmTrainingSession& s = lm_session(handle);
+        const CharLmConfig& c = s.model().network->config();
+        const LmTrainOptions& o = s.options();
+        g_text = nlohmann::json{{"preset", s.preset().name},
+                                {"description", s.preset().description},
+                                {"rnn", rnn_kind_name(c.kind)},
+                                {"hiddenSize", c.hidden_size},
+                                {"layers", c.num_layers},
+                                {"bidirectional", c.bidirectional},
+                                {"parameters", s.model().network->parameters().size()},
+                                {"vocab", s.model().vocab.id_to_token()},
+                                {"trainChars", s.corpus().size()},
+                                {"batchesPerEpoch", s.batches_per_epoch()},
+                                {"options",
+                                 {{"lr", o.lr}, {"epochs", o.epochs}, {"batch", o.batch}, {"steps", o.steps},
+                                  {"randomIter", o.random_iter}, {"seed", o.seed}}}}
+                     .dump();
+        return g_text.c_str();
+    }, static_cast<const char*>(nullptr));
+}
+
+// Trains `steps` batches; [{"step", "epoch", "batch", "batches", "loss", "gradNorm", "epochDone",
+// "epochPerplexity"}, ...] (epochPerplexity on an epoch's last batch: d2l's perplexity of that epoch).
+EMSCRIPTEN_KEEPALIVE const char* attend_lm_trainer_step(int handle, int steps) {
+    return guarded([&] {
+        if (steps < 1 || steps > 100000) throw Error("steps must be 1 to 100000, got " + std::to_string(steps));
+        LmTrainingSession& s = lm_session(handle);
+        nlohmann::json out = nlohmann::json::array();
+        for (int i = 0; i < steps; i++) {
+            const LmSessionStep r = s.step();
+            nlohmann::json j = {{"step", r.step}, {"epoch", r.epoch}, {"batch", r.batch}, {"batches", r.batches},
+                                {"loss", r.result.loss}, {"gradNorm", r.result.grad_norm}, {"epochDone", r.epoch_done}};
+            if (r.epoch_done) j["epochPerplexity"] = s.epoch_perplexity();
+            out.push_back(std::move(j));
+        }
+        g_text = out.dump();
+        return g_text.c_str();
+    }, static_cast<const char*>(nullptr));
+}
+
+// d2l's predict_ch8 by the model as it is now: the prefix and `length` greedy characters after it.
+EMSCRIPTEN_KEEPALIVE const char* attend_lm_trainer_predict(int handle, const char* prefix, int length) {
+    return guarded([&] {
+        g_text = lm_session(handle).predict(prefix, length);
+        return g_text.c_str();
+    }, static_cast<const char*>(nullptr));
+}
+
+// The model as a language model file (F32, lm/lm_model_file.h) that `attend lm sample` / `attend lm eval` and
+// Attend.loadLanguageModel read, with a card of how it was trained; its bytes by attend_trainer_bytes_length.
+EMSCRIPTEN_KEEPALIVE const uint8_t* attend_lm_trainer_export(int handle) {
+    return guarded([&] {
+        LmTrainingSession& s = lm_session(handle);
+        const LmTrainOptions& o = s.options();
+        s.model().card = {{"preset", s.preset().name}, {"description", s.preset().description},
+                          {"trained_in", "the browser (attend-train.js, WebAssembly)"},
+                          {"train_chars", s.corpus().size()}, {"lr", o.lr}, {"batch", o.batch}, {"steps", o.steps},
+                          {"iterator", o.random_iter ? "random" : "sequential"}, {"seed", o.seed},
+                          {"epochs", s.epochs_done()}, {"batches_trained", s.steps()},
+                          {"train_perplexity", s.epoch_perplexity()}};
+        g_bytes = save_language_model(s.model(), DType::F32);
+        return g_bytes.data();
+    }, static_cast<uint8_t*>(nullptr));
+}
 
 }  // extern "C"
