@@ -7,13 +7,14 @@ cd "$(dirname "$0")/.."
 # Build and test dependencies (ccache: the five trees of scripts/build.sh and scripts/fuzz.sh recompile only what
 # changed, in a fresh clone too; clang-14 + libfuzzer-14-dev: the fuzz harnesses, scripts/fuzz.sh; OpenMPI: data-parallel
 # training, `mpirun -np N attend train`; OpenBLAS's OpenMP build: the training GEMMs; SentencePiece: subword models
-# trained on raw text, and the reference the portable encoder in core/ is checked against). python3-torch is not here: it
+# trained on raw text, and the reference the portable encoder in core/ is checked against; fonts-wqy-zenhei: Chinese
+# characters in the page and its browser tests, where chromium finds no other font that has them). python3-torch is not here: it
 # only generates fixtures and is a benchmark peer (scripts/setup-torch.sh installs it); the test suite never needs it.
 packages=(
   cmake ninja-build g++ make pkg-config ccache
   libeigen3-dev libxsimd-dev doctest-dev nlohmann-json3-dev libcli11-dev zlib1g-dev
   emscripten binaryen
-  chromium
+  chromium fonts-wqy-zenhei
   clang-14 libfuzzer-14-dev
   openmpi-bin libopenmpi-dev
   libopenblas-openmp-dev

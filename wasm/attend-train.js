@@ -27,6 +27,18 @@ export const languageModelPresets = Object.freeze(['rnn-d2l', 'gru-d2l', 'lstm-d
 // The most text a language model trainer takes, in UTF-8 bytes (the core's kLmMaxTextBytes).
 export const maxLanguageModelText = 64 * 1024 * 1024;
 
+// A C call's JSON result, or the module's last error where it returned none.
+function resultJson(m, ptr, what) {
+  if (!ptr) throw new Error(m.UTF8ToString(m._attend_train_last_error()) || `${what} failed`);
+  return JSON.parse(m.UTF8ToString(ptr));
+}
+
+function checkSteps(steps) {
+  if (!Number.isInteger(steps) || steps < 1 || steps > 100000) {
+    throw new RangeError(`steps must be a whole number from 1 to 100000, got ${steps}`);
+  }
+}
+
 export class AttendTrainer {
   #m;
   #handle;
@@ -86,8 +98,7 @@ export class AttendTrainer {
   }
 
   #json(ptr, what) {
-    if (!ptr) throw new Error(this.#m.UTF8ToString(this.#m._attend_train_last_error()) || `${what} failed`);
-    return JSON.parse(this.#m.UTF8ToString(ptr));
+    return resultJson(this.#m, ptr, what);
   }
 
   // { preset, architecture, parameters, trainPairs, validPairs, sourceVocab, targetVocab, options }
@@ -97,9 +108,7 @@ export class AttendTrainer {
 
   // Trains `steps` batches (1 by default); one record per batch.
   step(steps = 1) {
-    if (!Number.isInteger(steps) || steps < 1 || steps > 100000) {
-      throw new RangeError(`steps must be a whole number from 1 to 100000, got ${steps}`);
-    }
+    checkSteps(steps);
     return this.#json(this.#m._attend_trainer_step(this.#live(), steps), 'step');
   }
 
@@ -157,8 +166,7 @@ export class AttendLmTrainer {
   }
 
   #json(ptr, what) {
-    if (!ptr) throw new Error(this.#m.UTF8ToString(this.#m._attend_train_last_error()) || `${what} failed`);
-    return JSON.parse(this.#m.UTF8ToString(ptr));
+    return resultJson(this.#m, ptr, what);
   }
 
   // { preset, description, rnn, hiddenSize, layers, bidirectional, parameters, vocab, trainChars, batchesPerEpoch,
@@ -171,9 +179,7 @@ export class AttendLmTrainer {
   // batch: { step, epoch (0-based), batch, batches, loss (mean cross-entropy), gradNorm (before clipping),
   // epochDone, epochPerplexity (on an epoch's last batch: d2l's training perplexity of that epoch) }.
   step(steps = 1) {
-    if (!Number.isInteger(steps) || steps < 1 || steps > 100000) {
-      throw new RangeError(`steps must be a whole number from 1 to 100000, got ${steps}`);
-    }
+    checkSteps(steps);
     return this.#json(this.#m._attend_lm_trainer_step(this.#live(), steps), 'step');
   }
 

@@ -21,6 +21,7 @@ RepetitionControls::RepetitionControls(const SearchOptions& options, int vocab_s
       shapes_(options.token_shapes),
       exempt_(options.char_run_exempt),
       numbers_(options.numbers_from_source),
+      word_start_pieces_(options.word_start_pieces),
       eos_(options.eos_id),
       numbers_allowed_(options.source_numbers) {
     if (max_token_run_ < 0) throw Error("max_token_run must not be negative, got " + std::to_string(max_token_run_));
@@ -67,6 +68,10 @@ bool RepetitionControls::source_runs(int token, int n) const {
 }
 
 void RepetitionControls::apply(float* logits, const int* generated, int length) {
+    if (numbers_ && word_start_pieces_) {  // the digits' logits before the other controls (see the number rule)
+        digit_logits_.resize(digit_tokens_.size());
+        for (size_t i = 0; i < digit_tokens_.size(); i++) digit_logits_[i] = logits[digit_tokens_[i]];
+    }
     if (penalty_ != 1.0f) {
         // Each distinct token once, however often it occurred.
         for (int i = 0; i < length; ++i) {
@@ -130,7 +135,10 @@ void RepetitionControls::apply(float* logits, const int* generated, int length) 
         if (banned >= 0 && banned < vocab_ && !source_repeats(first, k))
             logits[banned] = -std::numeric_limits<float>::infinity();
     }
-    if (numbers_) forbid_other_numbers(logits, generated, length);  // last: it looks at what the others left
+    if (numbers_ && word_start_pieces_)  // last: it looks at what the others left
+        forbid_other_numbers_in_pieces(logits, generated, length);
+    else if (numbers_)
+        forbid_other_numbers(logits, generated, length);
 }
 
 void RepetitionControls::forbid_other_numbers(float* logits, const int* generated, int length) const {
@@ -176,6 +184,57 @@ void RepetitionControls::forbid_other_numbers(float* logits, const int* generate
             allowed = s.joins_next ? leaves_open(s.tail_digits) : ends_number(s.tail_digits);
         if (!allowed) logits[v] = -std::numeric_limits<float>::infinity();
     }
+    if (must_go_on && eos_ >= 0 && eos_ < vocab_ &&
+        std::any_of(digit_tokens_.begin(), digit_tokens_.end(), [&](int v) { return std::isfinite(logits[v]); }))
+        logits[eos_] = -std::numeric_limits<float>::infinity();
+}
+
+// SentencePiece: a piece goes on with the text before it unless it begins a word, so the digits the text ends with
+// are open until a piece that does not go on with digits closes them; what closes a run must leave a whole number
+// of the source, and digits may only grow a run towards one.
+void RepetitionControls::forbid_other_numbers_in_pieces(float* logits, const int* generated, int length) const {
+    const std::vector<TokenShape>& shapes = *shapes_;
+    std::string open;
+    for (int i = length - 1; i >= 0; i--) {
+        const TokenShape& s = shape_of(generated[i]);
+        if (s.tail_digits.empty()) break;
+        open.insert(0, s.tail_digits);
+        if (!s.digits_only || s.starts_word) break;
+    }
+    auto whole = [&](const std::string& run) {
+        return std::any_of(numbers_allowed_.begin(), numbers_allowed_.end(),
+                           [&](const NumberRun& n) { return n.digits == run; });
+    };
+    auto may_grow = [&](const std::string& run) {  // a part of a number of the source from its start, or all of it
+        return std::any_of(numbers_allowed_.begin(), numbers_allowed_.end(), [&](const NumberRun& n) {
+            return n.digits.size() >= run.size() && n.digits.compare(0, run.size(), run) == 0;
+        });
+    };
+    auto goes_on = [&](const TokenShape& s) { return !s.starts_word && !s.head_digits.empty(); };
+    // An open run that is no whole number goes on with digits: nothing else may close it.
+    const bool must_go_on = !open.empty() && !whole(open);
+    if (must_go_on)
+        for (int v = 0; v < vocab_; v++)
+            if (v != eos_ && !goes_on(shapes[v])) logits[v] = -std::numeric_limits<float>::infinity();
+    std::vector<size_t> goes_on_allowed;  // digit_tokens_ indices: the ones that may finish the open run
+    for (size_t i = 0; i < digit_tokens_.size(); i++) {
+        const int v = digit_tokens_[i];
+        const TokenShape& s = shapes[v];
+        bool allowed = true;
+        if (!s.head_digits.empty()) {
+            const std::string run = goes_on(s) ? open + s.head_digits : s.head_digits;
+            allowed = s.digits_only ? may_grow(run) : whole(run);
+        }
+        if (allowed && !s.digits_only && !s.tail_digits.empty()) allowed = may_grow(s.tail_digits);
+        if (!allowed) logits[v] = -std::numeric_limits<float>::infinity();
+        if (allowed && must_go_on && goes_on(s)) goes_on_allowed.push_back(i);
+    }
+    // A number begun is finished: where the other controls forbid every digit that finishes it (a source number
+    // said again trips the n-gram limit, which one digit a piece makes likely), those digits come back with their
+    // own logits rather than leave a part of a number (the text would end "I'm 1" for the source's 101).
+    if (must_go_on && std::none_of(goes_on_allowed.begin(), goes_on_allowed.end(),
+                                   [&](size_t i) { return std::isfinite(logits[digit_tokens_[i]]); }))
+        for (size_t i : goes_on_allowed) logits[digit_tokens_[i]] = digit_logits_[i];
     if (must_go_on && eos_ >= 0 && eos_ < vocab_ &&
         std::any_of(digit_tokens_.begin(), digit_tokens_.end(), [&](int v) { return std::isfinite(logits[v]); }))
         logits[eos_] = -std::numeric_limits<float>::infinity();

@@ -34,15 +34,17 @@ private:
     const std::vector<TokenShape>* shapes_;
     std::u32string exempt_;
     std::vector<uint8_t> seen_;  // [V] scratch, all zero between calls
-    bool numbers_;
+    bool numbers_, word_start_pieces_;
     int eos_;
     std::vector<NumberRun> numbers_allowed_;  // the source's numbers
+    std::vector<float> digit_logits_;         // word_start_pieces: digit_tokens_' logits as apply() got them
     std::vector<int> digit_tokens_;             // the tokens that begin or end with a digit
 
     const TokenShape& shape_of(int token) const;  // needs shapes_
     bool source_repeats(const int* phrase, int k) const;  // source_ids_ holds phrase [k] twice in a row
     bool source_runs(int token, int n) const;             // source_ids_ holds token n times in a row
     void forbid_other_numbers(float* logits, const int* generated, int length) const;
+    void forbid_other_numbers_in_pieces(float* logits, const int* generated, int length) const;  // word_start_pieces
 };
 
 }  // namespace attend

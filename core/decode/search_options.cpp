@@ -76,6 +76,11 @@ TokenShape token_shape(const std::string& token) {
     while (shape.lead < static_cast<int>(cps.size()) && cps[shape.lead] == shape.first) shape.lead++;
     while (shape.trail < static_cast<int>(cps.size()) && cps[cps.size() - 1 - shape.trail] == shape.last) shape.trail++;
     shape.uniform = shape.lead == static_cast<int>(cps.size());
+    constexpr std::string_view word_mark = "\xE2\x96\x81";  // U+2581, SentencePiece's space
+    if (text.substr(0, word_mark.size()) == word_mark) {
+        shape.starts_word = true;
+        text.remove_prefix(word_mark.size());
+    }
     const auto head = static_cast<size_t>(std::find_if_not(text.begin(), text.end(), ascii_digit) - text.begin());
     const auto tail = static_cast<size_t>(std::find_if_not(text.rbegin(), text.rend(), ascii_digit) - text.rbegin());
     shape.head_digits = std::string(text.substr(0, head));
@@ -122,9 +127,16 @@ MarkPairs marks_pair_up(const std::vector<int>& tokens, const std::vector<TokenS
     return count.pairs();
 }
 
-std::vector<NumberRun> digit_runs(const std::vector<std::string>& tokens) {
+std::vector<NumberRun> digit_runs(const std::vector<std::string>& tokens, bool word_start_pieces) {
     std::string text;  // what the tokens spell, a space after each word
     for (const std::string& token : tokens) {
+        if (word_start_pieces) {
+            constexpr std::string_view word_mark = "\xE2\x96\x81";
+            const bool special = token.size() >= 2 && token.front() == '<' && token.back() == '>';
+            if (special || token.compare(0, word_mark.size(), word_mark) == 0) text += ' ';
+            if (!special) text.append(token, token.compare(0, word_mark.size(), word_mark) == 0 ? word_mark.size() : 0);
+            continue;
+        }
         const bool joins_next = token.size() >= 2 && token.compare(token.size() - 2, 2, "@@") == 0;
         text.append(token, 0, token.size() - (joins_next ? 2 : 0));
         if (!joins_next) text += ' ';

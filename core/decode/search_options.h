@@ -52,6 +52,11 @@ struct SearchOptions {
     // are not checked. Requires token_shapes.
     bool numbers_from_source = false;
     std::vector<struct NumberRun> source_numbers;  // digit_runs() of the source tokens
+    // The target vocabulary is SentencePiece's: a piece that begins with "▁" begins a word and every other piece
+    // glues on to the one before (BPE marks the opposite end: "piece@@" glues on to the next). The number rule then
+    // reads a run of digits as ended by whatever does not go on with digits (a word, a mark, a Chinese character,
+    // <eos>), which must leave a whole number of the source.
+    bool word_start_pieces = false;
     // Beam search (only: greedy search cannot look ahead) prefers a translation that closes the quotation marks
     // (close_quotes: an even number of '"') and round brackets (close_brackets: each ')' after its '(') it opens:
     // "ein Stofftier mit der Aufschrift „." reads as broken. A hypothesis that ends with one open is set aside
@@ -92,11 +97,12 @@ struct TokenShape {
     bool uniform = false, joins_next = false;
     std::string head_digits, tail_digits;  // "12" and "3" for "12ab3"; both the whole text for "123"
     bool digits_only = false;
+    bool starts_word = false;  // SentencePiece's "▁" first; the digits above are those after it
     // The '"' marks (Moses' escape &quot; too), '(' and ')' in its text.
     int quotes = 0, opens = 0, closes = 0;
 };
 
-// The shape of a token's text; "@@" at its end marks a BPE continuation.
+// The shape of a token's text; "@@" at its end marks a BPE continuation, "▁" at its start a SentencePiece word.
 TokenShape token_shape(const std::string& token);
 
 // Whether the quotation marks of a tokenized text (tokens as token_shape reads them) come in pairs, and whether its
@@ -111,7 +117,8 @@ MarkPairs marks_pair_up(const std::vector<int>& tokens, const std::vector<TokenS
 // The runs of ASCII digits in the text that BPE tokens spell ("1@@ 5@@ h@@ 30 m" -> 15 glued, 30), each once (glued
 // where any of its places is), in order; not the code of a character reference ("&#@@ 9@@ 1@@ ;", Moses' "[").
 // (The number rule then keeps a model from writing such a reference, which no vocabulary here can spell anyway.)
-std::vector<NumberRun> digit_runs(const std::vector<std::string>& tokens);
+// word_start_pieces: SentencePiece pieces, which spell the text with "▁" for each space ("▁born ▁19 90" -> 1990).
+std::vector<NumberRun> digit_runs(const std::vector<std::string>& tokens, bool word_start_pieces = false);
 
 struct Hypothesis {
     std::vector<int> tokens;  // generated tokens without <bos>; ends with <eos> unless max_length cut it

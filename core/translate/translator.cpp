@@ -339,7 +339,10 @@ SearchOptions Translator::search_options(const TranslationOptions& options,
     search.char_run_exempt = long_runs(text, options.max_char_run);
     // Numbers are the model's to copy only with copy-through; without it they are text like any other.
     search.numbers_from_source = options.copy_through;
-    if (options.copy_through) search.source_numbers = digit_runs(source_tokens);
+    search.word_start_pieces = model_->target_pipeline.type == TextPipelineType::sentencepiece;
+    if (options.copy_through)
+        search.source_numbers =
+            digit_runs(source_tokens, model_->source_pipeline.type == TextPipelineType::sentencepiece);
     if (options.close_marks) {
         const MarkPairs pairs = marks_pair_up(source_tokens);
         search.close_quotes = pairs.quotes;
@@ -607,7 +610,10 @@ std::vector<TranslationResult> Translator::translate_batch_prepared(const std::v
     std::vector<size_t> alone;
     order.erase(std::remove_if(order.begin(), order.end(), [&](size_t i) {
                     const bool own = !long_runs(text(i), options.max_char_run).empty() || prepared[i].letterless ||
-                                     (options.copy_through && !digit_runs(results[i].source_tokens).empty()) ||
+                                     (options.copy_through &&
+                                      !digit_runs(results[i].source_tokens,
+                                                  model_->source_pipeline.type == TextPipelineType::sentencepiece)
+                                           .empty()) ||
                                      says_a_phrase_twice(results[i].source_tokens, options.no_adjacent_repeat_size) ||
                                      runs_a_token(results[i].source_tokens, options.max_piece_run) ||
                                      unknown_share(sources[i], model_->source_vocab.unk()) > 0.5;

@@ -596,6 +596,81 @@ TEST_CASE("number rule: a digit may begin, go on with or end a number of the sou
     CHECK_THROWS_WITH(RepetitionControls(no_shapes, 9), doctest::Contains("numbers_from_source needs the shape"));
 }
 
+TEST_CASE("number rule on SentencePiece pieces: a run of digits closes only on a whole number of the source") {
+    const TokenShape piece = token_shape("\u2581" "12");
+    CHECK(piece.starts_word);
+    CHECK(piece.head_digits == "12");
+    CHECK(piece.digits_only);
+    CHECK(piece.first == U'\u2581');  // the character-run limit still sees the space
+    CHECK_FALSE(token_shape("90").starts_word);
+
+    auto runs = [](const std::vector<std::string>& tokens) {
+        std::vector<std::string> out;
+        for (const NumberRun& n : digit_runs(tokens, true)) out.push_back(n.digits);
+        return out;
+    };
+    CHECK(runs({"\u2581born", "\u2581in", "\u258119", "90", ".", "<eos>"}) == std::vector<std::string>{"1990"});
+    CHECK(runs({"\u2581\u6211", "\u51fa\u751f\u4e8e", "1", "9", "9", "0", "\u5e74", "<eos>"}) ==
+          std::vector<std::string>{"1990"});  // 我出生于1990年: no space around it
+    CHECK(runs({"\u25815", "\u2581and", "\u25815", "k"}) == std::vector<std::string>{"5"});
+
+    // Tokens: 0 "▁1", 1 "9", 2 "90", 3 <bos>, 4 <eos>, 5 "▁born", 6 "年", 7 ".", 8 "▁19".
+    const std::vector<std::string> vocab = {"\u25811", "9", "90", "<bos>", "<eos>", "\u2581born", "\u5e74", ".", "\u258119"};
+    std::vector<TokenShape> shapes;
+    for (const std::string& t : vocab) shapes.push_back(token_shape(t));
+    SearchOptions o;
+    o.bos_id = 3;
+    o.eos_id = 4;
+    o.max_length = 10;
+    o.token_shapes = &shapes;
+    o.numbers_from_source = true;
+    o.word_start_pieces = true;
+    o.source_numbers = {{"1990", false}};
+    auto allowed = [&](const std::vector<int>& generated) {
+        RepetitionControls controls(o, 9);
+        std::vector<float> logits(9, 0.5f);
+        controls.apply(logits.data(), generated.data(), static_cast<int>(generated.size()));
+        std::vector<bool> out;
+        for (float x : logits) out.push_back(std::isfinite(x));
+        return out;
+    };
+    // A number begins only at a word's start, with digits that begin 1990.
+    CHECK(allowed({}) == std::vector<bool>{true, false, false, true, true, true, true, true, true});
+    // After "▁19" only digits that go on towards 1990: a word, a mark, 年 or <eos> would leave 19.
+    CHECK(allowed({8}) == std::vector<bool>{false, true, true, false, false, false, false, false, false});
+    // After "▁19 9": 199 could go on only with a lone "0", which the vocabulary lacks; <eos> is left, as a row always
+    // keeps a finite logit.
+    CHECK(allowed({8, 1}) == std::vector<bool>{false, false, false, false, true, false, false, false, false});
+    // After "▁19 90" the number is whole: anything that closes it (年, ".", a word, <eos>), and no more digits.
+    CHECK(allowed({8, 2}) == std::vector<bool>{true, false, false, true, true, true, true, true, true});
+    // A number begun is finished even where another control forbids its digits: "▁x ▁1 0 1 ▁x ▁1" under the 3-gram
+    // limit may not write "0" again, but "1" alone is no number of the source (101), so "0" comes back.
+    {
+        const std::vector<std::string> v2 = {"\u25811", "0", "1", "<bos>", "<eos>", "\u2581x"};
+        std::vector<TokenShape> s2;
+        for (const std::string& t : v2) s2.push_back(token_shape(t));
+        SearchOptions o2 = o;
+        o2.token_shapes = &s2;
+        o2.source_numbers = {{"101", false}};
+        o2.no_repeat_ngram_size = 3;
+        const std::vector<int> generated = {5, 0, 1, 2, 5, 0};
+        auto finite = [&](const SearchOptions& opts) {
+            RepetitionControls controls(opts, 6);
+            std::vector<float> logits(6, 0.5f);
+            controls.apply(logits.data(), generated.data(), static_cast<int>(generated.size()));
+            std::vector<bool> out;
+            for (float x : logits) out.push_back(std::isfinite(x));
+            return out;
+        };
+        CHECK(finite(o2) == std::vector<bool>{false, true, false, false, false, false});
+        o2.numbers_from_source = false;
+        CHECK_FALSE(finite(o2)[1]);  // the 3-gram limit alone forbids it
+    }
+    // Without the source's number no digit at all; a BPE vocabulary's rule is not this one.
+    o.source_numbers.clear();
+    CHECK(allowed({}) == std::vector<bool>{false, false, false, true, true, true, true, true, false});
+}
+
 TEST_CASE("number rule: greedy, batched greedy and beam search write only the source's numbers") {
     const std::vector<std::string> source = {"50", "105"};
     const SearchOptions rule = number_rule(16, {{"50", false}, {"105", false}});
