@@ -9,6 +9,8 @@
 # (the machine's own libraries win), links the paths compiled into the test binaries (this checkout and the build
 # folder's bin/) to the bundle where the machine lacks them, and prints the variables to export (ATTEND_DATA, and
 # LD_LIBRARY_PATH where NCCL lies outside the linker's paths). CUDA's runtime, cuBLAS and NCCL are the machine's.
+# GPU_BUNDLE_TATOEBA="deu fra cmn" (the default) names the Tatoeba pairs to carry, with their test sets: the working
+# tree and what it carries travel together under 64 MiB, so a call that also carries models may take fewer.
 # Configure the build folder for that machine's CPU and GPU, e.g.
 #   cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DATTEND_MARCH=x86-64-v3 -DCMAKE_CUDA_ARCHITECTURES=90
 set -euo pipefail
@@ -22,8 +24,14 @@ out=$stage/gpu-bundle
 mkdir -p "$out/bin" "$out/root" "$out/data"
 cp "$build"/bin/{attend,test_cuda,test_native} "$out/bin/"
 cp -r "$data/multi30k" "$data/nonbreaking_prefixes" "$out/data/"
-mkdir -p "$out/data/tatoeba"  # the everyday presets' pairs and test sets (not the seeds' slice)
-cp -r "$data"/tatoeba/eng-{deu,fra,cmn}.tsv.gz "$data/tatoeba/test" "$out/data/tatoeba/"
+mkdir -p "$out/data/tatoeba/test"  # the everyday presets' pairs and test sets (not the seeds' slice)
+for pair in ${GPU_BUNDLE_TATOEBA:-deu fra cmn}; do
+    cp "$data/tatoeba/eng-$pair.tsv.gz" "$out/data/tatoeba/"
+    cp "$data/tatoeba/test/tatoeba-test-v2021-08-07.eng-$pair.tsv" "$out/data/tatoeba/test/"
+done
+# Text packs smaller under xz than under gzip: the data sets' .gz files travel unpacked (named in gzipped.txt) and
+# install.sh packs them again in place.
+(cd "$out/data" && find . -name '*.gz' | sort > gzipped.txt && xargs -r -a gzipped.txt gunzip)
 
 # Copies a file (a link and the file it names) under root/, at its path on a merged-/usr system (/lib is usr/lib).
 put() {
@@ -50,6 +58,7 @@ set -euo pipefail
 here=\$(cd "\$(dirname "\$0")" && pwd)
 cp -a --update=none "\$here"/root/. / 2> /dev/null || cp -a -n "\$here"/root/. /
 ldconfig
+(cd "\$here/data" && while read -r f; do [ -f "\${f%.gz}" ] && gzip -1 -n "\${f%.gz}"; done < gzipped.txt) || true
 # The test binaries run the CLI and read fixtures at the paths they were compiled with.
 [ -e "$PWD" ] || { mkdir -p "$(dirname "$PWD")"; ln -s "\$PWD" "$PWD"; }
 [ -e "$build/bin" ] || { mkdir -p "$build"; ln -s "\$here/bin" "$build/bin"; }
@@ -60,5 +69,8 @@ if ! ldconfig -p | grep -q 'libnccl.so.2 '; then
 fi
 EOF
 chmod +x "$out/install.sh"
-tar cf - -C "$stage" gpu-bundle | xz -T0 -6 > "$tarball"
+tar cf - -C "$stage" gpu-bundle | xz -T0 -9e > "$tarball"
 ls -la "$tarball"
+tree_bytes=$(git ls-files -z | xargs -0 du -cb | tail -1 | cut -f1)
+echo "gpu-bundle: the working tree ($((tree_bytes >> 20)) MiB) and this bundle ($(($(stat -c %s "$tarball") >> 20)) MiB)" \
+    "travel together to the device: at most 64 MiB with whatever else a call carries"
