@@ -513,10 +513,11 @@ SearchOptions number_rule(int max_length, std::vector<NumberRun> numbers) {
     return o;
 }
 
-// Which of the 9 tokens the number rule leaves allowed after `generated`.
+// Which of the tokens (those o.token_shapes describes) the controls leave allowed after `generated`.
 std::vector<bool> allowed_after(const SearchOptions& o, const std::vector<int>& generated) {
-    RepetitionControls controls(o, 9);
-    std::vector<float> logits(9, 0.5f);
+    const int vocab = static_cast<int>(o.token_shapes->size());
+    RepetitionControls controls(o, vocab);
+    std::vector<float> logits(static_cast<size_t>(vocab), 0.5f);
     controls.apply(logits.data(), generated.data(), static_cast<int>(generated.size()));
     std::vector<bool> allowed;
     for (float x : logits) allowed.push_back(std::isfinite(x));
@@ -626,14 +627,7 @@ TEST_CASE("number rule on SentencePiece pieces: a run of digits closes only on a
     o.numbers_from_source = true;
     o.word_start_pieces = true;
     o.source_numbers = {{"1990", false}};
-    auto allowed = [&](const std::vector<int>& generated) {
-        RepetitionControls controls(o, 9);
-        std::vector<float> logits(9, 0.5f);
-        controls.apply(logits.data(), generated.data(), static_cast<int>(generated.size()));
-        std::vector<bool> out;
-        for (float x : logits) out.push_back(std::isfinite(x));
-        return out;
-    };
+    auto allowed = [&](const std::vector<int>& generated) { return allowed_after(o, generated); };
     // A number begins only at a word's start, with digits that begin 1990.
     CHECK(allowed({}) == std::vector<bool>{true, false, false, true, true, true, true, true, true});
     // After "▁19" only digits that go on towards 1990: a word, a mark, 年 or <eos> would leave 19.
@@ -654,14 +648,7 @@ TEST_CASE("number rule on SentencePiece pieces: a run of digits closes only on a
         o2.source_numbers = {{"101", false}};
         o2.no_repeat_ngram_size = 3;
         const std::vector<int> generated = {5, 0, 1, 2, 5, 0};
-        auto finite = [&](const SearchOptions& opts) {
-            RepetitionControls controls(opts, 6);
-            std::vector<float> logits(6, 0.5f);
-            controls.apply(logits.data(), generated.data(), static_cast<int>(generated.size()));
-            std::vector<bool> out;
-            for (float x : logits) out.push_back(std::isfinite(x));
-            return out;
-        };
+        auto finite = [&](const SearchOptions& opts) { return allowed_after(opts, generated); };
         CHECK(finite(o2) == std::vector<bool>{false, true, false, false, false, false});
         o2.numbers_from_source = false;
         CHECK_FALSE(finite(o2)[1]);  // the 3-gram limit alone forbids it
