@@ -440,7 +440,7 @@ function showLengthNote() {
 
 // Translating as the user types: a pause this long after the last keystroke starts a translation. A newer one
 // cancels the one under way (its result, when it comes, is dropped), so that a stale result never replaces a newer.
-const LIVE_DELAY_MS = 250;
+const LIVE_DELAY_MS = 180;
 let liveTimer = 0;
 
 function scheduleLive() {

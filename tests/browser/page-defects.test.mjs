@@ -408,7 +408,7 @@ test('translation as you type: a pause translates, a newer text cancels the olde
   const lastKey = Date.now();
   await page.waitForFunction((t) => document.body.dataset.shownText === t && document.body.dataset.translateState === 'done', typed);
   const ms = Date.now() - lastKey;
-  console.log(`translate as you type: the translation of a ${typed.split(' ').length}-word sentence shows ${ms} ms after the last key (${250} ms of it the pause)`);
+  console.log(`translate as you type: the translation of a ${typed.split(' ').length}-word sentence shows ${ms} ms after the last key (180 ms of it the pause)`);
   assert.match(await page.textContent('#output-text'), /Fahrrad/);
 
   await page.fill('#source-text', 'A dog runs on the beach.');
