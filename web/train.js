@@ -139,16 +139,20 @@ function prompt() {
   return { prefix, length: readNumber($('lm-length'), 'Characters to predict') };
 }
 
-$('lm-file').addEventListener('change', async (e) => {
-  const file = e.target.files[0];
-  if (!file) return;
-  try {
-    $('lm-text').value = await readTextFile(file);
-    showError($('train-error'));
-  } catch (err) {
-    showError($('train-error'), `cannot read ${file.name}: ${err.message}`);
-  }
-});
+// A chosen file's text into its box (read: the pairs' or the language model's reader), or what went wrong.
+function loadFileInto(inputId, boxId, read) {
+  $(inputId).addEventListener('change', async (e) => {
+    const file = e.target.files[0];
+    if (!file) return;
+    try {
+      $(boxId).value = await read(file);
+      showError($('train-error'));
+    } catch (err) {
+      showError($('train-error'), `cannot read ${file.name}: ${err.message}`);
+    }
+  });
+}
+loadFileInto('lm-file', 'lm-text', readTextFile);
 
 for (const id of ['lm-prefix', 'lm-length']) {
   $(id).addEventListener('change', () => {
@@ -163,16 +167,7 @@ for (const id of ['lm-prefix', 'lm-length']) {
 }
 $('train-preset').addEventListener('change', showDataFields);
 
-$('train-file').addEventListener('change', async (e) => {
-  const file = e.target.files[0];
-  if (!file) return;
-  try {
-    $('train-pairs').value = await readFile(file);
-    showError($('train-error'));
-  } catch (err) {
-    showError($('train-error'), `cannot read ${file.name}: ${err.message}`);
-  }
-});
+loadFileInto('train-file', 'train-pairs', readFile);
 
 function startLanguageModel() {
   const text = $('lm-text').value;

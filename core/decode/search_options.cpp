@@ -61,6 +61,11 @@ void append_alternatives(Hypothesis& h, const float* row, int V, int k, float to
     }
 }
 
+namespace {
+constexpr std::string_view kWordMark = "\xE2\x96\x81";  // U+2581: SentencePiece's space, at a word's first piece
+bool starts_word(std::string_view piece) { return piece.substr(0, kWordMark.size()) == kWordMark; }
+}  // namespace
+
 TokenShape token_shape(const std::string& token) {
     TokenShape shape;
     std::string_view text = token;
@@ -76,10 +81,9 @@ TokenShape token_shape(const std::string& token) {
     while (shape.lead < static_cast<int>(cps.size()) && cps[shape.lead] == shape.first) shape.lead++;
     while (shape.trail < static_cast<int>(cps.size()) && cps[cps.size() - 1 - shape.trail] == shape.last) shape.trail++;
     shape.uniform = shape.lead == static_cast<int>(cps.size());
-    constexpr std::string_view word_mark = "\xE2\x96\x81";  // U+2581, SentencePiece's space
-    if (text.substr(0, word_mark.size()) == word_mark) {
+    if (starts_word(text)) {
         shape.starts_word = true;
-        text.remove_prefix(word_mark.size());
+        text.remove_prefix(kWordMark.size());
     }
     const auto head = static_cast<size_t>(std::find_if_not(text.begin(), text.end(), ascii_digit) - text.begin());
     const auto tail = static_cast<size_t>(std::find_if_not(text.rbegin(), text.rend(), ascii_digit) - text.rbegin());
@@ -131,10 +135,10 @@ std::vector<NumberRun> digit_runs(const std::vector<std::string>& tokens, bool w
     std::string text;  // what the tokens spell, a space after each word
     for (const std::string& token : tokens) {
         if (word_start_pieces) {
-            constexpr std::string_view word_mark = "\xE2\x96\x81";
             const bool special = token.size() >= 2 && token.front() == '<' && token.back() == '>';
-            if (special || token.compare(0, word_mark.size(), word_mark) == 0) text += ' ';
-            if (!special) text.append(token, token.compare(0, word_mark.size(), word_mark) == 0 ? word_mark.size() : 0);
+            const bool word = starts_word(token);
+            if (special || word) text += ' ';
+            if (!special) text.append(token, word ? kWordMark.size() : 0);
             continue;
         }
         const bool joins_next = token.size() >= 2 && token.compare(token.size() - 2, 2, "@@") == 0;

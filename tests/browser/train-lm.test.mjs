@@ -3,24 +3,19 @@
 // falls and the continuation of "time traveller" appears and is redrawn; pause holds the step and resume goes on;
 // the saved file is a language model the translator page's module loads; a text too short is named; the run stops
 // after its epochs; and nothing is logged as an error.
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { dist, requireFile, root } from '../wasm/lib/paths.mjs';
-import { serve } from './lib/server.mjs';
-import { launch, watchErrors } from './lib/browser.mjs';
+import { startSession } from './lib/demo.mjs';
+import { watchErrors } from './lib/browser.mjs';
 
 for (const v of ['simd', 'nosimd']) requireFile(dist(`attend-train-${v}.wasm`));
 const dataDir = process.env.ATTEND_DATA || path.join(root, '..', 'shared', 'data');
 const bookFile = requireFile(path.join(dataDir, 'timemachine', 'timemachine.txt'));
 const book = fs.readFileSync(bookFile, 'utf8');
-const artifacts = path.join(root, 'test-artifacts');
-fs.mkdirSync(artifacts, { recursive: true });
-
-const server = await serve(root);
-const browser = await launch();
-after(async () => { await browser.close(); await server.close(); });
+const { server, browser, artifacts } = await startSession(root);
 
 const state = (page) => page.evaluate(() => ({ ...document.body.dataset }));
 const perplexities = async (page) => JSON.parse(await page.getAttribute('#lm-perplexity', 'data-perplexities') ?? '[]');

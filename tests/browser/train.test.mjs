@@ -2,25 +2,20 @@
 // 800 pairs of d2l's fra.txt in a Worker, the loss plotted as it falls, the followed sentences' translations and
 // cross attention redrawn (each row a distribution over the source), pause holds the step, resume goes on, the
 // saved model is a file the translator page's module loads, bad input is named, and nothing is logged as an error.
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { dist, requireFile, root } from '../wasm/lib/paths.mjs';
-import { serve } from './lib/server.mjs';
-import { launch, watchErrors } from './lib/browser.mjs';
+import { startSession } from './lib/demo.mjs';
+import { watchErrors } from './lib/browser.mjs';
 
 for (const v of ['simd', 'nosimd']) requireFile(dist(`attend-train-${v}.wasm`));
 const dataDir = process.env.ATTEND_DATA || path.join(root, '..', 'shared', 'data');
 const fra = requireFile(path.join(dataDir, 'tatoeba', 'd2l', 'fra.txt.gz'));
 const pairs = zlib.gunzipSync(fs.readFileSync(fra)).toString('utf8').split('\n').slice(0, 800).join('\n');
-const artifacts = path.join(root, 'test-artifacts');
-fs.mkdirSync(artifacts, { recursive: true });
-
-const server = await serve(root);
-const browser = await launch();
-after(async () => { await browser.close(); await server.close(); });
+const { server, browser, artifacts } = await startSession(root);
 
 const state = (page) => page.evaluate(() => ({ ...document.body.dataset }));
 
