@@ -42,7 +42,7 @@ struct LmTrainFlags {
     float lr = 0.0f;     // 0: the preset's
     double held_out = 0.0;
     uint64_t seed = 1;
-    bool random_iter = false, overwrite = false;
+    bool random_iter = false, overwrite = false, resume = false;
     int save_every = 50;
     int log_every = 0;  // 0: no step lines
 };
@@ -57,6 +57,57 @@ std::string sample_text(LanguageModel& m, const std::string& prefix, int length)
     o.length = length;
     LmGeneration g = lm_generate(*m.network, m.encode_prefix(prefix), o);
     return prefix + m.decode(g.ids);
+}
+
+// Where a run folder's training stopped: its model (saved at the end of an epoch, in F32), the epochs it holds, and
+// the training time they took. An epoch's batches and its starting state depend only on the seed and the epoch, and
+// SGD keeps no state, so training on from the saved model is the run that was not stopped, bit for bit. The run's
+// settings must be those asked for now (they decide the batches); train.jsonl keeps its lines up to the saved epoch
+// (those of epochs trained after the last save, which are trained again, are dropped).
+struct ResumePoint {
+    int epochs = 0;
+    double elapsed_s = 0;
+};
+
+ResumePoint resume_point(const std::string& out, const json& expected_card, LanguageModel& m) {
+    const fs::path model_path = fs::path(out) / "model.safetensors";
+    if (!fs::exists(model_path))
+        throw Error(out + ": no model.safetensors to resume from (a run saves one every --save-every epochs)");
+    LanguageModel saved = load_lm(model_path.string());
+    const json& card = saved.card;
+    if (saved.weights_dtype != DType::F32)
+        throw Error(model_path.string() + ": weights are " + dtype_name(saved.weights_dtype) +
+                    ", not the F32 a run saves: training cannot go on from an exported model");
+    for (const char* key : {"preset", "data", "train_chars", "held_out_chars", "lr", "batch", "steps", "iterator", "seed"}) {
+        const json want = expected_card.contains(key) ? expected_card[key] : json(0);
+        const json have = card.contains(key) ? card[key] : json(0);
+        if (want != have)
+            throw Error(model_path.string() + ": the run was trained with " + key + " " + have.dump() + ", asked now " +
+                        want.dump() + " (pass the run's own settings to resume it)");
+    }
+    if (saved.vocab.id_to_token() != m.vocab.id_to_token())
+        throw Error(model_path.string() + ": the run's vocabulary is not the one this text gives");
+    if (json(saved.network->config()) != json(m.network->config()))
+        throw Error(model_path.string() + ": the run's model config differs from the preset's");
+    const int epochs = card.value("epochs", 0);
+    if (epochs < 1) throw Error(model_path.string() + ": the card holds no epoch count");
+    std::copy_n(saved.network->parameters().values(), saved.network->parameters().size(),
+                m.network->parameters().values());
+    m.card = card;
+
+    // train.jsonl up to the saved epoch, replaced atomically.
+    const fs::path log_path = fs::path(out) / "train.jsonl";
+    std::string kept;
+    if (std::ifstream in(log_path); in) {
+        for (std::string line; std::getline(in, line);) {
+            const json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+            if (!j.is_discarded() && j.contains("epoch") && j["epoch"].is_number_integer() && j["epoch"].get<int>() > epochs)
+                continue;
+            kept += line + '\n';
+        }
+    }
+    write_file_atomically(log_path.string(), std::vector<uint8_t>(kept.begin(), kept.end()));
+    return {epochs, card.value("elapsed_s", 0.0)};
 }
 
 void run_train(const LmTrainFlags& f) {
@@ -82,20 +133,41 @@ void run_train(const LmTrainFlags& f) {
     o.random_iter = f.random_iter;
     o.seed = f.seed;
 
-    if ((fs::exists(fs::path(out) / "train.jsonl") || fs::exists(fs::path(out) / "model.safetensors")) && !f.overwrite)
-        throw Error(out + ": holds a run (train.jsonl or model.safetensors); pick another --out or pass --overwrite");
-    fs::create_directories(out);
-    RunFolderLock lock(out);
-    if (f.overwrite) {
-        fs::remove(fs::path(out) / "train.jsonl");
-        fs::remove(fs::path(out) / "model.safetensors");
-    }
-
     CharLmConfig config = preset.model;
     config.vocab_size = int(m.vocab.size());
     m.network = std::make_unique<CharLm>(config);
     m.network->allocate(/*with_grads=*/true);
-    m.network->init_parameters(f.seed);
+    json card = {{"preset", preset.name}, {"description", preset.description}, {"data", fs::path(data).filename().string()},
+                 {"train_chars", book.size()}, {"lr", o.lr}, {"batch", o.batch}, {"steps", o.steps},
+                 {"iterator", o.random_iter ? "random" : "sequential"}, {"seed", f.seed}};
+    if (!held.empty()) card["held_out_chars"] = held.size();
+    int done = 0;
+    double elapsed = 0;
+    std::unique_ptr<RunFolderLock> lock;
+    if (f.resume) {
+        if (!fs::exists(fs::path(out) / "model.safetensors"))
+            throw Error(out + ": no model.safetensors to resume from (a run saves one every --save-every epochs)");
+        lock = std::make_unique<RunFolderLock>(out);
+        const ResumePoint at = resume_point(out, card, m);
+        done = at.epochs;
+        elapsed = at.elapsed_s;
+        if (done >= o.epochs) {
+            std::printf("%s: already trained %d of %d epochs; nothing to do (--epochs N trains on to N)\n", out.c_str(),
+                        done, o.epochs);
+            return;
+        }
+    } else {
+        if ((fs::exists(fs::path(out) / "train.jsonl") || fs::exists(fs::path(out) / "model.safetensors")) && !f.overwrite)
+            throw Error(out + ": holds a run (train.jsonl or model.safetensors); pick another --out, pass --resume to "
+                              "train it on, or --overwrite to replace it");
+        fs::create_directories(out);
+        lock = std::make_unique<RunFolderLock>(out);
+        if (f.overwrite) {
+            fs::remove(fs::path(out) / "train.jsonl");
+            fs::remove(fs::path(out) / "model.safetensors");
+        }
+        m.network->init_parameters(f.seed);
+    }
     std::ofstream log((fs::path(out) / "train.jsonl").string(), std::ios::app);
     if (!log) throw Error("cannot write " + out + "/train.jsonl");
     // The same rule as a translator's training: a step this small runs faster on one thread than on two.
@@ -107,27 +179,24 @@ void run_train(const LmTrainFlags& f) {
                  preset.name.c_str(), preset.description.c_str(), book.size(), data.c_str(), m.vocab.size(),
                  held.empty() ? "" : (", " + std::to_string(held.size()) + " held out").c_str(), o.epochs, o.lr,
                  o.batch, o.steps);
-    log << json{{"event", "start"}, {"preset", preset.name}, {"config", json(config)}, {"data", data},
-                {"train_chars", book.size()}, {"held_out_chars", held.size()}, {"epochs", o.epochs}, {"lr", o.lr},
-                {"batch", o.batch}, {"steps", o.steps}, {"random_iter", o.random_iter}, {"seed", f.seed}}
+    log << json{{"event", f.resume ? "resume" : "start"}, {"preset", preset.name}, {"config", json(config)},
+                {"data", data}, {"train_chars", book.size()}, {"held_out_chars", held.size()}, {"epochs", o.epochs},
+                {"lr", o.lr}, {"batch", o.batch}, {"steps", o.steps}, {"random_iter", o.random_iter}, {"seed", f.seed},
+                {"from_epoch", done}}
                    .dump()
         << '\n' << std::flush;
-
-    json card = {{"preset", preset.name}, {"description", preset.description}, {"data", fs::path(data).filename().string()},
-                 {"train_chars", book.size()}, {"lr", o.lr}, {"batch", o.batch}, {"steps", o.steps},
-                 {"iterator", o.random_iter ? "random" : "sequential"}, {"seed", f.seed}};
     auto save = [&](int epochs_done, double ppl) {
         card["epochs"] = epochs_done;
         card["train_perplexity"] = ppl;
+        card["elapsed_s"] = elapsed;
         m.card = card;
         write_file_atomically((fs::path(out) / "model.safetensors").string(), save_language_model(m, DType::F32));
     };
     std::signal(SIGINT, on_lm_stop);
     std::signal(SIGTERM, on_lm_stop);
-    double elapsed = 0, ppl = 0;
-    int done = 0;
+    double ppl = m.card.value("train_perplexity", 0.0);
     int64_t step = 0;
-    for (int e = 1; e <= o.epochs && !g_stop.load(); ++e) {
+    for (int e = done + 1; e <= o.epochs && !g_stop.load(); ++e) {
         const LmEpoch r = lm_train_epoch(*m.network, book, o, e, [&](const LmBatchResult& b) {
             if (f.log_every > 0 && ++step % f.log_every == 0)
                 log << json{{"event", "step"}, {"step", step}, {"epoch", e}, {"loss", b.loss},
@@ -145,7 +214,7 @@ void run_train(const LmTrainFlags& f) {
             if (config.bidirectional) line["held_out_perplexity_left_to_right"] = lm_perplexity(*m.network, held, 1);
         }
         log << line.dump() << '\n' << std::flush;
-        const int eta = int(elapsed / e * (o.epochs - e));
+        const int eta = int(r.seconds * (o.epochs - e));
         char progress[256];
         std::snprintf(progress, sizeof progress, "epoch %d/%d perplexity %.3f%s %.0f tok/s ETA %dm%ds", e, o.epochs,
                       r.perplexity,
@@ -161,7 +230,6 @@ void run_train(const LmTrainFlags& f) {
     std::signal(SIGTERM, SIG_DFL);
     if (tty) std::fprintf(stderr, "\n");
     if (!held.empty()) {
-        card["held_out_chars"] = held.size();
         card["held_out_perplexity"] = lm_perplexity(*m.network, held, o.steps);
         if (config.bidirectional) card["held_out_perplexity_left_to_right"] = lm_perplexity(*m.network, held, 1);
     }
@@ -250,6 +318,9 @@ CommandRegistrar registrar([](CLI::App& app) {
         ->check(at_least(0));
     train->add_option("--out", tf->out, "Run folder (default: runs/lm-<preset>): train.jsonl, model.safetensors");
     train->add_flag("--overwrite", tf->overwrite, "Replace the run in --out");
+    train->add_flag("--resume", tf->resume,
+                    "Train the run in --out on from its last save (same settings; bit for bit the run not stopped)")
+        ->excludes("--overwrite");
     train->callback([tf] { run_train(*tf); });
 
     CLI::App* sample = lm->add_subcommand("sample", "Continue a prefix (greedy like d2l's predict_ch8, or sampled)");

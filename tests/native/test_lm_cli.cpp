@@ -12,7 +12,9 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <iterator>
 #include <string>
+#include <vector>
 
 #include "data/data_dir.h"
 
@@ -80,4 +82,46 @@ TEST_CASE("attend lm train, sample, eval: a one-epoch run, its log, its model; e
     REQUIRE(fs::exists(translator));
     check_refused("lm sample -m '" + translator + "'", "this is a translator");
     fs::remove_all(out);
+}
+
+TEST_CASE("attend lm train --resume trains a stopped run on, bit for bit the run that was not stopped") {
+    namespace fs = std::filesystem;
+    const std::string base = std::string(P_tmpdir) + "/attend_test_" + std::to_string(getpid()) + "_lm_resume";
+    fs::remove_all(base);
+    const std::string settings = " --preset rnn-d2l --chars 2000 --held-out 0.1 --data '" + attend::default_data_dir() +
+                                 "/timemachine/timemachine.txt'";
+    REQUIRE(run_attend("lm train" + settings + " --epochs 3 --save-every 1 --out '" + base + "/straight'").status == 0);
+    REQUIRE(run_attend("lm train" + settings + " --epochs 1 --out '" + base + "/stopped'").status == 0);
+    // A line of an epoch trained after the last save (a run killed before it could save) is dropped on resume.
+    std::ofstream(base + "/stopped/train.jsonl", std::ios::app) << R"({"event":"epoch","epoch":2,"perplexity":9})" << '\n';
+    const Run r = run_attend("lm train" + settings + " --epochs 3 --resume --out '" + base + "/stopped'");
+    CAPTURE(r.output);
+    REQUIRE(r.status == 0);
+
+    auto tensors = [](const std::string& path) {  // the file after its header: every tensor's bytes
+        std::ifstream in(path, std::ios::binary);
+        uint64_t header = 0;
+        in.read(reinterpret_cast<char*>(&header), 8);
+        in.seekg(std::streamoff(8 + header));
+        return std::string(std::istreambuf_iterator<char>(in), {});
+    };
+    const std::string straight = tensors(base + "/straight/model.safetensors");
+    CHECK(straight.size() > 100000);
+    CHECK(straight == tensors(base + "/stopped/model.safetensors"));
+    std::vector<int> epochs;
+    std::ifstream log(base + "/stopped/train.jsonl");
+    for (std::string line; std::getline(log, line);) {
+        const nlohmann::json j = nlohmann::json::parse(line);
+        if (j["event"] == "epoch") epochs.push_back(j["epoch"].get<int>());
+    }
+    CHECK(epochs == std::vector<int>{1, 2, 3});
+
+    const Run done = run_attend("lm train" + settings + " --epochs 3 --resume --out '" + base + "/stopped'");
+    CHECK(done.status == 0);
+    CHECK(done.output.find("already trained 3 of 3 epochs") != std::string::npos);
+    check_refused("lm train --preset rnn-d2l --chars 1000 --held-out 0.1 --epochs 4 --resume --out '" + base + "/stopped'",
+                  "the run was trained with train_chars 2000, asked now 1000");
+    check_refused("lm train" + settings + " --resume --out '" + base + "/none'", "no model.safetensors to resume from");
+    check_refused("lm train" + settings + " --resume --overwrite --out '" + base + "/stopped'", "excludes");
+    fs::remove_all(base);
 }
