@@ -59,14 +59,13 @@ void TranslationOptionRow::set(TranslationOptions& o, double value) const {
 
 std::string option_number_text(double value) {
     char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%g", value);
+    std::snprintf(buffer, sizeof buffer, "%.7g", value);  // a float's digits
     return buffer;
 }
 
 std::string TranslationOptionRow::range_text() const {
     if (kind == OptionKind::boolean) return "";
-    return (above_min ? "> " + option_number_text(min) + " .. " : option_number_text(min) + "..") +
-           option_number_text(max);
+    return (above_min ? "above " : "") + option_number_text(min) + ".." + option_number_text(max);
 }
 
 std::string TranslationOptionRow::default_text() const {

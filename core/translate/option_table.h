@@ -34,7 +34,7 @@ struct TranslationOptionRow {
     double get(const TranslationOptions& options) const;
     void set(TranslationOptions& options, double value) const;  // a boolean: value != 0
     double default_value() const { return get(TranslationOptions{}); }
-    // "1..64", "> 0 .. 1000000", "" for a boolean.
+    // "1..64", "above 0..1000000" (min excluded), "" for a boolean.
     std::string range_text() const;
     // The default as help shows it: "5", "0.6", "true"; a model_default row "the model's own, else 0.6".
     std::string default_text() const;
@@ -46,7 +46,7 @@ struct TranslationOptionRow {
 // the options without a JavaScript name.
 const std::vector<TranslationOptionRow>& translation_option_table();
 
-// A number as the table writes it: 0.6, not 0.6000000238; 1000000 as 1e+06.
+// A number as the table writes it: a float's digits (0.6, not 0.6000000238), 1000000 in full.
 std::string option_number_text(double value);
 
 }  // namespace attend

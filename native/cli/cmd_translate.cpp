@@ -513,7 +513,7 @@ CommandRegistrar registrar([](CLI::App& app) {
     cmd->add_option("-i,--input", f->input, "File with one sentence a line (.gz too); default: standard input");
     // The translation options (translate/option_table.h); validate_options() checks their ranges in run_translate.
     add_translation_flags(cmd, o, TranslationFlags::translate);
-    cmd->get_option("--batch")->check(at_least(1));
+    cmd->get_option("--batch")->check(at_least(1));  // as it is read, with the flag's name
     cmd->add_option("--prefix", f->prefix,
                     "Each sentence's translation begins with these target tokens (space-separated, as --json's "
                     "tokens and alternatives name them: \"Ein Groß@@\"), and the search goes on from there");

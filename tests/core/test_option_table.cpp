@@ -120,9 +120,11 @@ TEST_CASE("option table: help text says the default and the range") {
         CHECK(row.help_text().find("(default: " + row.default_text() + "; " + row.range_text() + ")") !=
               std::string::npos);
     }
-    for (const TranslationOptionRow& row : translation_option_table())
+    for (const TranslationOptionRow& row : translation_option_table()) {
         if (std::string(row.field) == "length_penalty") {
             CHECK(row.default_text() == "the model's own, else 0.6");
-            CHECK(row.range_text() == "-1e+06..1e+06");
+            CHECK(row.range_text() == "-1000000..1000000");
         }
+        if (std::string(row.field) == "repetition_penalty") CHECK(row.range_text() == "above 0..1000000");
+    }
 }
