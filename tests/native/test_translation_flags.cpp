@@ -151,12 +151,13 @@ TEST_CASE("docs/cli.md: the translation options are the table's") {
     const size_t begin = doc.find(kDocsBegin);
     REQUIRE(begin != std::string::npos);
     const size_t table = doc.find('\n', begin) + 1;
-    const size_t end = doc.find(kDocsEnd, table);
+    size_t end = doc.find(kDocsEnd, table);
     REQUIRE(end != std::string::npos);
     const std::string want = options_markdown();
     const char* write = std::getenv("ATTEND_WRITE_DOCS");
     if (write && std::string(write) == "1" && doc.substr(table, end - table) != want) {
         doc.replace(table, end - table, want);
+        end = table + want.size();
         std::ofstream(path, std::ios::binary) << doc;
         MESSAGE("wrote the translation options into " << path);
     }
