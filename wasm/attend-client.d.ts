@@ -1,5 +1,7 @@
 // Types of the Web Worker client (attend-client.js, the package's ./worker): attend.js's API, run in a worker.
-import type { DocumentTranslation, LoadOptions, ModelInfo, ModelSource, TranslateOptions, Translation } from './attend.js';
+import type {
+  DocumentTranslation, LoadOptions, ModelInfo, ModelSource, OptionBounds, TranslateOptions, Translation,
+} from './attend.js';
 
 export interface WorkerLoadOptions extends LoadOptions {
   /** The worker script; default: attend-worker.js beside attend-client.js. */
@@ -16,6 +18,8 @@ export declare class AttendWorker {
   /** Where the worker's load found the model (the worker uses the same Cache API cache, 'attend-models'). */
   readonly loadedFrom: ModelSource;
   info(): ModelInfo;
+  /** The worker's translator's optionBounds(), as the load returned them. */
+  optionBounds(): Record<string, OptionBounds>;
   translate(text: string, options?: TranslateOptions | null): Promise<Translation>;
   translate(texts: readonly string[], options?: TranslateOptions | null): Promise<Translation[]>;
   translateDocument(text: string, options?: TranslateOptions | null): Promise<DocumentTranslation>;

@@ -30,7 +30,7 @@ function withoutSignal(options, where) {
 }
 
 export class AttendWorker {
-  #worker; #next = 1; #info = null;
+  #worker; #next = 1; #info = null; #optionBounds = null;
   loadedFrom = null;  // as the worker's translator says: 'cache' | 'network' | 'memory'
   #queue = [];        // requests not sent yet, oldest first
   #current = null;    // the request the worker is running, until its answer arrives (even if it was aborted)
@@ -108,7 +108,7 @@ export class AttendWorker {
     if (signal?.aborted) throw abortReason(signal);
     const w = new AttendWorker(workerUrl);
     try {
-      ({ info: w.#info, loadedFrom: w.loadedFrom } = await w.#call({ op: 'load', source, simd, name, cache, size, maxBytes, stallTimeoutMs }, { onProgress, signal }));
+      ({ info: w.#info, optionBounds: w.#optionBounds, loadedFrom: w.loadedFrom } = await w.#call({ op: 'load', source, simd, name, cache, size, maxBytes, stallTimeoutMs }, { onProgress, signal }));
     } catch (e) {
       w.#worker.terminate();  // a failed or aborted load must not leave a worker (and its memory) behind
       throw e;
@@ -117,6 +117,9 @@ export class AttendWorker {
   }
 
   info() { return structuredClone(this.#info); }
+
+  // What each number option accepts (attend.js's optionBounds()), as the load returned it.
+  optionBounds() { return structuredClone(this.#optionBounds); }
 
   // text: a string or an array of strings (an array of results, in order); options as attend.js takes them.
   translate(text, options = {}) {

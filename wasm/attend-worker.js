@@ -1,6 +1,6 @@
 // The worker side of attend-client.js: runs Attend in a Web Worker (module worker) so translation never blocks
 // the page. Messages: {id, op: 'load'|'translate'|'translateDocument'|'info'|'dispose', ...} -> {id, result} or
-// {id, error, errorName}; a load's result is {info, loadedFrom}, its progress {id, progress: [loaded, total, from]}.
+// {id, error, errorName}; a load's result is {info, optionBounds, loadedFrom}, its progress {id, progress: [loaded, total, from]}.
 // attend-client.js sends one request at a time and keeps the rest (and handles aborts).
 import { Attend } from './attend.js';
 
@@ -17,7 +17,7 @@ self.onmessage = async ({ data }) => {
         maxBytes: data.maxBytes, stallTimeoutMs: data.stallTimeoutMs,
         onProgress: (loaded, total, from) => self.postMessage({ id, progress: [loaded, total, from] }),
       });
-      result = { info: translator.info(), loadedFrom: translator.loadedFrom };
+      result = { info: translator.info(), optionBounds: translator.optionBounds(), loadedFrom: translator.loadedFrom };
     } else if (!translator) {
       throw new Error('no model is loaded in this worker');
     } else if (op === 'translate') {

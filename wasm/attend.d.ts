@@ -41,15 +41,15 @@ export interface LoadOptions {
  * The defaults are AttendTranslator.defaultOptions(), the ranges of the numbers AttendTranslator.optionBounds().
  */
 export interface TranslateOptions {
-  /** Beam size; 1 is greedy search. Default 5. */
+  /** Beam size; 1 is greedy search. Default 5. Range 1..64. */
   beam?: number;
-  /** Most tokens to generate, <eos> included; 0: the model's limit. Default 0. */
+  /** Most tokens to generate, <eos> included; 0: the model's limit. Default 0. Range 0..4096. */
   maxLength?: number;
-  /** Most source tokens translated, <eos> included, 0 or at least 2; 0: the model's limit. A longer sentence is cut, with a warning. Default 0. */
+  /** Most source tokens translated, <eos> included, 0 or at least 2; 0: the model's limit. A longer sentence is cut, with a warning. Default 0. Range 0..4096. */
   maxInputLength?: number;
-  /** At most ceil(ratio x source tokens) + 10 tokens are generated; 0: no limit relative to the source. Default 2. */
+  /** At most ceil(ratio x source tokens) + 10 tokens are generated; 0: no limit relative to the source. Default 2. Range 0..1000. */
   maxLengthRatio?: number;
-  /** alpha in log P / L^alpha. Default: the model's own (info().decoding), else 0.6. */
+  /** alpha in log P / L^alpha. Default: the model's own (info().decoding), else 0.6. Range -1e6..1e6. */
   lengthPenalty?: number;
   /** URLs, e-mail addresses, numbers and (cased models, English or French source) names inside a sentence are copied into the translation unchanged, and the model writes in digits only the source's numbers. Default true. */
   copyThrough?: boolean;
@@ -65,37 +65,37 @@ export interface TranslateOptions {
    * did not open), where the source's own marks pair up; greedy search cannot look ahead. Default true.
    */
   closeMarks?: boolean;
-  /** Never generate an n-gram of this size twice (0: off). Default 4. */
+  /** Never generate an n-gram of this size twice (0: off). Default 4. Range 0..64. */
   noRepeatNgramSize?: number;
-  /** Logits of tokens generated before are divided by this (> 1 discourages repeats; 1: off). Default 1. */
+  /** Logits of tokens generated before are divided by this (> 1 discourages repeats; 1: off). Default 1. Range above 0..1e6. */
   repetitionPenalty?: number;
-  /** No token more than this many times in a row (0: off). Default 3. */
+  /** No token more than this many times in a row (0: off). Default 3. Range 0..1000. */
   maxTokenRun?: number;
   /**
    * No piece inside a word (a BPE piece such as "ter@@") more than this many times in a row ("Lotterterterielt"),
-   * unless the source has it so (0: off). Default 2.
+   * unless the source has it so (0: off). Default 2. Range 0..1000.
    */
   maxPieceRun?: number;
   /**
    * Never generate a phrase of 2 to this many tokens right after itself ("in midair in midair"), unless the source
-   * has it so (0: off). Default 8.
+   * has it so (0: off). Default 8. Range 0..64.
    */
   noAdjacentRepeatSize?: number;
-  /** No character more than this many times in a row unless the source has such a run (0: off). Default 4. */
+  /** No character more than this many times in a row unless the source has such a run (0: off). Default 4. Range 0..1000. */
   maxCharRun?: number;
   /**
    * translateDocument() translates a sentence of more words than this clause by clause (split at semicolons and at a
-   * comma before "and", "und", "et"), each clause a sentence of the result; 0: never. Default 24.
+   * comma before "and", "und", "et"), each clause a sentence of the result; 0: never. Default 24. Range 0..100000.
    */
   clauseSplitWords?: number;
   /**
    * A translation whose confidence is below this (0..1) gets lowConfidence and a warning: the text is likely unlike
-   * what the model was trained on, and the translation invented; 0: never. Default: the model's own, else 0.
+   * what the model was trained on, and the translation invented; 0: never. Default: the model's own, else 0. Range 0..1.
    */
   minConfidence?: number;
   /**
    * For each target token, its distribution's this many most probable tokens (Translation.alternatives), 0..100;
-   * 0: none. Default 0.
+   * 0: none. Default 0. Range 0..100.
    */
   alternatives?: number;
   /**
@@ -123,6 +123,25 @@ export interface OptionBounds {
   max: number;
   integer: boolean;
   aboveMin: boolean;
+}
+
+/**
+ * One option as the core's option table has it (the table `attend translate` and `attend eval` take their flags
+ * from): the name here, the C++ TranslationOptions field, the CLI's long flag (null: none of its own), its type, its
+ * default (the core's; attention: this API's own), whether a model file may name its own default (then
+ * defaultOptions() has that one), a number's bounds, and the CLI's help text.
+ */
+export interface OptionTableRow {
+  name: keyof DefaultOptions;
+  field: string;
+  flag: string | null;
+  type: 'integer' | 'number' | 'boolean';
+  default: number | boolean;
+  modelDefault: boolean;
+  min?: number;
+  max?: number;
+  aboveMin?: boolean;
+  help: string;
 }
 
 /** Attention weights of every layer and head: layers[l][h] is a rows x cols Float32Array (row-major). */
@@ -276,6 +295,8 @@ export declare class AttendTranslator {
   optionBounds(): Record<'beam' | 'maxLength' | 'maxInputLength' | 'maxLengthRatio' | 'lengthPenalty' |
     'noRepeatNgramSize' | 'repetitionPenalty' | 'maxTokenRun' | 'maxPieceRun' | 'noAdjacentRepeatSize' | 'maxCharRun' |
     'clauseSplitWords' | 'minConfidence' | 'alternatives', OptionBounds>;
+  /** Every option of TranslateOptions but signal and targetPrefix: optionBounds()' numbers, then the booleans. */
+  optionTable(): OptionTableRow[];
   /** Rejects for empty text, a lone surrogate, or an option out of range; over-long text is cut, with a warning. */
   translate(text: string, options?: TranslateOptions | null): Promise<Translation>;
   /**

@@ -348,12 +348,28 @@ function optionRules(core) {
   return core.optionRules;
 }
 
+// The core's option table (attend_option_table): [{ name, field, flag, type, default, modelDefault, min, max,
+// aboveMin, help }], this API's own default for attention.
+function optionTable(core) {
+  core.optionTable ??= JSON.parse(core.UTF8ToString(core._attend_option_table()))
+    .map((row) => (row.name === 'attention' ? { ...row, default: DEFAULT_ATTENTION } : row));
+  return core.optionTable;
+}
+
+// The boolean options but attention (which this API defaults otherwise), in the table's order.
+function booleanOptions(core) {
+  core.booleanOptions ??= optionTable(core).filter((row) => row.type === 'boolean' && row.name !== 'attention')
+    .map((row) => row.name);
+  return core.booleanOptions;
+}
+
 function describe(value) {
   return typeof value === 'string' ? `the string '${value}'` : String(value);
 }
 
 // The options as the core's JSON, or a clear Error naming the option that is wrong.
-function optionsJson(options, rules) {
+function optionsJson(options, core) {
+  const rules = optionRules(core);
   if (options === undefined || options === null) options = {};
   if (typeof options !== 'object') throw new TypeError(`translate(text, options): options must be an object, got ${describe(options)}`);
   const out = {};
@@ -372,7 +388,7 @@ function optionsJson(options, rules) {
   const attention = options.attention ?? DEFAULT_ATTENTION;
   if (typeof attention !== 'boolean') throw new TypeError(`option attention must be true or false, got ${describe(attention)}`);
   out.attention = attention;
-  for (const name of ['copyThrough', 'recaseCapitals', 'alignMarkup', 'closeMarks']) {
+  for (const name of booleanOptions(core)) {
     const value = options[name];
     if (value === undefined || value === null) continue;
     if (typeof value !== 'boolean') throw new TypeError(`option ${name} must be true or false, got ${describe(value)}`);
@@ -458,6 +474,14 @@ export class AttendTranslator {
     return Object.fromEntries(optionRules(this.#core).map(({ name, ...bounds }) => [name, { ...bounds }]));
   }
 
+  // The options as the core's table names them: [{ name, field (the C++ TranslationOptions member), flag (`attend
+  // translate`'s, or null), type ('integer' | 'number' | 'boolean'), default, modelDefault (the model file may name
+  // its own: defaultOptions() has it), min, max, aboveMin (numbers), help }], in optionBounds()' order, then the
+  // booleans. default is the core's (a float's as float stores it), attention's this API's own (true).
+  optionTable() {
+    return structuredClone(optionTable(this.#core));
+  }
+
   // { text, tokenized, sourceTokens, targetTokens, score, finished, untranslated, confidence, lowConfidence, warnings,
   //   attention: { cross, encoderSelf, decoderSelf }, timings, alternatives (with options.alternatives > 0: for each
   //   target token { token, probability, tokens, ids, probabilities }, its most probable alternatives first) }
@@ -481,7 +505,7 @@ export class AttendTranslator {
     text.forEach((t, i) => {
       if (typeof t !== 'string') throw new TypeError(`translate(texts): texts[${i}] must be a string, got ${t === null ? 'null' : typeof t}`);
     });
-    optionsJson(options, optionRules(this.#core));  // a bad option fails before any sentence is translated
+    optionsJson(options, this.#core);  // a bad option fails before any sentence is translated
     const results = [];
     for (let i = 0; i < text.length; i++) {
       try {
@@ -566,7 +590,7 @@ export class AttendTranslator {
     if (typeof text !== 'string') throw new TypeError(`${name}(text): text must be a string`);
     checkWellFormed(text);
     const core = this.#core;
-    options = optionsJson(options, optionRules(core));
+    options = optionsJson(options, core);
     // The core reads a C string, which a NUL would end: it is read as a space (as the core reads every control
     // character; one character for one, so the spans translateDocument returns still index the caller's text), and
     // said in the warnings.

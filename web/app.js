@@ -318,6 +318,9 @@ async function loadModel(entry) {
     });
     if (seq !== state.loadSeq) { translator.dispose().catch(() => {}); return; }
     state.translator = translator;
+    const { min: beamMin, max: beamMax } = translator.optionBounds().beam;
+    $('beam-size').min = String(beamMin);
+    $('beam-size').max = String(beamMax);
     const info = translator.info();
     const fromCache = translator.loadedFrom === 'cache';
     if (!Number.isFinite(entry.parameters)) entry.parameters = info.parameters;
@@ -479,7 +482,9 @@ async function translate({ live = false } = {}) {
   const text = translatablePart(whole);
   const error = $('translate-error');
   const beamInput = $('beam-size');
-  const beam = Math.min(10, Math.max(1, Math.round(Number(beamInput.value)) || 5));
+  // Within the range the module gives the beam (its optionBounds, set on the box when the model loaded).
+  const beam = Math.min(Number(beamInput.max) || Infinity,
+    Math.max(Number(beamInput.min) || 1, Math.round(Number(beamInput.value)) || 5));
   if (live && (!text || (state.doc && state.doc.source === text && state.doc.beam === beam && !state.busy))) return;
   // Whatever runs now is for an older text (or the same one asked again): it is cancelled.
   state.pending?.abort();

@@ -12,6 +12,7 @@
 #include "cli/line_io.h"
 #include "cli/model_loading.h"
 #include "cli/option_checks.h"
+#include "cli/translation_flags.h"
 #include "data/data_dir.h"
 #include "data/multi30k.h"
 #include "data/parallel_corpus.h"
@@ -39,8 +40,9 @@ struct EvalFlags {
     std::string test;      // or a corpus source (a TSV with its columns)
     std::string tokenize;  // BLEU tokenizer for src/ref; empty: the target language's
     int limit = 0, threads = 0;
-    TranslationOptions options;         // beam_size, length_penalty, copy_through, two limits and close_marks are flags
+    TranslationOptions options;         // every option of the table (translation_flags.h) but max_batch_size
     bool length_penalty_given = false;  // else the model's own (Translator::default_options)
+    bool min_confidence_given = false;  // likewise
 };
 
 void run_d2l_table(const Translator& translator, int beam) {
@@ -142,13 +144,11 @@ void eval_set(const Translator& translator, const EvalFlags& f, TestSet set, con
         set.raw_refs.resize(f.limit);
         if (set.multi30k) set.tok_refs.resize(f.limit);
     }
-    TranslationOptions opt = translator.default_options();
-    opt.beam_size = f.options.beam_size;
-    if (f.length_penalty_given) opt.length_penalty = f.options.length_penalty;
-    opt.copy_through = f.options.copy_through;
-    opt.no_adjacent_repeat_size = f.options.no_adjacent_repeat_size;
-    opt.max_piece_run = f.options.max_piece_run;
-    opt.close_marks = f.options.close_marks;
+    // Every option as given (else the core's default), but the model's own length penalty and confidence threshold.
+    TranslationOptions opt = f.options;
+    const TranslationOptions model_defaults = translator.default_options();
+    if (!f.length_penalty_given) opt.length_penalty = model_defaults.length_penalty;
+    if (!f.min_confidence_given) opt.min_confidence = model_defaults.min_confidence;
     std::vector<std::string> hyps(sources.size()), texts(sources.size());
     std::vector<float> confidence(sources.size(), -1.0f);  // -1: left untranslated
     auto start = std::chrono::steady_clock::now();
@@ -247,30 +247,15 @@ CommandRegistrar registrar([](CLI::App& app) {
                     "BLEU tokenizer for --src/--ref or --test: none, 13a or zh (default: zh for a Chinese target, else "
                     "13a)")
         ->check(CLI::IsMember({"none", "13a", "zh"}));
-    TranslationOptions& o = f->options;
-    cmd->add_option("-b,--beam", o.beam_size, "Beam size (the d2l table: 1 unless given)")
-        ->capture_default_str()
-        ->check(at_least(1));
-    cmd->add_option("--length-penalty", o.length_penalty,
-                    "alpha in log P / L^alpha (default: the model's own, else " + help_number(o.length_penalty) + ")")
-        ->check(finite());
     cmd->add_option("--limit", f->limit, "Only the first N sentences")->check(at_least(0));
-    cmd->add_flag("!--no-copy-through", o.copy_through, "Translate numbers, URLs, e-mail addresses and names like any text");
-    cmd->add_option("--no-adjacent-repeat-size", o.no_adjacent_repeat_size,
-                    "Never generate a phrase of 2 to this many tokens right after itself, unless the source has it so "
-                    "(0: off)")
-        ->capture_default_str();
-    cmd->add_option("--max-piece-run", o.max_piece_run,
-                    "No piece inside a word (a BPE piece such as ter@@) more than this many times in a row, unless the "
-                    "source has it so (0: off)")
-        ->capture_default_str();
-    cmd->add_flag("!--no-close-marks", o.close_marks,
-                  "Beam search: do not prefer a translation that closes the quotation marks and brackets it opens");
+    // The translation options (translate/option_table.h), as `attend translate` has them, to measure a rule.
+    add_translation_flags(cmd, f->options, TranslationFlags::eval);
     cmd->add_option("--output", f->output, "Write the tokenized translations here (several splits: FILE.<split>.ext)");
     cmd->add_option("--output-text", f->output_text, "Write the detokenized translations here (as --output)");
     cmd->add_option("--threads", f->threads, "CPU threads")->check(at_least(1));
     cmd->callback([f, cmd] {
         f->length_penalty_given = cmd->count("--length-penalty") > 0;
+        f->min_confidence_given = cmd->count("--min-confidence") > 0;
         run_eval(*f, cmd->count("--beam") > 0, cmd->count("--split") > 0);
     });
 });

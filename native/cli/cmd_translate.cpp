@@ -5,6 +5,7 @@
 #include "cli/line_io.h"
 #include "cli/model_loading.h"
 #include "cli/option_checks.h"
+#include "cli/translation_flags.h"
 #include "data/line_reader.h"
 #include "data/text_file.h"
 #include "error.h"
@@ -517,62 +518,12 @@ CommandRegistrar registrar([](CLI::App& app) {
         ->required();
     cmd->add_option("-t,--text", f->text, "One sentence to translate");
     cmd->add_option("-i,--input", f->input, "File with one sentence a line (.gz too); default: standard input");
-    cmd->add_option("-b,--beam", o.beam_size, "Beam size (1: greedy; at most " + std::to_string(kMaxBeamSize) + ")")
-        ->capture_default_str();
-    cmd->add_option("--length-penalty", o.length_penalty,
-                    "alpha in log P / L^alpha (default: the model's own, else " + help_number(o.length_penalty) + ")");
-    cmd->add_flag("!--no-copy-through", o.copy_through,
-                  "Translate URLs, e-mail addresses, numbers and names like any text (default: copied unchanged)");
-    cmd->add_flag("!--no-recase-capitals", o.recase_capitals,
-                  "Translate a sentence in capitals as it is (default: read in sentence case, translated into capitals)");
-    cmd->add_flag("!--no-align-markup", o.align_markup,
-                  "Put markup tags back at the same share of the words (default: around the words that the model's "
-                  "cross attention aligns with the words they marked)");
-    cmd->add_option("--min-confidence", o.min_confidence,
-                    "Warn about a translation whose confidence (the geometric mean of its tokens' probabilities) is "
-                    "below this, 0..1 (default: the model's own, else 0: never)");
-    cmd->add_option("--clause-split-words", o.clause_split_words,
-                    "A sentence of more words is translated clause by clause, split at semicolons and at a comma "
-                    "before 'and' ('und', 'et') (0: never)")
-        ->capture_default_str();
-    cmd->add_option("--max-input-length", o.max_input_length,
-                    "Most source tokens translated, <eos> included (0: the model's limit); a longer sentence is cut "
-                    "with a warning");
-    cmd->add_option("--max-length", o.max_length,
-                    "Most tokens to generate (0: the model's limit; never more than --max-length-ratio allows)");
-    cmd->add_option("--max-length-ratio", o.max_length_ratio,
-                    "At most ratio x source tokens + 10 tokens are generated (0: no limit relative to the source)")
-        ->capture_default_str();
-    cmd->add_option("--no-repeat-ngram-size", o.no_repeat_ngram_size,
-                    "Never generate an n-gram of this size twice (0: off)")->capture_default_str();
-    cmd->add_option("--repetition-penalty", o.repetition_penalty,
-                    "Divide the logits of tokens generated before by this (> 1 discourages repeats; 1: off)")
-        ->capture_default_str();
-    cmd->add_option("--max-token-run", o.max_token_run, "No token more than this many times in a row (0: off)")
-        ->capture_default_str();
-    cmd->add_option("--max-piece-run", o.max_piece_run,
-                    "No piece inside a word (a BPE piece such as ter@@) more than this many times in a row, unless the "
-                    "source has it so (0: off)")
-        ->capture_default_str();
-    cmd->add_option("--no-adjacent-repeat-size", o.no_adjacent_repeat_size,
-                    "Never generate a phrase of 2 to this many tokens right after itself, unless the source has it so "
-                    "(0: off)")
-        ->capture_default_str();
-    cmd->add_option("--max-char-run", o.max_char_run,
-                    "No character more than this many times in a row, unless the source has such a run (0: off)")
-        ->capture_default_str();
-    cmd->add_flag("!--no-close-marks", o.close_marks,
-                  "Beam search: do not prefer a translation that closes the quotation marks and brackets it opens");
-    cmd->add_option("--batch", o.max_batch_size,
-                    "Greedy search (-b 1) without --attention: sentences decoded together (1: one at a time)")
-        ->capture_default_str()->check(at_least(1));
+    // The translation options (translate/option_table.h); validate_options() checks their ranges in run_translate.
+    add_translation_flags(cmd, o, TranslationFlags::translate);
+    cmd->get_option("--batch")->check(at_least(1));  // as it is read, with the flag's name
     cmd->add_option("--prefix", f->prefix,
                     "Each sentence's translation begins with these target tokens (space-separated, as --json's "
                     "tokens and alternatives name them: \"Ein Groß@@\"), and the search goes on from there");
-    cmd->add_option("--alternatives", o.alternatives,
-                    "With --json: each target token's this many most probable alternatives, with probabilities "
-                    "(0: none; at most " + std::to_string(kMaxAlternatives) + ")")
-        ->capture_default_str();
     cmd->add_option("--attention", f->attention_file, "Write every attention map (layer x head) to this JSON file");
     cmd->add_flag("--tokenized", f->tokenized, "Print tokenized output, in the model's case (what BLEU scores)");
     cmd->add_flag("--json", f->json,

@@ -67,6 +67,20 @@ inline CLI::Validator at_least(double lo, double hi = HUGE_VAL) {
                        : "in " + detail::format_number(lo) + ".." + detail::format_number(hi));
 }
 
+// A finite number in [lo, hi], or in (lo, hi] when above_lo; no description of its own (the option's help text
+// says the range).
+inline CLI::Validator in_range(double lo, double hi, bool above_lo) {
+    return detail::number_validator(
+        [lo, hi, above_lo](double v) -> std::string {
+            if (!std::isfinite(v)) return "must be a finite number";
+            if (above_lo && !(v > lo)) return "must be greater than " + detail::format_number(lo);
+            if (v < lo) return "must be at least " + detail::format_number(lo);
+            if (v > hi) return "must be at most " + detail::format_number(hi);
+            return "";
+        },
+        "");
+}
+
 // A finite number > 0 (a learning rate, a duration).
 inline CLI::Validator positive() {
     return detail::number_validator(

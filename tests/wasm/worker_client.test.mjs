@@ -112,7 +112,7 @@ test('load: aborted before, nothing starts; aborted during, the worker is ended'
   assert.equal(worker.terminated, true, 'the worker of an aborted load was left running');
 });
 
-test('arrays, error kinds and camelCase info come through the worker as from attend.js', async () => {
+test('arrays, error kinds, camelCase info and option bounds come through the worker as from attend.js', async () => {
   const w = await AttendWorker.load(modelBytes.slice().buffer);
   const texts = ['A man walks.', 'Two dogs play in the snow.', 'A woman sings.'];
   const all = await w.translate(texts, greedy);
@@ -124,6 +124,7 @@ test('arrays, error kinds and camelCase info come through the worker as from att
   await assert.rejects(w.translate('A dog.', { signal: 'x' }), /option signal must be an AbortSignal/);
   const info = w.info();
   assert.deepEqual(info, direct.info());
+  assert.deepEqual(w.optionBounds(), direct.optionBounds());  // what the page bounds its beam box with
   assert.equal(w.loadedFrom, 'memory');
   assert.equal(info.decoding.lengthPenalty, info.decoding.length_penalty);
   await w.dispose();

@@ -4,6 +4,7 @@
 #include "error.h"
 #include "guarded.h"
 #include "lm/lm_model_file.h"
+#include "translate/option_table.h"
 #include "translate/translator.h"
 
 #include <emscripten/emscripten.h>
@@ -100,70 +101,46 @@ EMSCRIPTEN_KEEPALIVE const char* attend_translator_info(int handle) {
 
 namespace {
 
-// The options of the JavaScript API that are numbers, in the order attend.js checks them: the TranslationOptions
-// field each sets and its bounds, which attend.js reads (attend_option_rules) to refuse a bad value with a
-// RangeError before the core's validate_options sees it. The core asks of the penalties only that they are finite;
-// JavaScript numbers are doubles, so the bounds here keep them well inside float.
-struct NumberOption {
-    const char* name;
-    int TranslationOptions::*int_field;
-    float TranslationOptions::*float_field;
-    double min, max;
-    bool above_min;  // min itself is excluded
-};
-const NumberOption kNumberOptions[] = {
-    {"beam", &TranslationOptions::beam_size, nullptr, 1, kMaxBeamSize, false},
-    {"maxLength", &TranslationOptions::max_length, nullptr, 0, kMaxDecodingLength, false},
-    {"maxInputLength", &TranslationOptions::max_input_length, nullptr, 0, kMaxDecodingLength, false},
-    {"maxLengthRatio", nullptr, &TranslationOptions::max_length_ratio, 0, kMaxLengthRatio, false},
-    {"lengthPenalty", nullptr, &TranslationOptions::length_penalty, -1e6, 1e6, false},
-    {"noRepeatNgramSize", &TranslationOptions::no_repeat_ngram_size, nullptr, 0, kMaxNoRepeatNgramSize, false},
-    {"repetitionPenalty", nullptr, &TranslationOptions::repetition_penalty, 0, 1e6, true},
-    {"maxTokenRun", &TranslationOptions::max_token_run, nullptr, 0, kMaxRunLength, false},
-    {"maxPieceRun", &TranslationOptions::max_piece_run, nullptr, 0, kMaxRunLength, false},
-    {"noAdjacentRepeatSize", &TranslationOptions::no_adjacent_repeat_size, nullptr, 0, kMaxNoRepeatNgramSize, false},
-    {"maxCharRun", &TranslationOptions::max_char_run, nullptr, 0, kMaxRunLength, false},
-    {"clauseSplitWords", &TranslationOptions::clause_split_words, nullptr, 0, kMaxClauseSplitWords, false},
-    {"minConfidence", nullptr, &TranslationOptions::min_confidence, 0, 1, false},
-    {"alternatives", &TranslationOptions::alternatives, nullptr, 0, kMaxAlternatives, false},
-};
-struct BoolOption {
-    const char* name;
-    bool TranslationOptions::*field;
-};
-const BoolOption kBoolOptions[] = {{"copyThrough", &TranslationOptions::copy_through},
-                                   {"recaseCapitals", &TranslationOptions::recase_capitals},
-                                   {"alignMarkup", &TranslationOptions::align_markup},
-                                   {"closeMarks", &TranslationOptions::close_marks},
-                                   {"attention", &TranslationOptions::return_attention}};
+// The options of the JavaScript API are the option table's rows with a JavaScript name (translate/option_table.h):
+// attend.js reads their bounds (attend_option_rules) to refuse a bad value with a RangeError before the core's
+// validate_options sees it.
 
 // The options in the JavaScript API's names.
 nlohmann::json options_json(const TranslationOptions& opt) {
     nlohmann::json j = nlohmann::json::object();
-    for (const NumberOption& n : kNumberOptions)
-        j[n.name] = n.int_field ? nlohmann::json(opt.*n.int_field) : nlohmann::json(opt.*n.float_field);
-    for (const BoolOption& b : kBoolOptions) j[b.name] = opt.*b.field;
+    for (const TranslationOptionRow& row : translation_option_table()) {
+        if (!row.js) continue;
+        switch (row.kind) {
+            case OptionKind::integer: j[row.js] = opt.*row.int_field; break;
+            case OptionKind::number: j[row.js] = opt.*row.float_field; break;
+            case OptionKind::boolean: j[row.js] = opt.*row.bool_field; break;
+        }
+    }
     return j;
 }
 
-// options_json: the JavaScript API's names (kNumberOptions, kBoolOptions); absent keys take the translator's
-// defaults (Translator::default_options: the model's own length penalty where its file has one).
+// options_json: the JavaScript API's names (the option table's); absent keys take the translator's defaults
+// (Translator::default_options: the model's own length penalty where its file has one).
 TranslationOptions parse_options(const Translator& translator, const char* options_json) {
     nlohmann::json o = nlohmann::json::parse(options_json ? options_json : "{}", nullptr, /*allow_exceptions=*/false);
     if (!o.is_object()) throw Error("the options must be a JSON object");
     TranslationOptions opt = translator.default_options();
-    for (const NumberOption& n : kNumberOptions) {
-        if (n.int_field)
-            opt.*n.int_field = int_option(o, n.name, opt.*n.int_field);
-        else
-            opt.*n.float_field = static_cast<float>(number_option(o, n.name, opt.*n.float_field));
-    }
-    for (const BoolOption& b : kBoolOptions) {
-        auto it = o.find(b.name);
-        if (it == o.end()) continue;
-        if (!it->is_boolean())
-            throw Error(std::string("option ") + b.name + " must be true or false, got " + it->dump());
-        opt.*b.field = it->get<bool>();
+    for (const TranslationOptionRow& row : translation_option_table()) {
+        if (!row.js) continue;
+        switch (row.kind) {
+            case OptionKind::integer: opt.*row.int_field = int_option(o, row.js, opt.*row.int_field); break;
+            case OptionKind::number:
+                opt.*row.float_field = static_cast<float>(number_option(o, row.js, opt.*row.float_field));
+                break;
+            case OptionKind::boolean: {
+                auto it = o.find(row.js);
+                if (it == o.end()) break;
+                if (!it->is_boolean())
+                    throw Error(std::string("option ") + row.js + " must be true or false, got " + it->dump());
+                opt.*row.bool_field = it->get<bool>();
+                break;
+            }
+        }
     }
     if (auto it = o.find("targetPrefix"); it != o.end() && !it->is_null()) {
         if (!it->is_array()) throw Error("option targetPrefix must be an array of target tokens, got " + it->dump());
@@ -242,16 +219,47 @@ EMSCRIPTEN_KEEPALIVE int attend_translate_document(int handle, const char* text,
     }, 0);
 }
 
-// [{"name", "integer", "min", "max", "aboveMin"}, ...]: kNumberOptions, for attend.js's checks.
+// [{"name", "integer", "min", "max", "aboveMin"}, ...]: the number options of the table, for attend.js's checks.
 EMSCRIPTEN_KEEPALIVE const char* attend_option_rules() {
     static const std::string rules = [] {
         nlohmann::json j = nlohmann::json::array();
-        for (const NumberOption& n : kNumberOptions)
-            j.push_back({{"name", n.name}, {"integer", n.int_field != nullptr}, {"min", n.min}, {"max", n.max},
-                         {"aboveMin", n.above_min}});
+        for (const TranslationOptionRow& row : translation_option_table())
+            if (row.js && row.kind != OptionKind::boolean)
+                j.push_back({{"name", row.js}, {"integer", row.kind == OptionKind::integer}, {"min", row.min},
+                             {"max", row.max}, {"aboveMin", row.above_min}});
         return j.dump();
     }();
     return rules.c_str();
+}
+
+// The option table's rows with a JavaScript name: [{"name", "field" (C++), "flag" (the CLI's long flag, or null),
+// "type" ("integer", "number", "boolean"), "default" (the core's), "modelDefault", "min", "max", "aboveMin",
+// "help"}], in attend_option_rules' order, the booleans after the numbers.
+EMSCRIPTEN_KEEPALIVE const char* attend_option_table() {
+    static const std::string table = [] {
+        nlohmann::json j = nlohmann::json::array();
+        for (const TranslationOptionRow& row : translation_option_table()) {
+            if (!row.js) continue;
+            const bool boolean = row.kind == OptionKind::boolean;
+            const std::string flag = row.flag ? row.flag : "";
+            nlohmann::json entry = {
+                {"name", row.js},
+                {"field", row.field},
+                {"flag", row.flag ? nlohmann::json(flag.substr(flag.rfind("--"))) : nlohmann::json(nullptr)},
+                {"type", boolean ? "boolean" : row.kind == OptionKind::integer ? "integer" : "number"},
+                {"default", boolean ? nlohmann::json(row.default_value() != 0) : nlohmann::json(row.default_value())},
+                {"modelDefault", row.model_default},
+                {"help", row.help}};
+            if (!boolean) {
+                entry["min"] = row.min;
+                entry["max"] = row.max;
+                entry["aboveMin"] = row.above_min;
+            }
+            j.push_back(std::move(entry));
+        }
+        return j.dump();
+    }();
+    return table.c_str();
 }
 
 // The options a translate call starts from (Translator::default_options), in the JavaScript API's names.
