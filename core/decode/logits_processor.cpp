@@ -1,24 +1,35 @@
 #include "decode/logits_processor.h"
 
+#include "decode/rules/adjacent_repeat.h"
+#include "decode/rules/char_run.h"
+#include "decode/rules/closes_marks.h"
+#include "decode/rules/no_repeat_ngram.h"
+#include "decode/rules/numbers_from_source.h"
+#include "decode/rules/piece_run.h"
+#include "decode/rules/repetition_penalty.h"
+#include "decode/rules/token_run.h"
+
 #include "error.h"
 
 #include <algorithm>
 #include <string>
 
 namespace attend {
+namespace {
 
-// Each in decode/rules/<its name>.cpp: the rule where `options` asks for it, nullptr where its setting leaves it off.
-using MakeProcessor = std::unique_ptr<LogitsProcessor>(const SearchOptions& options, int vocab_size);
-MakeProcessor make_repetition_penalty, make_token_run, make_piece_run, make_char_run, make_no_repeat_ngram,
-    make_adjacent_repeat, make_numbers_from_source;
-std::unique_ptr<FinishRule> make_closes_marks(const SearchOptions& options);
+// Each of Rules that `options` asks for, in order, built from (options, args...).
+template <class Base, class... Rules, class... Args>
+std::vector<std::unique_ptr<Base>> build(const SearchOptions& options, const Args&... args) {
+    std::vector<std::unique_ptr<Base>> out;
+    ((Rules::asked(options) ? out.push_back(std::make_unique<Rules>(options, args...)) : void()), ...);
+    return out;
+}
+
+}  // namespace
 
 LogitsProcessors make_logits_processors(const SearchOptions& options, int vocab_size) {
-    LogitsProcessors out;
-    for (MakeProcessor* make : {make_repetition_penalty, make_token_run, make_piece_run, make_char_run,
-                                make_no_repeat_ngram, make_adjacent_repeat, make_numbers_from_source})
-        if (std::unique_ptr<LogitsProcessor> p = make(options, vocab_size)) out.push_back(std::move(p));
-    return out;
+    return build<LogitsProcessor, RepetitionPenalty, TokenRun, PieceRun, CharRun, NoRepeatNgram, AdjacentRepeat,
+                 GluedNumbers, PieceNumbers>(options, vocab_size);
 }
 
 void apply_logits_processors(LogitsProcessors& processors, float* logits, const int* generated, int length) {
@@ -26,11 +37,7 @@ void apply_logits_processors(LogitsProcessors& processors, float* logits, const 
     for (const auto& p : processors) p->apply(logits, generated, length);
 }
 
-FinishRules make_finish_rules(const SearchOptions& options) {
-    FinishRules out;
-    if (std::unique_ptr<FinishRule> r = make_closes_marks(options)) out.push_back(std::move(r));
-    return out;
-}
+FinishRules make_finish_rules(const SearchOptions& options) { return build<FinishRule, ClosesMarks>(options); }
 
 const std::vector<TokenShape>& shapes_for(const SearchOptions& options, int vocab_size, const char* option) {
     if (!options.token_shapes || static_cast<int>(options.token_shapes->size()) != vocab_size)

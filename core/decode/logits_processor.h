@@ -1,8 +1,9 @@
-// The decoding rules of SearchOptions (CTranslate2's LogitsProcessor): each rule is one class in its own file under
-// decode/rules/, built per sentence by make_logits_processors, so that it reads its sentence's source (what it
+// The decoding rules of SearchOptions (CTranslate2's LogitsProcessor): each rule is one class in its own header
+// under decode/rules/, built per sentence by make_logits_processors, so that it reads its sentence's source (what it
 // exempts) once, and every row of a batch carries its own list. Greedy, batched greedy and beam search only loop over
-// the list, so the three agree token for token, and a new rule is its file and one line in make_logits_processors
-// (where its place in the list is its place in the order of application): no search changes.
+// the list, so the three agree token for token, and a new rule is its file and its name in make_logits_processors'
+// list, whose order is the order of application: no search changes. A rule class has static asked(options) (whether
+// the options ask for it; it throws for a setting out of range) and a constructor from (options, vocab_size).
 // A FinishRule is of the same family, consulted where a hypothesis finishes instead of at every step.
 #pragma once
 #include "decode/search_options.h"

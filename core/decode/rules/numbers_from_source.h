@@ -1,6 +1,7 @@
 // SearchOptions::numbers_from_source: a number written in digits is one of the source's (source_numbers). Two forms,
 // as the vocabulary marks where a piece glues on: BPE's "piece@@" glues on to the next one, SentencePiece's piece
 // without "▁" on to the one before (word_start_pieces).
+#pragma once
 #include "decode/logits_processor.h"
 
 #include <algorithm>
@@ -8,15 +9,14 @@
 #include <string>
 
 namespace attend {
-namespace {
 
 // What both forms share: the source's numbers and the tokens that begin or end with a digit.
 class NumberRule : public LogitsProcessor {
 public:
-    NumberRule(const std::vector<TokenShape>& shapes, int eos_id, std::vector<NumberRun> numbers)
-        : shapes_(shapes), eos_(eos_id), numbers_(std::move(numbers)) {
-        for (int v = 0; v < static_cast<int>(shapes.size()); v++)
-            if (!shapes[v].head_digits.empty() || !shapes[v].tail_digits.empty()) digit_tokens_.push_back(v);
+    NumberRule(const SearchOptions& o, int vocab_size)
+        : shapes_(shapes_for(o, vocab_size, "numbers_from_source")), eos_(o.eos_id), numbers_(o.source_numbers) {
+        for (int v = 0; v < vocab_size; v++)
+            if (!shapes_[v].head_digits.empty() || !shapes_[v].tail_digits.empty()) digit_tokens_.push_back(v);
     }
 
 protected:
@@ -53,6 +53,7 @@ protected:
 // too, as in "1950s").
 class GluedNumbers final : public NumberRule {
 public:
+    static bool asked(const SearchOptions& o) { return o.numbers_from_source && !o.word_start_pieces; }
     using NumberRule::NumberRule;
     void apply(float* logits, const int* generated, int length) override {
         // The digits at the end of the text so far that the next token glues on to: the last token's trailing
@@ -94,6 +95,7 @@ public:
 // of the source, and digits may only grow a run towards one.
 class PieceNumbers final : public NumberRule {
 public:
+    static bool asked(const SearchOptions& o) { return o.numbers_from_source && o.word_start_pieces; }
     using NumberRule::NumberRule;
     void see(const float* logits) override {  // the digits' logits before the other rules
         digit_logits_.resize(digit_tokens_.size());
@@ -135,15 +137,5 @@ public:
 private:
     std::vector<float> digit_logits_;  // digit_tokens_' logits as the model gave them
 };
-
-}  // namespace
-
-std::unique_ptr<LogitsProcessor> make_numbers_from_source(const SearchOptions& options, int vocab_size) {
-    if (!options.numbers_from_source) return nullptr;
-    const std::vector<TokenShape>& shapes = shapes_for(options, vocab_size, "numbers_from_source");
-    if (options.word_start_pieces)
-        return std::make_unique<PieceNumbers>(shapes, options.eos_id, options.source_numbers);
-    return std::make_unique<GluedNumbers>(shapes, options.eos_id, options.source_numbers);
-}
 
 }  // namespace attend

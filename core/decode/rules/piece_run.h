@@ -1,19 +1,21 @@
 // SearchOptions::max_piece_run: no piece inside a word (TokenShape::joins_next) more than n times in a row, unless
 // the source holds it n + 1 times in a row.
+#pragma once
 #include "decode/logits_processor.h"
 
 #include <algorithm>
 
 namespace attend {
-namespace {
 
 class PieceRun final : public LogitsProcessor {
 public:
-    PieceRun(int n, const std::vector<TokenShape>& shapes, const std::vector<int>& source) : n_(n), shapes_(shapes) {
-        const int S = static_cast<int>(source.size());
-        for (int i = n; i < S; i++)
-            if (ends_with_run(source.data(), i + 1, n + 1)) exempt_.push_back(source[i]);
+    // The sentence's exemption, once: the pieces its source holds n + 1 times in a row.
+    PieceRun(const SearchOptions& o, int vocab_size)
+        : n_(o.max_piece_run), shapes_(shapes_for(o, vocab_size, "max_piece_run")) {
+        for (size_t i = n_; i < o.source_ids.size(); i++)
+            if (ends_with_run(o.source_ids.data(), static_cast<int>(i) + 1, n_ + 1)) exempt_.push_back(o.source_ids[i]);
     }
+    static bool asked(const SearchOptions& o) { return not_negative(o.max_piece_run, "max_piece_run") > 0; }
     void apply(float* logits, const int* generated, int length) override {
         if (length < n_) return;
         const int token = generated[length - 1];
@@ -25,15 +27,7 @@ public:
 private:
     int n_;
     const std::vector<TokenShape>& shapes_;
-    std::vector<int> exempt_;  // the tokens the source holds n + 1 times in a row
+    std::vector<int> exempt_;
 };
-
-}  // namespace
-
-std::unique_ptr<LogitsProcessor> make_piece_run(const SearchOptions& options, int vocab_size) {
-    const int n = not_negative(options.max_piece_run, "max_piece_run");
-    if (n == 0) return nullptr;
-    return std::make_unique<PieceRun>(n, shapes_for(options, vocab_size, "max_piece_run"), options.source_ids);
-}
 
 }  // namespace attend

@@ -1,18 +1,26 @@
-// SearchOptions::repetition_penalty: the logit of every token generated before is divided by the penalty
-// (multiplied where negative), once however often it occurred.
+// SearchOptions::repetition_penalty (CTRL's, as CTranslate2 applies it): the logit of every token generated before
+// is divided by the penalty (multiplied where negative), once however often it occurred.
+#pragma once
 #include "decode/logits_processor.h"
 
 #include "error.h"
 
 #include <cmath>
+#include <cstdint>
 #include <string>
 
 namespace attend {
-namespace {
 
 class RepetitionPenalty final : public LogitsProcessor {
 public:
-    RepetitionPenalty(float penalty, int vocab_size) : penalty_(penalty), seen_(static_cast<size_t>(vocab_size), 0) {}
+    static bool asked(const SearchOptions& o) {
+        if (!std::isfinite(o.repetition_penalty) || o.repetition_penalty <= 0.0f)
+            throw Error("repetition_penalty must be a finite number above 0, got " +
+                        std::to_string(o.repetition_penalty));
+        return o.repetition_penalty != 1.0f;
+    }
+    RepetitionPenalty(const SearchOptions& o, int vocab_size)
+        : penalty_(o.repetition_penalty), seen_(static_cast<size_t>(vocab_size), 0) {}
     void apply(float* logits, const int* generated, int length) override {
         const int V = static_cast<int>(seen_.size());
         for (int i = 0; i < length; ++i) {
@@ -30,14 +38,5 @@ private:
     float penalty_;
     std::vector<uint8_t> seen_;  // [V] scratch, all zero between calls
 };
-
-}  // namespace
-
-std::unique_ptr<LogitsProcessor> make_repetition_penalty(const SearchOptions& options, int vocab_size) {
-    const float penalty = options.repetition_penalty;
-    if (!std::isfinite(penalty) || penalty <= 0.0f)
-        throw Error("repetition_penalty must be a finite number above 0, got " + std::to_string(penalty));
-    return penalty != 1.0f ? std::make_unique<RepetitionPenalty>(penalty, vocab_size) : nullptr;
-}
 
 }  // namespace attend

@@ -1,16 +1,17 @@
 // SearchOptions::max_char_run: no character more than n times in a row in the output text, except those of
 // char_run_exempt (which the source itself repeats so).
+#pragma once
 #include "decode/logits_processor.h"
 
 #include <string>
 
 namespace attend {
-namespace {
 
 class CharRun final : public LogitsProcessor {
 public:
-    CharRun(int n, const std::vector<TokenShape>& shapes, std::u32string exempt)
-        : n_(n), shapes_(shapes), exempt_(std::move(exempt)) {}
+    static bool asked(const SearchOptions& o) { return not_negative(o.max_char_run, "max_char_run") > 0; }
+    CharRun(const SearchOptions& o, int vocab_size)
+        : n_(o.max_char_run), shapes_(shapes_for(o, vocab_size, "max_char_run")), exempt_(o.char_run_exempt) {}
     void apply(float* logits, const int* generated, int length) override {
         if (length == 0) return;
         // The run of one character at the end of the text so far: the last token's trailing run, extended back
@@ -33,13 +34,5 @@ private:
     const std::vector<TokenShape>& shapes_;
     std::u32string exempt_;
 };
-
-}  // namespace
-
-std::unique_ptr<LogitsProcessor> make_char_run(const SearchOptions& options, int vocab_size) {
-    const int n = not_negative(options.max_char_run, "max_char_run");
-    if (n == 0) return nullptr;
-    return std::make_unique<CharRun>(n, shapes_for(options, vocab_size, "max_char_run"), options.char_run_exempt);
-}
 
 }  // namespace attend

@@ -1,20 +1,24 @@
 // SearchOptions::no_adjacent_repeat_size: no phrase of 2 to n tokens right after itself, unless the source holds
 // that phrase twice in a row.
+#pragma once
 #include "decode/logits_processor.h"
 
 #include <algorithm>
 
 namespace attend {
-namespace {
 
 class AdjacentRepeat final : public LogitsProcessor {
 public:
-    AdjacentRepeat(int n, int vocab_size, const std::vector<int>& source) : n_(n), vocab_(vocab_size) {
-        const int S = static_cast<int>(source.size());
-        for (int k = 2; k <= n; k++)
-            for (int i = 0; i + 2 * k <= S; i++)
+    // The sentence's exemption, once: the phrases its source says twice in a row.
+    AdjacentRepeat(const SearchOptions& o, int vocab_size) : n_(o.no_adjacent_repeat_size), vocab_(vocab_size) {
+        const std::vector<int>& source = o.source_ids;
+        for (size_t k = 2; k <= static_cast<size_t>(n_); k++)
+            for (size_t i = 0; i + 2 * k <= source.size(); i++)
                 if (std::equal(source.begin() + i, source.begin() + i + k, source.begin() + i + k))
                     exempt_.emplace_back(source.begin() + i, source.begin() + i + k);
+    }
+    static bool asked(const SearchOptions& o) {
+        return not_negative(o.no_adjacent_repeat_size, "no_adjacent_repeat_size") > 1;
     }
     void apply(float* logits, const int* generated, int length) override {
         for (int k = 2; k <= n_ && 2 * k - 1 <= length; ++k) {
@@ -29,7 +33,7 @@ public:
 
 private:
     int n_, vocab_;
-    std::vector<std::vector<int>> exempt_;  // the phrases the source says twice in a row
+    std::vector<std::vector<int>> exempt_;
 
     bool exempt(const int* phrase, int k) const {
         return std::any_of(exempt_.begin(), exempt_.end(), [&](const std::vector<int>& p) {
@@ -37,12 +41,5 @@ private:
         });
     }
 };
-
-}  // namespace
-
-std::unique_ptr<LogitsProcessor> make_adjacent_repeat(const SearchOptions& options, int vocab_size) {
-    const int n = not_negative(options.no_adjacent_repeat_size, "no_adjacent_repeat_size");
-    return n > 1 ? std::make_unique<AdjacentRepeat>(n, vocab_size, options.source_ids) : nullptr;
-}
 
 }  // namespace attend
