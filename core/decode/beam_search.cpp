@@ -1,6 +1,6 @@
 #include "decode/beam_search.h"
 
-#include "decode/repetition_controls.h"
+#include "decode/logits_processor.h"
 
 #include "error.h"
 #include "kernels/softmax.h"
@@ -36,20 +36,11 @@ bool ranks_above(const Hypothesis& a, const Hypothesis& b) {
     return a.score > b.score;
 }
 
-// Whether a finished hypothesis leaves a quotation mark or bracket open that options ask to be closed.
-bool leaves_open(const Hypothesis& h, const SearchOptions& options) {
-    if (!options.close_quotes && !options.close_brackets) return false;
-    const MarkPairs pairs = marks_pair_up(h.tokens, *options.token_shapes);
-    return (options.close_quotes && !pairs.quotes) || (options.close_brackets && !pairs.brackets);
-}
-
 }  // namespace
 
 std::vector<Hypothesis> beam_search(StepModel& model, const SearchOptions& options) {
     if (options.beam_size < 1) throw Error("beam search: beam_size must be at least 1");
     if (options.max_length < 1) throw Error("beam search: max_length must be at least 1");
-    if ((options.close_quotes || options.close_brackets) && !options.token_shapes)
-        throw Error("beam search: close_quotes and close_brackets need token_shapes");
     const int K = options.beam_size;
     const int V = model.vocab_size();
     check_prefix(options, V);
@@ -60,9 +51,9 @@ std::vector<Hypothesis> beam_search(StepModel& model, const SearchOptions& optio
 
     // Every buffer is sized here: a step allocates nothing but the hypotheses that finish.
     std::vector<Hypothesis> live(K), next_live(K), finished;
-    // Finished with a mark open (SearchOptions::close_quotes): set aside, and kept only while the search without
-    // that preference would still be running.
-    std::vector<Hypothesis> left_open;
+    // Finished, but rejected by a finish rule (SearchOptions::close_quotes): set aside, and kept only while the search
+    // without the rules would still be running.
+    std::vector<Hypothesis> set_aside;
     int plain_stop = -1;  // the step at which the search without it would have stopped
     for (Hypothesis& h : live) h.tokens.reserve(options.max_length);
     for (Hypothesis& h : next_live) h.tokens.reserve(options.max_length);
@@ -72,8 +63,9 @@ std::vector<Hypothesis> beam_search(StepModel& model, const SearchOptions& optio
     std::vector<int> top_indices(per_row);
     // Each live row's alternatives (SearchOptions::alternatives), for the hypotheses that continue it.
     std::vector<Hypothesis> row_alternatives(k_alt > 0 ? K : 0);
-    std::vector<float> raw;  // a forced step's logits before the repetition controls
-    RepetitionControls controls(options, V);
+    std::vector<float> raw;  // a forced step's logits before the rules
+    LogitsProcessors processors = make_logits_processors(options, V);
+    const FinishRules finish_rules = make_finish_rules(options);
     std::vector<Candidate> candidates;
     candidates.reserve(static_cast<size_t>(K) * per_row);
 
@@ -85,8 +77,8 @@ std::vector<Hypothesis> beam_search(StepModel& model, const SearchOptions& optio
         const bool forced = t < P;  // then n is 1: one hypothesis, the prefix so far
         for (int i = 0; i < n; i++) {
             float* row = logits.data() + static_cast<size_t>(i) * V;
-            if (forced && controls.active()) raw.assign(row, row + V);
-            if (controls.active()) controls.apply(row, live[i].tokens.data(), static_cast<int>(live[i].tokens.size()));
+            if (forced && !processors.empty()) raw.assign(row, row + V);
+            apply_logits_processors(processors, row, live[i].tokens.data(), static_cast<int>(live[i].tokens.size()));
             log_softmax_forward(log_probs.data(), row, 1, V);
             if (k_alt > 0) {
                 Hypothesis& a = row_alternatives[i];
@@ -98,13 +90,13 @@ std::vector<Hypothesis> beam_search(StepModel& model, const SearchOptions& optio
             if (forced) {
                 const int token = options.prefix[t];
                 float lp = log_probs[token];
-                // A forced token the controls forbid is scored by the model's own distribution.
+                // A forced token the rules forbid is scored by the model's own distribution.
                 if (lp == -std::numeric_limits<float>::infinity() && !raw.empty()) lp = log_softmax_at(raw.data(), V, token);
                 candidates.push_back({live[i].log_prob + lp, i, token, lp});
                 continue;
             }
             topk(top_indices.data(), top_values.data(), log_probs.data(), V, per_row);
-            // Tokens the repetition controls forbid (-infinity) are never candidates.
+            // Tokens the rules forbid (-infinity) are never candidates.
             for (int j = 0; j < per_row && top_values[j] != -std::numeric_limits<float>::infinity(); j++)
                 candidates.push_back({live[i].log_prob + top_values[j], i, top_indices[j], top_values[j]});
         }
@@ -136,10 +128,11 @@ std::vector<Hypothesis> beam_search(StepModel& model, const SearchOptions& optio
                     h.finished = true;
                     h.score = normalized_score(h.log_prob, static_cast<int>(h.tokens.size()), options.length_penalty);
                     extend_alternatives(h, live[c.parent], c);
-                    if (!leaves_open(h, options))
+                    if (std::all_of(finish_rules.begin(), finish_rules.end(),
+                                    [&](const auto& r) { return r->accepts(h.tokens); }))
                         finished.push_back(std::move(h));
                     else if (plain_stop < 0)
-                        left_open.push_back(std::move(h));
+                        set_aside.push_back(std::move(h));
                 }
                 continue;
             }
@@ -154,13 +147,13 @@ std::vector<Hypothesis> beam_search(StepModel& model, const SearchOptions& optio
             last_tokens[n_next] = c.token;
             n_next++;
         }
-        if (plain_stop < 0 && static_cast<int>(finished.size() + left_open.size()) >= K) {
+        if (plain_stop < 0 && static_cast<int>(finished.size() + set_aside.size()) >= K) {
             plain_stop = t;
-            // Where the best of them closes its marks, that search's answer stands.
+            // Where the best of them passes the rules, that search's answer stands.
             auto by_score = [](const Hypothesis& a, const Hypothesis& b) { return a.score < b.score; };
             if (!finished.empty() &&
-                (left_open.empty() || std::max_element(finished.begin(), finished.end(), by_score)->score >=
-                                          std::max_element(left_open.begin(), left_open.end(), by_score)->score))
+                (set_aside.empty() || std::max_element(finished.begin(), finished.end(), by_score)->score >=
+                                          std::max_element(set_aside.begin(), set_aside.end(), by_score)->score))
                 break;
         }
         if (static_cast<int>(finished.size()) >= K) break;
@@ -171,11 +164,11 @@ std::vector<Hypothesis> beam_search(StepModel& model, const SearchOptions& optio
     }
     live.resize(n_live);
 
-    // Those that left a mark open come after every one that closed its marks, then those cut by max_length, which
+    // Those set aside come after every one that passed the rules, then those cut by max_length, which
     // compete only when fewer than K finished.
     std::stable_sort(finished.begin(), finished.end(), ranks_above);
-    std::stable_sort(left_open.begin(), left_open.end(), ranks_above);
-    for (Hypothesis& h : left_open) finished.push_back(std::move(h));
+    std::stable_sort(set_aside.begin(), set_aside.end(), ranks_above);
+    for (Hypothesis& h : set_aside) finished.push_back(std::move(h));
     if (static_cast<int>(finished.size()) < K) {
         const size_t cut = finished.size();
         for (Hypothesis& h : live) finished.push_back(std::move(h));

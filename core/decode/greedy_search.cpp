@@ -1,6 +1,6 @@
 #include "decode/greedy_search.h"
 
-#include "decode/repetition_controls.h"
+#include "decode/logits_processor.h"
 
 #include "error.h"
 #include "kernels/softmax.h"
@@ -19,19 +19,19 @@ Hypothesis greedy_search(StepModel& model, const SearchOptions& options) {
     const int P = static_cast<int>(options.prefix.size());
     const int k = std::min(options.alternatives, V);
     std::vector<float> logits(V), raw;
-    RepetitionControls controls(options, V);
+    LogitsProcessors processors = make_logits_processors(options, V);
     Hypothesis hyp;
     hyp.tokens.reserve(options.max_length);
     int last = options.bos_id;
     for (int t = 0; t < options.max_length; t++) {
         model.step(logits.data(), &last, 1);
         const bool forced = t < P;
-        if (forced && controls.active()) raw = logits;
-        if (controls.active()) controls.apply(logits.data(), hyp.tokens.data(), static_cast<int>(hyp.tokens.size()));
+        if (forced && !processors.empty()) raw = logits;
+        apply_logits_processors(processors, logits.data(), hyp.tokens.data(), static_cast<int>(hyp.tokens.size()));
         // The most likely token is the largest logit; only its log-probability is needed, not the whole row's.
         last = forced ? options.prefix[t] : argmax(logits.data(), V);
         float log_prob = log_softmax_at(logits.data(), V, last);
-        // A forced token the controls forbid is scored by the model's own distribution.
+        // A forced token the rules forbid is scored by the model's own distribution.
         if (forced && log_prob == -std::numeric_limits<float>::infinity() && !raw.empty())
             log_prob = log_softmax_at(raw.data(), V, last);
         if (k > 0) append_alternatives(hyp, logits.data(), V, k, log_prob, /*log_probs=*/false);

@@ -9,10 +9,11 @@
 
 namespace attend {
 
-// model: B rows, one per sentence; max_lengths [B]: the most tokens row i may generate (<eos> included).
-// options: bos_id, eos_id, length_penalty (max_length and beam_size are not used; a prefix and alternatives are
-// refused). Returns one hypothesis per row,
-// in row order; each is what greedy_search gives for that sentence alone with max_length = max_lengths[i].
+// model: B rows, one per sentence; rows [B]: sentence i's options, whose rules (built from its own source ids,
+// numbers and exemptions) act on row i alone (beam_size is not used; a prefix and alternatives are refused).
+// Returns one hypothesis per row, in row order; each is what greedy_search gives for that sentence alone with rows[i].
+std::vector<Hypothesis> greedy_search_batch(StepModel& model, const std::vector<SearchOptions>& rows);
+// Every row with `options`, but max_lengths [B]: the most tokens row i may generate (<eos> included).
 std::vector<Hypothesis> greedy_search_batch(StepModel& model, const std::vector<int>& max_lengths,
                                             const SearchOptions& options);
 

@@ -152,27 +152,6 @@ double unknown_share(const std::vector<int>& src, int unk) {
     return static_cast<double>(std::count(src.begin(), src.end() - 1, unk)) / static_cast<double>(src.size() - 1);
 }
 
-// Whether tokens say a phrase of 2 to n tokens twice in a row, which lets a translation of them do so too
-// (SearchOptions::no_adjacent_repeat_size).
-bool says_a_phrase_twice(const std::vector<std::string>& tokens, int n) {
-    const int T = static_cast<int>(tokens.size());
-    for (int k = 2; k <= n; k++)
-        for (int i = 0; i + 2 * k <= T; i++)
-            if (std::equal(tokens.begin() + i, tokens.begin() + i + k, tokens.begin() + i + k)) return true;
-    return false;
-}
-
-// Whether tokens hold one token more than n times in a row, which lets a translation hold that piece so
-// (SearchOptions::max_piece_run).
-bool runs_a_token(const std::vector<std::string>& tokens, int n) {
-    if (n <= 0) return false;
-    for (size_t i = 0, run = 0; i < tokens.size(); i++) {
-        run = i > 0 && tokens[i] == tokens[i - 1] ? run + 1 : 1;
-        if (run > static_cast<size_t>(n)) return true;
-    }
-    return false;
-}
-
 void add_cut_warning(TranslationResult& r) {
     if (!r.finished)
         r.warnings.push_back("the translation was cut at " + std::to_string(r.target_ids.size()) +
@@ -603,27 +582,16 @@ std::vector<TranslationResult> Translator::translate_batch_prepared(const std::v
         results[i].preprocess_ms = ms_since(start);
     }
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return sources[a].size() < sources[b].size(); });
-    // A source with a long run of one character exempts it from the run limit, one with numbers lets the
-    // translation write them, and one that says a phrase twice in a row (or a token more often than the piece
-    // limit) lets the translation say it so: such a sentence goes alone, as the rest of the batch must not share
-    // what it allows. So does one that is left untranslated.
+    // A sentence left untranslated goes alone (translate() leaves it as it is); every other one carries its own
+    // rules (its numbers, its phrases said twice, its long runs) in its own row.
     std::vector<size_t> alone;
     order.erase(std::remove_if(order.begin(), order.end(), [&](size_t i) {
-                    const bool own = !long_runs(text(i), options.max_char_run).empty() || prepared[i].letterless ||
-                                     (options.copy_through &&
-                                      !digit_runs(results[i].source_tokens,
-                                                  model_->source_pipeline.type == TextPipelineType::sentencepiece)
-                                           .empty()) ||
-                                     says_a_phrase_twice(results[i].source_tokens, options.no_adjacent_repeat_size) ||
-                                     runs_a_token(results[i].source_tokens, options.max_piece_run) ||
-                                     unknown_share(sources[i], model_->source_vocab.unk()) > 0.5;
+                    const bool own =
+                        prepared[i].letterless || unknown_share(sources[i], model_->source_vocab.unk()) > 0.5;
                     if (own) alone.push_back(i);
                     return own;
                 }), order.end());
     for (size_t i : alone) results[i] = one(i);
-    // Everything but max_length, which is per sentence; no source numbers or source phrases, as none of these
-    // sources holds one that the search would let through.
-    const SearchOptions search = search_options(options, {}, {});
     const long batches = static_cast<long>((order.size() + options.max_batch_size - 1) / options.max_batch_size);
     std::vector<std::string> errors(batches);
     // Batches are independent: with several OpenMP threads they run side by side (the matrix products inside
@@ -635,19 +603,20 @@ std::vector<TranslationResult> Translator::translate_batch_prepared(const std::v
         const size_t count = std::min(order.size() - first, static_cast<size_t>(options.max_batch_size));
         const int B = static_cast<int>(count);
         int S = 0, capacity = 0;
-        std::vector<int> max_lengths(count), valid(count);
+        std::vector<int> valid(count);
+        std::vector<SearchOptions> rows(count);
         for (size_t k = 0; k < count; k++) {
-            const int len = static_cast<int>(sources[order[first + k]].size());
-            valid[k] = len;
-            S = std::max(S, len);
-            max_lengths[k] = max_length_for(options, len);
-            capacity = std::max(capacity, max_lengths[k]);
+            const size_t i = order[first + k];
+            valid[k] = static_cast<int>(sources[i].size());
+            S = std::max(S, valid[k]);
+            rows[k] = search_options(options, results[i].source_tokens, text(i));
+            capacity = std::max(capacity, rows[k].max_length);
         }
         std::vector<int> src(static_cast<size_t>(B) * S, model_->pad_id);
         for (size_t k = 0; k < count; k++)
             std::copy(sources[order[first + k]].begin(), sources[order[first + k]].end(), src.begin() + k * S);
         const std::unique_ptr<StepModel> step_model = network().batch_search_model(src.data(), valid.data(), B, S, capacity);
-        std::vector<Hypothesis> hyps = greedy_search_batch(*step_model, max_lengths, search);
+        std::vector<Hypothesis> hyps = greedy_search_batch(*step_model, rows);
         const double per_sentence_ms = ms_since(start) / count;
         for (size_t k = 0; k < count; k++) {
             const size_t i = order[first + k];

@@ -7,7 +7,7 @@
 #include "decode/beam_search.h"
 #include "decode/greedy_search.h"
 #include "decode/greedy_search_batch.h"
-#include "decode/repetition_controls.h"
+#include "decode/logits_processor.h"
 
 #include <algorithm>
 #include <cmath>
@@ -194,11 +194,14 @@ SearchOptions controls(int ngram, float penalty, int max_length, int max_char_ru
     return o;
 }
 
+// Whether `o` asks for any rule over the 9 tokens.
+bool active(const SearchOptions& o) { return !make_logits_processors(o, 9).empty(); }
+
 // The tokens of the 9 that the controls of `o` leave allowed (or, !allowed, forbid) after `generated`.
 std::vector<int> tokens_left(const SearchOptions& o, const std::vector<int>& generated, bool allowed) {
-    RepetitionControls c(o, 9);
+    LogitsProcessors c = make_logits_processors(o, 9);
     std::vector<float> logits(9, 0.5f);
-    c.apply(logits.data(), generated.data(), static_cast<int>(generated.size()));
+    apply_logits_processors(c, logits.data(), generated.data(), static_cast<int>(generated.size()));
     std::vector<int> out;
     for (int v = 0; v < 9; v++)
         if (std::isfinite(logits[v]) == allowed) out.push_back(v);
@@ -414,11 +417,11 @@ TEST_CASE("the phrase limit forbids the token that ends a phrase said twice in a
     CHECK(allowed(1, {4, 7, 4}, {}) == all);
     SearchOptions o = controls(0, 1.0f, 30);
     o.no_adjacent_repeat_size = 1;
-    CHECK_FALSE(RepetitionControls(o, 9).active());
+    CHECK_FALSE(active(o));
     o.no_adjacent_repeat_size = 2;
-    CHECK(RepetitionControls(o, 9).active());
+    CHECK(active(o));
     o.no_adjacent_repeat_size = -1;
-    CHECK_THROWS_WITH(RepetitionControls(o, 9), doctest::Contains("no_adjacent_repeat_size"));
+    CHECK_THROWS_WITH(make_logits_processors(o, 9), doctest::Contains("no_adjacent_repeat_size"));
 }
 
 TEST_CASE("the piece limit forbids a piece inside a word more than n times in a row, unless the source has it so") {
@@ -441,12 +444,12 @@ TEST_CASE("the piece limit forbids a piece inside a word more than n times in a 
     CHECK(banned(0, {5, 5, 5}, {}) == V{});
     SearchOptions o = controls(0, 1.0f, 30);
     o.max_piece_run = 2;
-    CHECK(RepetitionControls(o, 9).active());
+    CHECK(active(o));
     o.max_piece_run = -1;
-    CHECK_THROWS_WITH(RepetitionControls(o, 9), doctest::Contains("max_piece_run"));
+    CHECK_THROWS_WITH(make_logits_processors(o, 9), doctest::Contains("max_piece_run"));
     o.max_piece_run = 2;
     o.token_shapes = nullptr;
-    CHECK_THROWS_WITH(RepetitionControls(o, 9), doctest::Contains("max_piece_run needs the shape of every one"));
+    CHECK_THROWS_WITH(make_logits_processors(o, 9), doctest::Contains("max_piece_run needs the shape of every one"));
 }
 
 TEST_CASE("token shapes: the ends of a token's text, BPE continuations, special tokens") {
@@ -467,14 +470,14 @@ TEST_CASE("token shapes: the ends of a token's text, BPE continuations, special 
 }
 
 TEST_CASE("repetition controls reject a negative n-gram size and a penalty that is not a positive number") {
-    CHECK_THROWS_WITH(RepetitionControls(controls(0, 1.0f, 5, -1), 9), doctest::Contains("max_char_run"));
-    CHECK_THROWS_WITH(RepetitionControls(controls(0, 1.0f, 5, 0, 9, -1), 9), doctest::Contains("max_token_run"));
+    CHECK_THROWS_WITH(make_logits_processors(controls(0, 1.0f, 5, -1), 9), doctest::Contains("max_char_run"));
+    CHECK_THROWS_WITH(make_logits_processors(controls(0, 1.0f, 5, 0, 9, -1), 9), doctest::Contains("max_token_run"));
     SearchOptions no_shapes = controls(0, 1.0f, 5, 4);
     no_shapes.token_shapes = nullptr;
-    CHECK_THROWS_WITH(RepetitionControls(no_shapes, 9), doctest::Contains("shape"));
-    CHECK_THROWS_WITH(RepetitionControls(controls(-1, 1.0f, 5), 9), doctest::Contains("no_repeat_ngram_size"));
+    CHECK_THROWS_WITH(make_logits_processors(no_shapes, 9), doctest::Contains("shape"));
+    CHECK_THROWS_WITH(make_logits_processors(controls(-1, 1.0f, 5), 9), doctest::Contains("no_repeat_ngram_size"));
     for (float bad : {0.0f, -1.0f, NAN, INFINITY})
-        CHECK_THROWS_WITH(RepetitionControls(controls(0, bad, 5), 9), doctest::Contains("repetition_penalty"));
+        CHECK_THROWS_WITH(make_logits_processors(controls(0, bad, 5), 9), doctest::Contains("repetition_penalty"));
 }
 
 namespace {
@@ -516,9 +519,9 @@ SearchOptions number_rule(int max_length, std::vector<NumberRun> numbers) {
 // Which of the tokens (those o.token_shapes describes) the controls leave allowed after `generated`.
 std::vector<bool> allowed_after(const SearchOptions& o, const std::vector<int>& generated) {
     const int vocab = static_cast<int>(o.token_shapes->size());
-    RepetitionControls controls(o, vocab);
+    LogitsProcessors controls = make_logits_processors(o, vocab);
     std::vector<float> logits(static_cast<size_t>(vocab), 0.5f);
-    controls.apply(logits.data(), generated.data(), static_cast<int>(generated.size()));
+    apply_logits_processors(controls, logits.data(), generated.data(), static_cast<int>(generated.size()));
     std::vector<bool> allowed;
     for (float x : logits) allowed.push_back(std::isfinite(x));
     return allowed;
@@ -591,10 +594,10 @@ TEST_CASE("number rule: a digit may begin, go on with or end a number of the sou
     // Without the rule nothing is forbidden.
     SearchOptions off = fifty;
     off.numbers_from_source = false;
-    CHECK_FALSE(RepetitionControls(off, 9).active());
+    CHECK_FALSE(active(off));
     SearchOptions no_shapes = fifty;
     no_shapes.token_shapes = nullptr;
-    CHECK_THROWS_WITH(RepetitionControls(no_shapes, 9), doctest::Contains("numbers_from_source needs the shape"));
+    CHECK_THROWS_WITH(make_logits_processors(no_shapes, 9), doctest::Contains("numbers_from_source needs the shape"));
 }
 
 TEST_CASE("number rule on SentencePiece pieces: a run of digits closes only on a whole number of the source") {

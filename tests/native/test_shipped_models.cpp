@@ -197,7 +197,7 @@ TEST_CASE("shipped models: batched greedy search gives the tokens of one sentenc
         std::vector<std::string> sources = check_sources(entry.at("check"), m);
         REQUIRE(sources.size() >= 200);
         sources.resize(200);
-        // A source that says a phrase twice in a row lets its translation do so: it must not share a batch.
+        // A source that says a phrase twice in a row lets its translation do so: its row carries that exemption alone.
         const std::map<std::string, std::string> twice = {
             {"en", "Two girls walk hand in hand in hand in a park."},
             {"de", "Zwei Mädchen gehen Hand in Hand in Hand im Park."},
@@ -213,6 +213,73 @@ TEST_CASE("shipped models: batched greedy search gives the tokens of one sentenc
             same += batched[i].target_ids == translator.translate(sources[i], options).target_ids;
         MESSAGE(entry.at("id").get<std::string>() << ": " << same << " of " << sources.size() << " batched translations equal");
         CHECK(same == static_cast<int>(sources.size()));
+    }
+}
+
+// Each row of a batch carries its own sentence's rules: the numbers it may write, the phrases and pieces it says
+// again, the characters it repeats. So a sentence that exercises each of them translates in a batch, among sentences
+// that allow none of it, exactly as it does alone.
+TEST_CASE("shipped models: a batch row keeps its own sentence's rules, so batched greedy gives one sentence's tokens") {
+    const std::map<std::string, std::vector<std::string>> own = {
+        {"en",
+         {"The children came home at 5 pm.", "Three men in 1950s suits walk past 2 cars.",
+          "Two girls walk hand in hand in hand in a park.", "A man shouts \"Goooooal!\" at a game.",
+          "A sign that says \"STOP\" (in red) stands by a road.", "A boy laughs hahahahaha at a dog.",
+          "Zzzzzz, a cat sleeps on 3 pillows."}},
+        {"de",
+         {"Die Kinder kamen um 5 Uhr nach Hause.", "Drei Männer in Anzügen der 1950er gehen an 2 Autos vorbei.",
+          "Zwei Mädchen gehen Hand in Hand in Hand im Park.", "Ein Mann ruft \"Toooooor!\" bei einem Spiel.",
+          "Ein Schild mit der Aufschrift \"STOP\" (in Rot) steht an einer Straße.",
+          "Ein Junge lacht hahahahaha über einen Hund.", "Zzzzzz, eine Katze schläft auf 3 Kissen."}},
+        {"fr",
+         {"Les enfants sont rentrés à 5 heures.", "Trois hommes en costumes des années 1950 passent devant 2 voitures.",
+          "Deux filles marchent main dans la main dans la main.", "Un homme crie \"Buuuuut !\" pendant un match.",
+          "Un panneau qui dit \"STOP\" (en rouge) est près d'une route.", "Un garçon rit hahahahaha devant un chien.",
+          "Zzzzzz, un chat dort sur 3 coussins."}},
+        {"zh",
+         {"孩子们5点回家。", "三个男人走过2辆车和12朵花。", "两个女孩手拉手手拉手在公园里散步。", "他喊\"进球啦啦啦啦啦啦\"!",
+          "牌子上写着\"停\"(红色)。", "哈哈哈哈哈哈哈哈,他笑了。"}}};
+    const nlohmann::json models = read_models_json()["models"];  // kept: see the batched-greedy test
+    for (const nlohmann::json& entry : models) {
+        Translator translator = Translator::from_bytes(read_bytes(models_dir() + "/" + entry.at("file").get<std::string>()),
+                                                       entry.at("file").get<std::string>());
+        CAPTURE(entry.at("id").get<std::string>());
+        const TranslatorModel& m = translator.model();
+        TranslationOptions options;
+        options.beam_size = 1;
+        options.max_batch_size = 8;
+        // Each rule that reads the source has something to read in one of the sentences.
+        const std::vector<std::string>& rules = own.at(language_code(m.source_pipeline));
+        bool numbers = false, phrase = false, piece = false, marks = false, chars = false;
+        for (const std::string& s : rules) {
+            const std::vector<std::string> tokens = translator.source_tokens(s);
+            const SearchOptions search = translator.search_options(options, tokens, s);
+            numbers |= !search.source_numbers.empty();
+            chars |= !search.char_run_exempt.empty();
+            marks |= s.find('"') != std::string::npos && s.find('(') != std::string::npos;
+            for (int k = 2; k <= options.no_adjacent_repeat_size; k++)
+                for (size_t i = 0; i + 2 * k <= tokens.size(); i++)
+                    phrase |= std::equal(tokens.begin() + i, tokens.begin() + i + k, tokens.begin() + i + k);
+            for (size_t i = 0, run = 1; i + 1 < tokens.size(); i++) {
+                run = tokens[i + 1] == tokens[i] ? run + 1 : 1;
+                piece |= run > static_cast<size_t>(options.max_piece_run);
+            }
+        }
+        CHECK(numbers);
+        CHECK(phrase);
+        CHECK(piece);
+        CHECK(marks);
+        CHECK(chars);
+        // Among sentences of the test set that allow none of it, in batches of 8.
+        std::vector<std::string> sources = check_sources(entry.at("check"), m);
+        REQUIRE(sources.size() >= 40);
+        sources.resize(40);
+        for (size_t i = 0; i < rules.size(); i++) sources.insert(sources.begin() + 5 * i, rules[i]);
+        const std::vector<TranslationResult> batched = translator.translate_batch(sources, options);
+        for (size_t i = 0; i < sources.size(); i++) {
+            CAPTURE(sources[i]);
+            CHECK(batched[i].target_ids == translator.translate(sources[i], options).target_ids);
+        }
     }
 }
 
