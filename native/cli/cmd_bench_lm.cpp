@@ -4,7 +4,12 @@
 // at the preset's sizes on a random corpus over The Time Machine's 28 characters (the speed does not depend on the
 // text). Then the same step in PyTorch (bench/torch_lm.py: nn.RNN / nn.GRU / nn.LSTM + nn.Linear, the same sizes,
 // loss, clipping and update) on the same thread counts, and the ratio per figure.
-// Tokens are the T*B predictions of a batch; the best timed step counts.
+// Tokens are the T*B predictions of a batch; the best timed step counts. Beside the wall-clock figure, tokens per
+// CPU second of the process (all its threads): on a shared, busy machine the wall clock also counts the time other
+// processes hold the cores, the CPU time does not, so with one thread it is the steadier figure of the two (with
+// several it measures the work, including what the threads spend waiting for each other).
+#include <time.h>
+
 #include <omp.h>
 
 #include <algorithm>
@@ -72,8 +77,18 @@ std::string figure_name(const std::string& preset, int threads) {
     return preset + "_threads" + std::to_string(threads) + "_tokens_per_s";
 }
 
+double process_cpu_seconds() {
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
+
+struct StepTime {
+    double wall = 1e30, cpu = 1e30;  // best seconds of a step
+};
+
 // Best seconds of one training step of the preset's model on `threads` OpenMP threads.
-double time_preset(const LmPreset& preset, int vocab, int steps, int threads) {
+StepTime time_preset(const LmPreset& preset, int vocab, int steps, int threads) {
     omp_set_num_threads(threads);
     CharLmConfig config = preset.model;
     config.vocab_size = vocab;
@@ -87,11 +102,13 @@ double time_preset(const LmPreset& preset, int vocab, int steps, int threads) {
     LmEpochTrainer trainer(model, o);
     trainer.begin(corpus, 1);
     trainer.step();  // warm-up: first touch of the buffers, OpenMP's threads
-    double best = 1e30;
+    StepTime best;
     for (int i = 0; i < steps; ++i) {
         const auto start = std::chrono::steady_clock::now();
+        const double cpu_start = process_cpu_seconds();
         trainer.step();
-        best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        best.cpu = std::min(best.cpu, process_cpu_seconds() - cpu_start);
+        best.wall = std::min(best.wall, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     }
     return best;
 }
@@ -107,15 +124,19 @@ void run_bench_lm(const BenchLmOptions& o) {
     std::printf("# character LMs: one training step = forward + cross-entropy + backward + clip 1 + SGD, batch 32 x "
                 "35 steps (1120 tokens), vocabulary %d, best of %d steps after one warm-up\n",
                 o.vocab, o.steps);
-    std::map<std::string, double> attend;
+    std::map<std::string, double> attend;  // figure name -> tokens/s, wall and CPU ("_cpu" names)
     for (const LmPreset* p : presets) {
         std::printf("# %s: %s\n", p->name.c_str(), p->description.c_str());
         for (int n : threads) {
-            const double seconds = time_preset(*p, o.vocab, o.steps, n);
-            const double tokens_per_s = double(p->train.batch) * p->train.steps / seconds;
-            attend[figure_name(p->name, n)] = tokens_per_s;
-            std::printf("lm_%s %.1f tokens/s (%.2f ms a step, %d thread%s)\n", figure_name(p->name, n).c_str(),
-                        tokens_per_s, seconds * 1e3, n, n == 1 ? "" : "s");
+            const StepTime t = time_preset(*p, o.vocab, o.steps, n);
+            const double tokens = double(p->train.batch) * p->train.steps;
+            const std::string name = figure_name(p->name, n);
+            attend[name] = tokens / t.wall;
+            attend[name + "_cpu"] = tokens / t.cpu;
+            std::printf("lm_%s %.1f tokens/s (%.2f ms a step, %d thread%s)\n", name.c_str(), tokens / t.wall,
+                        t.wall * 1e3, n, n == 1 ? "" : "s");
+            std::printf("lm_%s_cpu %.1f tokens/s (per CPU second: %.2f ms of CPU a step)\n", name.c_str(),
+                        tokens / t.cpu, t.cpu * 1e3);
             std::fflush(stdout);
         }
     }
@@ -138,18 +159,18 @@ void run_bench_lm(const BenchLmOptions& o) {
                               " --vocab " + std::to_string(o.vocab),
                           true);
     for (const LmPreset* p : presets)
-        for (int n : threads) {
-            const std::string name = figure_name(p->name, n);
-            const auto t = torch.find("torch_lm_" + name);
-            if (t == torch.end() || !(t->second > 0)) {
-                std::printf("# torch gave no figure for %s\n", name.c_str());
-                continue;
+        for (int n : threads)
+            for (const char* clock : {"", "_cpu"}) {
+                const std::string name = figure_name(p->name, n) + clock;
+                const auto t = torch.find("torch_lm_" + name);
+                if (t == torch.end() || !(t->second > 0)) {
+                    std::printf("# torch gave no figure for %s\n", name.c_str());
+                    continue;
+                }
+                const double a = attend[name];
+                std::printf("lm_%s_threads%d%s_vs_torch %.2f x (attend %.1f tokens/s, torch %.1f tokens/s)\n",
+                            p->name.c_str(), n, clock, a / t->second, a, t->second);
             }
-            const double a = attend[name];
-            std::printf("lm_%s_vs_torch %.2f x (attend %.1f tokens/s, torch %.1f tokens/s)\n",
-                        name.substr(0, name.size() - std::string("_tokens_per_s").size()).c_str(), a / t->second, a,
-                        t->second);
-        }
 }
 
 CommandRegistrar registrar([](CLI::App& app) {
