@@ -85,6 +85,8 @@ TEST_CASE("attend train: every numeric option is range-checked before any work")
                   "--embed: must be at most 16384, got 20000");
     check_refused("train --preset bahdanau-d2l --out '" + out + "' --attention-dropout 0",
                   "--attention-dropout is a Transformer option");
+    check_refused("train --preset transformer-d2l --out '" + out + "' --bidirectional",
+                  "--bidirectional is a bahdanau option");
     check_refused("train --out '" + out + "' --precision bf16 --device cpu", "--precision bf16 is for --device cuda");
     check_refused("train --out '" + out + "' --precision tf32", "--precision tf32 is for --device cuda");
     check_refused("train --precision fp16", "--precision: fp16 not in {fp32,tf32,bf16}");
