@@ -251,6 +251,7 @@ TEST_CASE("bahdanau-d2l --bidirectional: the loss falls, the model file records 
     const Translator loaded(load_translator_model_bytes(bytes, "bi.safetensors"));
     CHECK(network_as<BahdanauNetwork>(*loaded.model().network, "test").model.config.bidirectional);
     CHECK(loaded.info()["config"]["bidirectional"] == true);
+    CHECK(loaded.model().network->description().find(", bidirectional encoder") != std::string::npos);
     TranslationOptions opt;
     opt.return_attention = true;
     for (int beam : {1, 3}) {
