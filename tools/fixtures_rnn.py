@@ -220,10 +220,10 @@ class AdditiveAttention(nn.Module):
 
 
 class Seq2SeqEncoder(nn.Module):
-    def __init__(self, vocab_size, embed_size, num_hiddens, num_layers, dropout=0):
+    def __init__(self, vocab_size, embed_size, num_hiddens, num_layers, dropout=0, bidirectional=False):
         super().__init__()
         self.embedding = nn.Embedding(vocab_size, embed_size)
-        self.rnn = nn.GRU(embed_size, num_hiddens, num_layers, dropout=dropout)
+        self.rnn = nn.GRU(embed_size, num_hiddens, num_layers, dropout=dropout, bidirectional=bidirectional)
 
     def forward(self, X):
         X = self.embedding(X).permute(1, 0, 2)
@@ -231,15 +231,24 @@ class Seq2SeqEncoder(nn.Module):
 
 
 class Seq2SeqAttentionDecoder(nn.Module):
-    def __init__(self, vocab_size, embed_size, num_hiddens, num_layers, dropout=0):
+    # bidirectional (not in the seeds): the encoder's outputs are 2H wide (keys, values, context) and each layer
+    # starts from tanh(init_state[l](cat(forward_l, backward_l))), Attend's Seq2SeqAttentionDecoder::init_state.
+    def __init__(self, vocab_size, embed_size, num_hiddens, num_layers, dropout=0, bidirectional=False):
         super().__init__()
-        self.attention = AdditiveAttention(num_hiddens, num_hiddens, num_hiddens, dropout)
+        key_size = 2 * num_hiddens if bidirectional else num_hiddens
+        self.attention = AdditiveAttention(key_size, num_hiddens, num_hiddens, dropout)
         self.embedding = nn.Embedding(vocab_size, embed_size)
-        self.rnn = nn.GRU(embed_size + num_hiddens, num_hiddens, num_layers, dropout=dropout)
+        self.rnn = nn.GRU(embed_size + key_size, num_hiddens, num_layers, dropout=dropout)
         self.dense = nn.Linear(num_hiddens, vocab_size)
+        self.bidirectional = bidirectional
+        if bidirectional:
+            self.init_state_proj = nn.ModuleList([nn.Linear(2 * num_hiddens, num_hiddens) for _ in range(num_layers)])
 
     def init_state(self, enc_outputs, enc_valid_lens):
         outputs, hidden_state = enc_outputs
+        if self.bidirectional:  # [2L, B, H]: layer l forward at 2l, reverse at 2l + 1
+            hidden_state = torch.stack([torch.tanh(proj(torch.cat((hidden_state[2 * l], hidden_state[2 * l + 1]), -1)))
+                                        for l, proj in enumerate(self.init_state_proj)])
         return (outputs.permute(1, 0, 2), hidden_state, enc_valid_lens)
 
     def forward(self, X, state):
@@ -257,12 +266,12 @@ class Seq2SeqAttentionDecoder(nn.Module):
         return outputs.permute(1, 0, 2), [enc_outputs, hidden_state, enc_valid_lens]
 
 
-def seq2seq_fixture():
-    torch.manual_seed(21)
+def seq2seq_fixture(bidirectional=False):
+    torch.manual_seed(22 if bidirectional else 21)
     V_src, V_tgt, E, H, L = 11, 9, 6, 8, 2
     B, Ts, Tt = 3, 5, 4
-    encoder = Seq2SeqEncoder(V_src, E, H, L)
-    decoder = Seq2SeqAttentionDecoder(V_tgt, E, H, L)
+    encoder = Seq2SeqEncoder(V_src, E, H, L, bidirectional=bidirectional)
+    decoder = Seq2SeqAttentionDecoder(V_tgt, E, H, L, bidirectional=bidirectional)
     encoder.eval()
     decoder.eval()
     src = torch.randint(0, V_src, (B, Ts))
@@ -284,13 +293,18 @@ def seq2seq_fixture():
                "tgt_valid": tgt_valid.numpy().astype(np.int32), "enc_outputs": f32(enc_out[0]),
                "enc_state": f32(enc_out[1]), "dec_output": f32(Y), "dec_state": f32(new_state[1]),
                "attention": f32(attn), "loss": f32(loss.reshape(1)), "r_dec_state": f32(r_h)}
+    if bidirectional:
+        tensors["dec_init_state"] = f32(state[1])
     for prefix, module in (("encoder.", encoder), ("decoder.", decoder)):
         for pname, p in module.named_parameters():
+            pname = pname.replace("init_state_proj.", "init_state.")  # Attend's names
             tensors["param." + prefix + pname] = f32(p)
             tensors["grad." + prefix + pname] = f32(p.grad)
     meta = {"src_vocab": str(V_src), "tgt_vocab": str(V_tgt), "embed_size": str(E), "num_hiddens": str(H),
             "num_layers": str(L), "batch": str(B), "src_steps": str(Ts), "tgt_steps": str(Tt)}
-    save("rnn_seq2seq.safetensors", tensors, meta)
+    if bidirectional:
+        meta["bidirectional"] = "1"
+    save("rnn_seq2seq_bi.safetensors" if bidirectional else "rnn_seq2seq.safetensors", tensors, meta)
 
 
 def main():
@@ -309,6 +323,7 @@ def main():
     cross_entropy_fixture()
     optimizer_fixture()
     seq2seq_fixture()
+    seq2seq_fixture(bidirectional=True)
 
 
 if __name__ == "__main__":

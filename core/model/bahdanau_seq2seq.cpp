@@ -11,7 +11,7 @@ namespace {
 
 Seq2SeqConfig side(const BahdanauConfig& c, int vocab) {
     c.validate();
-    return Seq2SeqConfig{vocab, c.embed_size, c.num_hiddens, c.num_layers, c.dropout, false};
+    return Seq2SeqConfig{vocab, c.embed_size, c.num_hiddens, c.num_layers, c.dropout, c.bidirectional};
 }
 
 }  // namespace
@@ -32,10 +32,12 @@ void BahdanauConfig::validate() const {
 }
 
 nlohmann::json bahdanau_config_to_json(const BahdanauConfig& c) {
-    return {{"architecture", "bahdanau"}, {"src_vocab", c.src_vocab},     {"tgt_vocab", c.tgt_vocab},
-            {"embed_size", c.embed_size}, {"num_hiddens", c.num_hiddens}, {"num_layers", c.num_layers},
-            {"dropout", c.dropout},       {"num_steps", c.num_steps},     {"max_len", c.max_len},
-            {"pad_id", c.pad_id}};
+    nlohmann::json j = {{"architecture", "bahdanau"}, {"src_vocab", c.src_vocab},     {"tgt_vocab", c.tgt_vocab},
+                        {"embed_size", c.embed_size}, {"num_hiddens", c.num_hiddens}, {"num_layers", c.num_layers},
+                        {"dropout", c.dropout},       {"num_steps", c.num_steps},     {"max_len", c.max_len},
+                        {"pad_id", c.pad_id}};
+    if (c.bidirectional) j["bidirectional"] = true;
+    return j;
 }
 
 BahdanauConfig bahdanau_config_from_json(const nlohmann::json& j) {
@@ -44,7 +46,8 @@ BahdanauConfig bahdanau_config_from_json(const nlohmann::json& j) {
         throw Error("bahdanau config: architecture is " + (j.contains("architecture") ? j["architecture"].dump() : "missing") +
                     ", expected \"bahdanau\"");
     const std::set<std::string> known{"architecture", "src_vocab", "tgt_vocab", "embed_size", "num_hiddens",
-                                      "num_layers",   "dropout",   "num_steps", "max_len",    "pad_id"};
+                                      "num_layers",   "dropout",   "num_steps", "max_len",    "pad_id",
+                                      "bidirectional"};
     for (auto it = j.begin(); it != j.end(); ++it)
         if (!known.count(it.key())) throw Error("bahdanau config: unknown field '" + it.key() + "'");
     BahdanauConfig c;
@@ -58,6 +61,7 @@ BahdanauConfig bahdanau_config_from_json(const nlohmann::json& j) {
     get("num_steps", c.num_steps);
     get("max_len", c.max_len);
     get("pad_id", c.pad_id);
+    get("bidirectional", c.bidirectional);
     c.validate();
     return c;
 }

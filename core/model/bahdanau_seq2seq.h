@@ -3,6 +3,9 @@
 // one ParameterStore for both, and the hyperparameters as stored in a model file (architecture "bahdanau").
 //
 // Tensor names (PyTorch's, so a d2l state_dict maps 1:1; V_s / V_t the vocabularies, E embed, H hiddens):
+// With bidirectional, every encoder.rnn tensor also has its "_reverse" twin, encoder.rnn.weight_ih_l{k>0} is
+// [3H, 2H], decoder.attention.W_k.weight [H, 2H], decoder.rnn.weight_ih_l0 [3H, 2H + E], and
+// decoder.init_state.{k}.weight [H, 2H], decoder.init_state.{k}.bias [H] follow decoder.dense.bias.
 //   encoder.embedding.weight [V_s, E]
 //   encoder.rnn.weight_ih_l0 [3H, E], encoder.rnn.weight_ih_l{k>0} [3H, H], encoder.rnn.weight_hh_l{k} [3H, H],
 //   encoder.rnn.bias_ih_l{k} [3H], encoder.rnn.bias_hh_l{k} [3H]
@@ -33,6 +36,9 @@ struct BahdanauConfig {
     int num_steps = 0;
     int max_len = 256;
     int pad_id = 1;
+    // A bidirectional encoder GRU (not in the seeds; Bahdanau et al. 2015's): keys and values 2H wide, the
+    // decoder started from both directions' final states (Seq2SeqAttentionDecoder::init_state).
+    bool bidirectional = false;
 
     int max_source_tokens() const { return num_steps > 0 ? num_steps : max_len; }
     // Throws attend::Error naming the first bad field.
@@ -40,8 +46,10 @@ struct BahdanauConfig {
 };
 
 // {"architecture": "bahdanau", "src_vocab", "tgt_vocab", "embed_size", "num_hiddens", "num_layers", "dropout",
-//  "num_steps", "max_len", "pad_id"}; from_json: missing fields keep their defaults, a wrong type, an unknown
-// field or another architecture throws attend::Error naming it.
+//  "num_steps", "max_len", "pad_id", "bidirectional"}; "bidirectional" is written only when true, so a
+// unidirectional model's file reads as before in every build; from_json: missing fields keep their defaults (a file
+// without "bidirectional" is unidirectional), a wrong type, an unknown field or another architecture throws
+// attend::Error naming it.
 nlohmann::json bahdanau_config_to_json(const BahdanauConfig& config);
 BahdanauConfig bahdanau_config_from_json(const nlohmann::json& json);
 

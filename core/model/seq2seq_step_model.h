@@ -1,6 +1,7 @@
 // The seeds' RNN encoder-decoder as a StepModel (decode/step_model.h), so greedy and beam search translate with it
 // (d2l's predict_seq2seq): the encoder runs once on ONE source sentence (evaluation mode), then every step runs the
-// Bahdanau decoder for the n live hypotheses with T = 1, each carrying its own GRU state.
+// Bahdanau decoder for the n live hypotheses with T = 1, each carrying its own GRU state (started by the decoder's
+// init_state from the encoder's final state, so a bidirectional encoder works too).
 #pragma once
 #include <vector>
 
@@ -26,10 +27,10 @@ public:
 
 private:
     Seq2SeqAttentionDecoder& decoder_;
-    int src_len_, H_, L_;
+    int src_len_, H_, K_, L_;  // K_: the encoder outputs' width (H, or 2H bidirectional)
     int n_ = 1;                  // live hypotheses the state holds
-    std::vector<float> enc_;     // [src_len, 1, H]
-    std::vector<float> enc_rep_; // [src_len, n, H]
+    std::vector<float> enc_;     // [src_len, 1, K]
+    std::vector<float> enc_rep_; // [src_len, n, K]
     std::vector<float> hidden_;  // [L, n, H]
     std::vector<float> next_;    // [L, n, H]
     std::vector<int> valid_;     // [n]

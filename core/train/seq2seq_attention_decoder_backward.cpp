@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "error.h"
 #include "model/parameter_store.h"
 #include "model/seq2seq_attention_decoder.h"
 #include "train/attention_layers_backward.h"
@@ -19,8 +20,9 @@ void seq2seq_attention_decoder_backward(Seq2SeqAttentionDecoder& decoder, float*
     const Seq2SeqAttentionDecoder::Offsets& o = decoder.offsets;
     const Seq2SeqAttentionDecoder::Saved& s = decoder.saved;
     const Seq2SeqConfig& c = decoder.config();
-    const int B = s.B, T = s.T, Tk = s.Tk, V = c.vocab_size, E = c.embed_size, H = c.num_hiddens, L = c.num_layers;
-    const size_t BH = size_t(B) * H, X_in = size_t(H) + E;
+    const int B = s.B, T = s.T, Tk = s.Tk, V = c.vocab_size, E = c.embed_size, H = c.num_hiddens, L = c.num_layers,
+              K = decoder.key_size();
+    const size_t BH = size_t(B) * H, X_in = size_t(K) + E;
 
     std::vector<float> douts(size_t(B) * T * H, 0.0f);  // [B, T, H]
     linear_backward(douts.data(), ps.grad_at(o.dense_w), ps.grad_at(o.dense_b), doutput, s.outputs,
@@ -28,8 +30,8 @@ void seq2seq_attention_decoder_backward(Seq2SeqAttentionDecoder& decoder, float*
 
     std::vector<float> dh(size_t(L) * BH, 0.0f), dh_prev(size_t(L) * BH);  // gradients of the current states
     if (dhidden_out) std::copy_n(dhidden_out, dh.size(), dh.begin());
-    std::vector<float> denc(size_t(B) * Tk * H, 0.0f), dk_proj(size_t(B) * Tk * H, 0.0f);
-    std::vector<float> dgates(3 * BH), dinput(size_t(B) * X_in), dcontext(BH), dembedded(size_t(B) * E);
+    std::vector<float> denc(size_t(B) * Tk * K, 0.0f), dk_proj(size_t(B) * Tk * H, 0.0f);
+    std::vector<float> dgates(3 * BH), dinput(size_t(B) * X_in), dcontext(size_t(B) * K), dembedded(size_t(B) * E);
     std::vector<float> dscores(size_t(B) * Tk), dq_proj(BH), zeros(BH, 0.0f);
 
     for (int t = T - 1; t >= 0; --t) {
@@ -57,13 +59,13 @@ void seq2seq_attention_decoder_backward(Seq2SeqAttentionDecoder& decoder, float*
         }
         // Layer 0's input was concat(context, embedding).
         for (int b = 0; b < B; ++b) {
-            std::copy_n(dinput.data() + b * X_in, H, dcontext.data() + size_t(b) * H);
-            std::copy_n(dinput.data() + b * X_in + H, E, dembedded.data() + size_t(b) * E);
+            std::copy_n(dinput.data() + b * X_in, K, dcontext.data() + size_t(b) * K);
+            std::copy_n(dinput.data() + b * X_in + K, E, dembedded.data() + size_t(b) * E);
         }
         embedding_backward(ps.grad_at(o.embedding), dembedded.data(), s.ids.data() + size_t(t) * B, 1.0f, -1, B, E, V);
         std::fill(dscores.begin(), dscores.end(), 0.0f);
         attention_weighted_sum_backward(dscores.data(), denc.data(), dcontext.data(), s.probs + size_t(t) * B * Tk,
-                                        s.enc, s.attn_drop[size_t(t)], B, 1, Tk, H);
+                                        s.enc, s.attn_drop[size_t(t)], B, 1, Tk, K);
         std::fill(dq_proj.begin(), dq_proj.end(), 0.0f);
         additive_attention_scores_backward(dq_proj.data(), dk_proj.data(), ps.grad_at(o.w_v), dscores.data(),
                                            s.q_proj + size_t(t) * BH, s.k_proj, ps.value_at(o.w_v), B, 1,
@@ -76,12 +78,45 @@ void seq2seq_attention_decoder_backward(Seq2SeqAttentionDecoder& decoder, float*
     if (dhidden)
         for (size_t i = 0; i < dh.size(); ++i) dhidden[i] += dh[i];
     linear_backward(denc.data(), ps.grad_at(o.W_k), nullptr, dk_proj.data(), s.enc, ps.value_at(o.W_k), B * Tk,
-                    H, H);
+                    K, H);
     if (denc_outputs)  // back to time-major
         for (int t = 0; t < Tk; ++t)
             for (int b = 0; b < B; ++b)
-                for (int j = 0; j < H; ++j)
-                    denc_outputs[(size_t(t) * B + b) * H + j] += denc[(size_t(b) * Tk + t) * H + j];
+                for (int j = 0; j < K; ++j)
+                    denc_outputs[(size_t(t) * B + b) * K + j] += denc[(size_t(b) * Tk + t) * K + j];
+}
+
+void seq2seq_attention_decoder_init_state_backward(Seq2SeqAttentionDecoder& decoder, float* denc_state,
+                                                   const float* dhidden, int B) {
+    const Seq2SeqConfig& c = decoder.config();
+    const int H = c.num_hiddens, L = c.num_layers;
+    const size_t BH = size_t(B) * H;
+    if (!c.bidirectional) {  // the state itself
+        for (size_t i = 0; i < size_t(L) * BH; ++i) denc_state[i] += dhidden[i];
+        return;
+    }
+    const Seq2SeqAttentionDecoder::InitSaved& s = decoder.init_saved;
+    if (s.B != B || s.out.size() != size_t(L) * BH)
+        throw Error("seq2seq decoder init_state backward: batch " + std::to_string(B) + ", the forward's was " +
+                    std::to_string(s.B));
+    ParameterStore& ps = *decoder.store();
+    std::vector<float> dpre(BH), din(2 * BH);
+    for (int l = 0; l < L; ++l) {
+        const float* out = s.out.data() + size_t(l) * BH;
+        const float* dh = dhidden + size_t(l) * BH;
+        for (size_t i = 0; i < BH; ++i) dpre[i] = dh[i] * (1.0f - out[i] * out[i]);  // tanh' = 1 - tanh^2
+        std::fill(din.begin(), din.end(), 0.0f);
+        linear_backward(din.data(), ps.grad_at(decoder.offsets.init_w[size_t(l)]),
+                        ps.grad_at(decoder.offsets.init_b[size_t(l)]), dpre.data(), s.in.data() + size_t(l) * 2 * BH,
+                        ps.value_at(decoder.offsets.init_w[size_t(l)]), B, 2 * H, H);
+        float* dfwd = denc_state + size_t(2 * l) * BH;
+        float* dbwd = denc_state + size_t(2 * l + 1) * BH;
+        for (int b = 0; b < B; ++b)
+            for (int j = 0; j < H; ++j) {
+                dfwd[size_t(b) * H + j] += din[size_t(b) * 2 * H + j];
+                dbwd[size_t(b) * H + j] += din[size_t(b) * 2 * H + H + j];
+            }
+    }
 }
 
 }  // namespace attend

@@ -7,8 +7,14 @@ namespace attend {
 class Seq2SeqAttentionDecoder;
 
 // doutput [B, T, V] gradient of the logits; dhidden_out [L, B, H] gradient of the returned state (null = zeros).
-// denc_outputs [Tk, B, H] (time-major, like the encoder outputs it received), dhidden [L, B, H] (the initial state).
+// denc_outputs [Tk, B, K] (time-major, like the encoder outputs it received), dhidden [L, B, H] (the initial state).
 void seq2seq_attention_decoder_backward(Seq2SeqAttentionDecoder& decoder, float* denc_outputs, float* dhidden,
                                         const float* doutput, const float* dhidden_out);
+
+// Backward of Seq2SeqAttentionDecoder::init_state (its last call): denc_state [L*D, B, H] accumulates the gradient
+// of the encoder's final state from dhidden [L, B, H], that of the decoder's initial state; the bidirectional
+// projection's parameter gradients accumulate in the store.
+void seq2seq_attention_decoder_init_state_backward(Seq2SeqAttentionDecoder& decoder, float* denc_state,
+                                                   const float* dhidden, int B);
 
 }  // namespace attend

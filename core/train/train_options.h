@@ -139,7 +139,8 @@ int training_threads(int64_t parameters, int64_t tokens_per_batch, int available
 
 // A run's RNN options in its saved options: what it chooses; a model file stores the whole config
 // (bahdanau_config_to_json).
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BahdanauConfig, embed_size, num_hiddens, num_layers, dropout, max_len)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BahdanauConfig, embed_size, num_hiddens, num_layers, dropout, max_len,
+                                                bidirectional)
 
 // The options a checkpoint saves and a resume reads back; a key that is missing takes TrainOptions' default.
 // out_dir and threads belong to each call, not to the run.

@@ -44,27 +44,33 @@ public:
     float* forward(const TrainBatch& b, DropoutStream* dropout) override {
         const BahdanauConfig& c = model_.config;
         const bool training = dropout != nullptr;
-        enc_out_.resize(size_t(b.S) * b.B * c.num_hiddens);
-        enc_state_.resize(size_t(c.num_layers) * b.B * c.num_hiddens);
+        const Seq2SeqAttentionDecoder& decoder = model_.decoder;
+        enc_out_.resize(size_t(b.S) * b.B * decoder.key_size());
+        enc_state_.resize(size_t(decoder.encoder_state_layers()) * b.B * c.num_hiddens);
+        hidden_.resize(size_t(c.num_layers) * b.B * c.num_hiddens);
         logits_.resize(size_t(b.B) * b.T * c.tgt_vocab);
         // The seeds: the encoder GRU reads the whole padded source; attention masks keys past the valid length.
         model_.encoder.forward(enc_out_.data(), enc_state_.data(), b.src.data(), b.B, b.S, training, dropout);
-        model_.decoder.forward(logits_.data(), nullptr, b.tgt_in.data(), enc_out_.data(), enc_state_.data(),
+        model_.decoder.init_state(hidden_.data(), enc_state_.data(), b.B);
+        model_.decoder.forward(logits_.data(), nullptr, b.tgt_in.data(), enc_out_.data(), hidden_.data(),
                                b.src_valid.data(), b.B, b.T, b.S, training, dropout);
         return logits_.data();
     }
 
-    void backward(const TrainBatch&, const float* dlogits) override {
+    void backward(const TrainBatch& b, const float* dlogits) override {
         denc_out_.assign(enc_out_.size(), 0.0f);
         denc_state_.assign(enc_state_.size(), 0.0f);
-        seq2seq_attention_decoder_backward(model_.decoder, denc_out_.data(), denc_state_.data(), dlogits, nullptr);
+        dhidden_.assign(hidden_.size(), 0.0f);
+        seq2seq_attention_decoder_backward(model_.decoder, denc_out_.data(), dhidden_.data(), dlogits, nullptr);
+        seq2seq_attention_decoder_init_state_backward(model_.decoder, denc_state_.data(), dhidden_.data(), b.B);
         seq2seq_encoder_backward(model_.encoder, denc_out_.data(), denc_state_.data());
     }
 
 private:
     BahdanauSeq2Seq& model_;
-    std::vector<float> enc_out_, enc_state_, logits_;  // [S, B, H], [L, B, H], [B, T, V]
-    std::vector<float> denc_out_, denc_state_;
+    // [S, B, K], [L*D, B, H] (K = D*H, D = 2 with a bidirectional encoder), [L, B, H] the decoder's start, [B, T, V]
+    std::vector<float> enc_out_, enc_state_, hidden_, logits_;
+    std::vector<float> denc_out_, denc_state_, dhidden_;
 };
 
 // The flags only bound each number by itself; the model's own rules (heads dividing the dimension, ...) are
@@ -84,7 +90,11 @@ Config with_corpus(Config c, int src_vocab, int tgt_vocab, int pad_id) {
     return c;
 }
 
-void check_transformer_options(const TrainOptions& o) { validate_with_stand_in_vocabularies(o.model); }
+void check_transformer_options(const TrainOptions& o) {
+    if (o.rnn.bidirectional) throw Error("--bidirectional is a bahdanau option (its encoder GRU); a Transformer's "
+                                         "encoder already reads both ways");
+    validate_with_stand_in_vocabularies(o.model);
+}
 
 std::unique_ptr<TranslatorNetwork> build_transformer(TrainOptions& o, int src_vocab, int tgt_vocab, int pad_id) {
     const TransformerConfig config = with_corpus(o.model, src_vocab, tgt_vocab, pad_id);

@@ -9,8 +9,8 @@ namespace attend {
 std::string BahdanauNetwork::description() const {
     const BahdanauConfig& c = model.config;
     char line[256];
-    std::snprintf(line, sizeof line, "GRU + Bahdanau attention, %d layers, embed %d, hidden %d%s", c.num_layers,
-                  c.embed_size, c.num_hiddens,
+    std::snprintf(line, sizeof line, "GRU + Bahdanau attention, %d layers, embed %d, hidden %d%s%s", c.num_layers,
+                  c.embed_size, c.num_hiddens, c.bidirectional ? ", bidirectional encoder" : "",
                   c.num_steps > 0 ? (", sources padded to " + std::to_string(c.num_steps)).c_str() : "");
     return line;
 }

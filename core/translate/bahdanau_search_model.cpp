@@ -29,8 +29,10 @@ void bahdanau_cross_attention(std::vector<float>& weights, const BahdanauSeq2Seq
     Seq2SeqAttentionDecoder decoder = model.decoder;
     const std::vector<int> source = bahdanau_encoder_input(model.config, src, S);
     const int Tk = static_cast<int>(source.size()), H = model.config.num_hiddens, L = model.config.num_layers;
-    std::vector<float> enc(size_t(Tk) * H), state(size_t(L) * H), logits(size_t(T) * model.config.tgt_vocab);
-    encoder.forward(enc.data(), state.data(), source.data(), 1, Tk);
+    std::vector<float> enc(size_t(Tk) * decoder.key_size()), enc_state(size_t(decoder.encoder_state_layers()) * H),
+        state(size_t(L) * H), logits(size_t(T) * model.config.tgt_vocab);
+    encoder.forward(enc.data(), enc_state.data(), source.data(), 1, Tk);
+    decoder.init_state(state.data(), enc_state.data(), 1);
     const int valid = S;
     decoder.forward(logits.data(), nullptr, tgt_in, enc.data(), state.data(), &valid, 1, T, Tk);
     weights.resize(size_t(T) * S);

@@ -233,6 +233,9 @@ CommandRegistrar registrar([](CLI::App& app) {
                "Model dimension C (GRU hidden size for bahdanau presets)")->check(at_least(1, kMaxModelWidth));
     f.add<int>("--embed", [](O& o, int n) { o.rnn.embed_size = n; }, "Embedding size (bahdanau presets)")
         ->check(at_least(1, kMaxModelWidth));
+    f.add_switch("--bidirectional", [](O& o) { o.rnn.bidirectional = true; },
+                 "Bahdanau presets: a bidirectional encoder GRU (keys and values 2H wide; the decoder starts from "
+                 "tanh(W [forward; backward final state]) per layer, as Bahdanau et al. 2015)");
     f.add("--batch-size", &O::batch_size, "Sentences per batch (presets with num_steps: the d2l ones)")
         ->check(at_least(1));
     f.add<int>("--heads", [](O& o, int n) { o.model.heads = n; }, "Attention heads")->check(at_least(1, kMaxHeads));

@@ -9,9 +9,11 @@ namespace attend {
 // Installs this build's backend for every later product (idempotent).
 void use_native_gemm();
 
-// Where the environment's OPENBLAS_CORETYPE holds OpenBLAS to kernels narrower than the CPU runs (AVX2 "Haswell" on
-// a CPU with AVX-512, which OpenBLAS would choose itself without the variable: 1.4x the training step on an AMD Zen
-// 5), a sentence that says so; "" otherwise. The variable is the user's to keep: this only tells.
+// Where OpenBLAS runs kernels narrower than the CPU runs, a sentence that says so and names the variable that
+// changes it; "" otherwise. Either the environment's OPENBLAS_CORETYPE holds it there (AVX2 "Haswell" on a CPU with
+// AVX-512: 1.4x the training step on an AMD Zen 5), or OpenBLAS did not recognise the CPU model and fell back to
+// its oldest kernels (a virtual machine's "Intel Xeon Processor" with AVX-512 gets Prescott's SSE3 ones: 2x the
+// character LMs' step with OPENBLAS_CORETYPE=SkylakeX). The variable is the user's to set: this only tells.
 std::string gemm_kernel_note();
 
 }  // namespace attend

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -124,4 +125,27 @@ TEST_CASE("attend lm train --resume trains a stopped run on, bit for bit the run
     check_refused("lm train" + settings + " --resume --out '" + base + "/none'", "no model.safetensors to resume from");
     check_refused("lm train" + settings + " --resume --overwrite --out '" + base + "/stopped'", "excludes");
     fs::remove_all(base);
+}
+
+// `attend bench lm` without its PyTorch peer: a step of every preset is timed and printed, one figure a line
+// (wall clock and CPU time); the speed itself is not asserted, only that each figure is there and positive.
+TEST_CASE("attend bench lm --no-torch: a tokens/s figure for every preset; its options are checked") {
+    const Run r = run_attend("bench lm --no-torch --steps 2 --threads 1");
+    CAPTURE(r.output);
+    REQUIRE(r.status == 0);
+    CHECK(r.output.find("# torch comparison skipped: --no-torch") != std::string::npos);
+    for (const char* preset : {"rnn-d2l", "gru-d2l", "lstm-d2l", "deep-lstm-d2l", "birnn-d2l"})
+        for (const char* clock : {" ", "_cpu "}) {
+            const std::string name = "lm_" + std::string(preset) + "_threads1_tokens_per_s" + clock;
+            CAPTURE(name);
+            const size_t at = r.output.find("\n" + name);
+            REQUIRE(at != std::string::npos);
+            const double value = std::strtod(r.output.c_str() + at + 1 + name.size(), nullptr);
+            CHECK(value > 0);
+            CHECK(r.output.compare(r.output.find(' ', at + 1 + name.size()), 10, " tokens/s ") == 0);
+        }
+    check_refused("bench lm --presets gru-d2l,nope --no-torch", "unknown language model preset 'nope'");
+    check_refused("bench lm --threads 0 --no-torch", "--threads: '0' is neither a thread count >= 1 nor 'all'");
+    check_refused("bench lm --threads 1,,2 --no-torch", "--threads: empty entry in '1,,2'");
+    check_refused("bench lm --steps 0", "--steps: must be at least 1, got 0");
 }

@@ -54,27 +54,37 @@ TEST_CASE("Seq2SeqAttentionDecoder: the seeds' shape check (vocab 10, embed 8, h
     }
 }
 
-TEST_CASE("Seq2Seq encoder + Bahdanau decoder match PyTorch (outputs, attention, loss and every gradient)") {
-    SafeTensors st = SafeTensors::from_file(std::string(ATTEND_FIXTURES_DIR) + "/rnn_seq2seq.safetensors");
+namespace {
+
+// tools/fixtures_rnn.py's seq2seq_fixture: the forward, the attention, the loss and every gradient against PyTorch's.
+// With a bidirectional encoder the decoder's start (init_state) is checked too, and its backward is part of the
+// gradients.
+void check_seq2seq_fixture(const std::string& file) {
+    SafeTensors st = SafeTensors::from_file(std::string(ATTEND_FIXTURES_DIR) + "/" + file);
     const auto& m = st.metadata();
     const int Vs = std::stoi(m.at("src_vocab")), Vt = std::stoi(m.at("tgt_vocab")), E = std::stoi(m.at("embed_size")),
               H = std::stoi(m.at("num_hiddens")), L = std::stoi(m.at("num_layers")), B = std::stoi(m.at("batch")),
               Ts = std::stoi(m.at("src_steps")), Tt = std::stoi(m.at("tgt_steps"));
+    const bool bi = m.count("bidirectional") && m.at("bidirectional") == "1";
+    const int D = bi ? 2 : 1;
     ParameterStore store;
-    Seq2SeqEncoder encoder(Seq2SeqConfig{Vs, E, H, L, 0.0f}, &store);
-    Seq2SeqAttentionDecoder decoder(Seq2SeqConfig{Vt, E, H, L, 0.0f}, &store);
+    Seq2SeqEncoder encoder(Seq2SeqConfig{Vs, E, H, L, 0.0f, bi}, &store);
+    Seq2SeqAttentionDecoder decoder(Seq2SeqConfig{Vt, E, H, L, 0.0f, bi}, &store);
     store.allocate();
     for (const TensorSpec& spec : store.specs())
         st.read_floats("param." + spec.name, store.value_at(spec.offset),
                        std::vector<int64_t>(spec.shape.begin(), spec.shape.end()));
     std::vector<int> src = st.ints("src"), tgt_in = st.ints("tgt_in"), labels = st.ints("labels"),
                      src_valid = st.ints("src_valid"), tgt_valid = st.ints("tgt_valid");
-    std::vector<float> enc_out(Ts * B * H), enc_state(L * B * H), output(B * Tt * Vt), state(L * B * H);
+    std::vector<float> enc_out(Ts * B * D * H), enc_state(D * L * B * H), hidden(L * B * H), output(B * Tt * Vt),
+        state(L * B * H);
     encoder.forward(enc_out.data(), enc_state.data(), src.data(), B, Ts);
-    decoder.forward(output.data(), state.data(), tgt_in.data(), enc_out.data(), enc_state.data(), src_valid.data(), B,
+    decoder.init_state(hidden.data(), enc_state.data(), B);
+    decoder.forward(output.data(), state.data(), tgt_in.data(), enc_out.data(), hidden.data(), src_valid.data(), B,
                     Tt, Ts);
     gradcheck::check_parity("enc_outputs", enc_out, st.floats("enc_outputs"));
     gradcheck::check_parity("enc_state", enc_state, st.floats("enc_state"));
+    if (bi) gradcheck::check_parity("dec_init_state", hidden, st.floats("dec_init_state"));
     gradcheck::check_parity("dec_output", output, st.floats("dec_output"));
     gradcheck::check_parity("dec_state", state, st.floats("dec_state"));
     const std::vector<float> attention(decoder.saved.probs, decoder.saved.probs + size_t(Tt) * B * Ts);
@@ -86,8 +96,10 @@ TEST_CASE("Seq2Seq encoder + Bahdanau decoder match PyTorch (outputs, attention,
     gradcheck::check_parity("loss", std::vector<double>{loss}, st.floats("loss"));
     masked_softmax_ce_backward(dlogits.data(), nullptr, probs.data(), labels.data(), tgt_valid.data(), B, Tt, Vt);
     store.zero_grad();
-    std::vector<float> r_state = st.floats("r_dec_state"), denc_out(enc_out.size(), 0.0f), denc_state(L * B * H, 0.0f);
-    seq2seq_attention_decoder_backward(decoder, denc_out.data(), denc_state.data(), dlogits.data(), r_state.data());
+    std::vector<float> r_state = st.floats("r_dec_state"), denc_out(enc_out.size(), 0.0f),
+                       denc_state(enc_state.size(), 0.0f), dhidden(hidden.size(), 0.0f);
+    seq2seq_attention_decoder_backward(decoder, denc_out.data(), dhidden.data(), dlogits.data(), r_state.data());
+    seq2seq_attention_decoder_init_state_backward(decoder, denc_state.data(), dhidden.data(), B);
     seq2seq_encoder_backward(encoder, denc_out.data(), denc_state.data());
     for (const TensorSpec& spec : store.specs()) {
         std::vector<float> g(store.grad_at(spec.offset), store.grad_at(spec.offset) + spec.size);
@@ -95,42 +107,59 @@ TEST_CASE("Seq2Seq encoder + Bahdanau decoder match PyTorch (outputs, attention,
     }
 }
 
+}  // namespace
+
+TEST_CASE("Seq2Seq encoder + Bahdanau decoder match PyTorch (outputs, attention, loss and every gradient)") {
+    check_seq2seq_fixture("rnn_seq2seq.safetensors");
+}
+
+TEST_CASE("Bidirectional encoder + Bahdanau decoder (2H keys, tanh-projected start) match PyTorch, gradients too") {
+    check_seq2seq_fixture("rnn_seq2seq_bi.safetensors");
+}
+
 // Float forward, central differences with eps 1e-2 evaluated in double; loss O(1-10) so float rounding adds
 // ~5e-4 and truncation ~1e-4: tolerance atol 2e-3 + rtol 1e-2 (the PyTorch parity test above is the tight one).
 TEST_CASE("Seq2Seq encoder + decoder backward with dropout (training) matches finite differences") {
-    const int Vs = 7, Vt = 6, E = 3, H = 4, L = 2, B = 2, Ts = 4, Tt = 3;
-    ParameterStore store;
-    Seq2SeqEncoder encoder(Seq2SeqConfig{Vs, E, H, L, 0.3f}, &store);
-    Seq2SeqAttentionDecoder decoder(Seq2SeqConfig{Vt, E, H, L, 0.3f}, &store);
-    store.allocate();
-    std::vector<float> init = gradcheck::random_vector(store.size(), 5, -0.7f, 0.7f);
-    std::copy(init.begin(), init.end(), store.values());
-    std::vector<int> src = {1, 6, 2, 0, 3, 3, 5, 4}, tgt = {0, 2, 5, 1, 4, 4}, valid = {4, 2};
-    std::vector<float> R = gradcheck::random_vector(B * Tt * Vt, 6), Rs = gradcheck::random_vector(L * B * H, 7);
-    std::vector<float> enc_out(Ts * B * H), enc_state(L * B * H), output(B * Tt * Vt), state(L * B * H);
-    auto loss = [&] {
-        DropoutStream drops(0.3f, 2024);
-        encoder.forward(enc_out.data(), enc_state.data(), src.data(), B, Ts, true, &drops);
-        decoder.forward(output.data(), state.data(), tgt.data(), enc_out.data(), enc_state.data(), valid.data(), B, Tt,
-                        Ts, true, &drops);
-        double l = 0;
-        for (size_t i = 0; i < output.size(); ++i) l += double(output[i]) * R[i];
-        for (size_t i = 0; i < state.size(); ++i) l += double(state[i]) * Rs[i];
-        return l;
-    };
-    loss();
-    bool some_dropped = false;
-    for (const Dropout& d : decoder.saved.attn_drop) some_dropped |= d.active();
-    CHECK(some_dropped);
-    store.zero_grad();
-    std::vector<float> denc_out(enc_out.size(), 0.0f), denc_state(enc_state.size(), 0.0f);
-    seq2seq_attention_decoder_backward(decoder, denc_out.data(), denc_state.data(), R.data(), Rs.data());
-    seq2seq_encoder_backward(encoder, denc_out.data(), denc_state.data());
-    std::vector<float> grads(store.grads(), store.grads() + store.size());
-    std::vector<double> numeric = gradcheck::numerical_gradient(store.values(), store.size(), loss, 1e-2);
-    for (const TensorSpec& spec : store.specs())
-        gradcheck::check_close(spec.name, grads.data() + spec.offset, numeric.data() + spec.offset, spec.size, 1e-2,
-                               2e-3);
+    for (const bool bi : {false, true}) {
+        CAPTURE(bi);
+        const int Vs = 7, Vt = 6, E = 3, H = 4, L = 2, B = 2, Ts = 4, Tt = 3, D = bi ? 2 : 1;
+        ParameterStore store;
+        Seq2SeqEncoder encoder(Seq2SeqConfig{Vs, E, H, L, 0.3f, bi}, &store);
+        Seq2SeqAttentionDecoder decoder(Seq2SeqConfig{Vt, E, H, L, 0.3f, bi}, &store);
+        store.allocate();
+        std::vector<float> init = gradcheck::random_vector(store.size(), 5, -0.7f, 0.7f);
+        std::copy(init.begin(), init.end(), store.values());
+        std::vector<int> src = {1, 6, 2, 0, 3, 3, 5, 4}, tgt = {0, 2, 5, 1, 4, 4}, valid = {4, 2};
+        std::vector<float> R = gradcheck::random_vector(B * Tt * Vt, 6), Rs = gradcheck::random_vector(L * B * H, 7);
+        std::vector<float> enc_out(Ts * B * D * H), enc_state(D * L * B * H), hidden(L * B * H), output(B * Tt * Vt),
+            state(L * B * H);
+        auto loss = [&] {
+            DropoutStream drops(0.3f, 2024);
+            encoder.forward(enc_out.data(), enc_state.data(), src.data(), B, Ts, true, &drops);
+            decoder.init_state(hidden.data(), enc_state.data(), B);
+            decoder.forward(output.data(), state.data(), tgt.data(), enc_out.data(), hidden.data(), valid.data(), B, Tt,
+                            Ts, true, &drops);
+            double l = 0;
+            for (size_t i = 0; i < output.size(); ++i) l += double(output[i]) * R[i];
+            for (size_t i = 0; i < state.size(); ++i) l += double(state[i]) * Rs[i];
+            return l;
+        };
+        loss();
+        bool some_dropped = false;
+        for (const Dropout& d : decoder.saved.attn_drop) some_dropped |= d.active();
+        CHECK(some_dropped);
+        store.zero_grad();
+        std::vector<float> denc_out(enc_out.size(), 0.0f), denc_state(enc_state.size(), 0.0f), dhidden(hidden.size(), 0.0f);
+        seq2seq_attention_decoder_backward(decoder, denc_out.data(), dhidden.data(), R.data(), Rs.data());
+        seq2seq_attention_decoder_init_state_backward(decoder, denc_state.data(), dhidden.data(), B);
+        seq2seq_encoder_backward(encoder, denc_out.data(), denc_state.data());
+        std::vector<float> grads(store.grads(), store.grads() + store.size());
+        std::vector<double> numeric = gradcheck::numerical_gradient(store.values(), store.size(), loss, 1e-2);
+        if (bi) CHECK(store.spec("decoder.init_state.1.weight").shape == std::vector<int>{H, 2 * H});
+        for (const TensorSpec& spec : store.specs())
+            gradcheck::check_close(spec.name, grads.data() + spec.offset, numeric.data() + spec.offset, spec.size, 1e-2,
+                                   2e-3);
+    }
 }
 
 TEST_CASE("Seq2SeqAttentionDecoder: decoding one token per call with the returned state equals the whole sequence") {
@@ -242,6 +271,47 @@ TEST_CASE("Seq2SeqStepModel: greedy search equals the seeds' predict_seq2seq loo
         CHECK(hyp.log_prob == doctest::Approx(log_prob).epsilon(1e-4));
     }
     CHECK_THROWS_AS(Seq2SeqStepModel(encoder, decoder, src.data(), Ts, 0), Error);
+}
+
+TEST_CASE("Seq2SeqStepModel with a bidirectional encoder: greedy search equals the token-by-token loop from "
+          "init_state; a unidirectional decoder refuses a bidirectional encoder") {
+    Seq2SeqConfig c{12, 5, 6, 2, 0.0f, true};
+    ParameterStore store;
+    Seq2SeqEncoder encoder(c, &store);
+    Seq2SeqAttentionDecoder decoder(c, &store);
+    store.allocate();
+    std::vector<float> init = gradcheck::random_vector(store.size(), 9, -1.0f, 1.0f);
+    std::copy(init.begin(), init.end(), store.values());
+    const int Ts = 6, H = 6, L = 2, V = 12, bos = 2, eos = 3, max_len = 8, valid = 4;
+    std::vector<int> src = {5, 7, 9, 3, 1, 1};
+    std::vector<float> enc_out(Ts * 2 * H), enc_state(2 * L * H), h(L * H), h_next(L * H), logits(V);
+    encoder.forward(enc_out.data(), enc_state.data(), src.data(), 1, Ts);
+    decoder.init_state(h.data(), enc_state.data(), 1);
+    std::vector<int> expected;
+    for (int t = 0, x = bos; t < max_len; ++t) {
+        decoder.forward(logits.data(), h_next.data(), &x, enc_out.data(), h.data(), &valid, 1, 1, Ts);
+        h = h_next;
+        x = argmax(logits.data(), V);
+        expected.push_back(x);
+        if (x == eos) break;
+    }
+    SearchOptions options;
+    options.bos_id = bos;
+    options.eos_id = eos;
+    options.max_length = max_len;
+    Seq2SeqStepModel model(encoder, decoder, src.data(), Ts, valid);
+    CHECK(greedy_search(model, options).tokens == expected);
+    options.beam_size = 3;
+    Seq2SeqStepModel beam_model(encoder, decoder, src.data(), Ts, valid);
+    CHECK(!beam_search(beam_model, options).empty());
+
+    ParameterStore other;
+    Seq2SeqConfig uni = c;
+    uni.bidirectional = false;
+    Seq2SeqAttentionDecoder uni_decoder(uni, &other);
+    other.allocate();
+    CHECK_THROWS_WITH_AS(Seq2SeqStepModel(encoder, uni_decoder, src.data(), Ts, valid),
+                         doctest::Contains("directions"), Error);
 }
 
 namespace {

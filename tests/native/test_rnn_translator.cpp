@@ -139,6 +139,17 @@ TEST_CASE("bahdanau model file: F16 and I8 stay close; malformed files fail nami
     bad = config;
     bad["tgt_vocab"] = 7;
     CHECK(load_error(rewrite(m, "attend.config", bad.dump())).find("target vocabulary has") != std::string::npos);
+    // "bidirectional" is written only when true: a unidirectional file reads as in builds that predate it, and a
+    // file without the field loads as unidirectional.
+    CHECK_FALSE(config.contains("bidirectional"));
+    CHECK_FALSE(bahdanau_config_from_json(config).bidirectional);
+    bad = config;
+    bad["bidirectional"] = "yes";
+    CHECK(load_error(rewrite(m, "attend.config", bad.dump())).find("'bidirectional' has the wrong type") != std::string::npos);
+    bad = config;
+    bad["bidirectional"] = true;  // a unidirectional file lacks the reverse GRU
+    CHECK(load_error(rewrite(m, "attend.config", bad.dump())).find("'encoder.rnn.weight_ih_l0_reverse' is missing") !=
+          std::string::npos);
     bad = config;
     bad["num_layers"] = 0;
     CHECK(load_error(rewrite(m, "attend.config", bad.dump())).find("num_layers is 0") != std::string::npos);

@@ -28,6 +28,8 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -212,6 +214,65 @@ TEST_CASE("an interrupted bahdanau-d2l run resumed from its checkpoint ends exac
     other.max_steps = 15;
     TrainResult third = train_translator(other, true);  // the checkpoint's own options win: still bahdanau
     CHECK(third.state.step == 15);
+}
+
+// A bidirectional encoder (`attend train --preset bahdanau-d2l --bidirectional`): 20 epochs lower the seeds' loss
+// well below the first epoch's; the final model file records the option, holds the reverse GRU and the start
+// projection, and translates after save -> load exactly as the model in memory; a resume keeps the option.
+TEST_CASE("bahdanau-d2l --bidirectional: the loss falls, the model file records it, save/load/translate round-trips") {
+    OneThread one;
+    auto options = [](const std::string& dir, int epochs) {
+        TrainOptions o = train_preset("bahdanau-d2l");
+        o.rnn.bidirectional = true;
+        o.out_dir = dir;
+        o.epochs = epochs;
+        return o;
+    };
+    const TrainResult first = train_translator(options(fresh_dir("rnn-bi-1"), 1), false);
+    TrainOptions o = options(fresh_dir("rnn-bi-20"), 20);
+    const TrainResult run = train_translator(o, false);
+    MESSAGE("bidirectional bahdanau-d2l: the seeds' loss " << first.epoch_loss_d2l << " after 1 epoch, "
+                                                            << run.epoch_loss_d2l << " after 20");
+    CHECK(run.state.step == 200);
+    CHECK(run.epoch_loss_d2l < 0.6 * first.epoch_loss_d2l);
+    REQUIRE(fs::exists(run.final_model));
+
+    std::ifstream in(run.final_model, std::ios::binary);
+    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const SafeTensors file = SafeTensors::from_bytes(bytes);
+    CHECK(nlohmann::json::parse(file.metadata().at("attend.config"))["bidirectional"] == true);
+    CHECK(file.info("decoder.attention.W_k.weight").shape == std::vector<int64_t>{32, 64});
+    CHECK(file.info("decoder.rnn.weight_ih_l0").shape == std::vector<int64_t>{96, 64 + 32});
+    CHECK(file.info("decoder.init_state.1.weight").shape == std::vector<int64_t>{32, 64});
+    CHECK(file.contains("encoder.rnn.weight_hh_l1_reverse"));
+
+    Checkpoint last = load_checkpoint(list_checkpoints(o.out_dir).back());
+    const Translator memory(std::move(last.model));
+    const Translator loaded(load_translator_model_bytes(bytes, "bi.safetensors"));
+    CHECK(network_as<BahdanauNetwork>(*loaded.model().network, "test").model.config.bidirectional);
+    CHECK(loaded.info()["config"]["bidirectional"] == true);
+    CHECK(loaded.model().network->description().find(", bidirectional encoder") != std::string::npos);
+    TranslationOptions opt;
+    opt.return_attention = true;
+    for (int beam : {1, 3}) {
+        opt.beam_size = beam;
+        for (const char* text : {"Go.", "I lost.", "I'm home.", "He's calm."}) {
+            CAPTURE(text);
+            const TranslationResult a = memory.translate(text, opt), b = loaded.translate(text, opt);
+            CHECK(!a.target_ids.empty());
+            CHECK(a.target_ids == b.target_ids);
+            CHECK(a.text == b.text);
+            CHECK(a.log_prob == b.log_prob);
+            CHECK(a.cross.data == b.cross.data);
+        }
+    }
+    // The run's saved options decide the model: a resume whose request lacks the flag trains the same model further.
+    o.epochs = 21;
+    o.rnn.bidirectional = false;
+    const TrainResult resumed = train_translator(o, /*resume=*/true);
+    CHECK(resumed.state.step == 210);
+    const Checkpoint after = load_checkpoint(list_checkpoints(o.out_dir).back());
+    CHECK(network_as<BahdanauNetwork>(*after.model.network, "test").model.config.bidirectional);
 }
 
 TEST_CASE("d2l presets: the seeds' hyperparameters; unknown presets, losses and architectures are named") {

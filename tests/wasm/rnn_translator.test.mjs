@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { maxDifference, nativeTranslations } from './lib/native.mjs';
-import { presetModel } from './lib/small_model.mjs';
+import { bidirectionalBahdanauModel, presetModel } from './lib/small_model.mjs';
 import { Attend } from '../../wasm/attend.js';
 
 const modelFile = presetModel('bahdanau-d2l', 'f32');
@@ -89,3 +89,32 @@ for (const simd of [true, false]) {
     t.dispose();
   });
 }
+
+// A bidirectional encoder (`attend train --preset bahdanau-d2l --bidirectional`): the file's config says so, and
+// wasm translates it as native does, tokens, text and attention.
+test('wasm loads a bidirectional-encoder Bahdanau model and translates it exactly as native', async () => {
+  const file = bidirectionalBahdanauModel('f32');
+  const bytes = new Uint8Array(fs.readFileSync(file));
+  const want = nativeTranslations(file, sentences, { ...searches['beam 3'], threads: 1 });
+  const wantGreedy = nativeTranslations(file, sentences, { ...searches.greedy, threads: 1 });
+  for (const simd of [true, false]) {
+    const t = await Attend.load(bytes, { simd });
+    const info = t.info();
+    assert.equal(info.architecture, 'bahdanau');
+    assert.equal(info.config.bidirectional, true);
+    let worst = 0;
+    for (const [name, options, expected] of [['beam 3', searches['beam 3'], want], ['greedy', searches.greedy, wantGreedy]]) {
+      for (let i = 0; i < sentences.length; i++) {
+        const label = `${simd ? 'SIMD' : 'plain'}, ${name}, "${sentences[i]}"`;
+        const r = await t.translate(sentences[i], { ...options, attention: true });
+        assert.ok(r.targetTokens.length > 0, `${label}: no target tokens`);
+        assert.deepEqual(r.targetTokens, expected[i].target_tokens, `${label}: target tokens`);
+        assert.equal(r.text, expected[i].text, `${label}: text`);
+        checkCross(r.attention.cross, r.sourceTokens, r.targetTokens, label);
+        worst = Math.max(worst, maxDifference(expected[i].cross, r.attention.cross));
+      }
+    }
+    assert.ok(worst <= 1e-5, `attention maps differ from native by ${worst}`);
+    t.dispose();
+  }
+});
