@@ -216,6 +216,8 @@ void join_sentences(const std::vector<std::string>& lines, const std::vector<siz
             r.finished = r.finished && s.finished;
             left_as_is += s.untranslated;
             r.low_confidence = r.low_confidence || s.low_confidence;
+            r.source_word_gains.insert(r.source_word_gains.end(), s.source_word_gains.begin(), s.source_word_gains.end());
+            r.omitted_words.insert(r.omitted_words.end(), s.omitted_words.begin(), s.omitted_words.end());
             for (const std::string& w : s.warnings) r.warnings.push_back(where + w);
         }
         for (const PlacedTranslation& p : place_translations(lines[line], parts, texts, target))
@@ -367,6 +369,11 @@ size_t translate_chunk(const Translator& translator, const TranslateFlags& f, co
             j["tokens"] = r.target_tokens;
             j["finished"] = r.finished;
             if (r.untranslated) j["untranslated"] = true;
+            if (f.options.omission_gain > 0) {
+                nlohmann::json& gains = j["source_word_gains"] = nlohmann::json::array();
+                for (const SourceWordGain& g : r.source_word_gains) gains.push_back({{"word", g.word}, {"gain", g.gain}});
+                j["omitted"] = r.omitted_words;
+            }
             if (!r.alternatives.empty()) {
                 nlohmann::json& alternatives = j["alternatives"] = nlohmann::json::array();
                 for (const TokenAlternatives& a : r.alternatives)
@@ -524,6 +531,10 @@ CommandRegistrar registrar([](CLI::App& app) {
     cmd->add_option("--min-confidence", o.min_confidence,
                     "Warn about a translation whose confidence (the geometric mean of its tokens' probabilities) is "
                     "below this, 0..1 (default: the model's own, else 0: never)");
+    cmd->add_option("--omission-gain", o.omission_gain,
+                    "Name the source words the translation may have left out: those without which the model finds "
+                    "its translation more likely by more than this many nats (0: never; each sentence is then scored "
+                    "once more per source word)");
     cmd->add_option("--clause-split-words", o.clause_split_words,
                     "A sentence of more words is translated clause by clause, split at semicolons and at a comma "
                     "before 'and' ('und', 'et') (0: never)")
@@ -570,7 +581,8 @@ CommandRegistrar registrar([](CLI::App& app) {
     cmd->add_flag("--tokenized", f->tokenized, "Print tokenized output, in the model's case (what BLEU scores)");
     cmd->add_flag("--json", f->json,
                   "One JSON object a line: line, text, score, confidence, tokens, finished, warnings (skipped lines: "
-                  "skipped; lines the model cannot read: untranslated; low_confidence; with --alternatives: "
+                  "skipped; lines the model cannot read: untranslated; low_confidence; with --omission-gain: source_word_gains, "
+                  "omitted; with --alternatives: "
                   "alternatives)");
     cmd->add_option("--threads", f->threads, "CPU threads (sentences are translated in parallel; default: all)");
     cmd->add_flag("-v,--verbose", f->verbose, "Print timing to standard error");

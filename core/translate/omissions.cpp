@@ -1,0 +1,119 @@
+#include "translate/omissions.h"
+
+#include "error.h"
+#include "text/char_class.h"
+#include "text/utf8.h"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+namespace attend {
+namespace {
+
+// log softmax(logits)[id] over V logits.
+double log_prob_of(const float* logits, int V, int id) {
+    const float max = *std::max_element(logits, logits + V);
+    double sum = 0;
+    for (int v = 0; v < V; v++) sum += std::exp(double(logits[v]) - max);
+    return double(logits[id]) - max - std::log(sum);
+}
+
+bool has_letter_or_digit(const std::string& text) {
+    for (char32_t cp : utf8_decode(text))
+        if (is_alnum(cp)) return true;
+    return false;
+}
+
+}  // namespace
+
+std::vector<double> translation_log_probs(const TranslatorNetwork& network, const std::vector<std::vector<int>>& sources,
+                                          const std::vector<int>& target, int bos_id) {
+    const int B = static_cast<int>(sources.size()), T = static_cast<int>(target.size());
+    std::vector<double> out(B, 0.0);
+    if (B == 0 || T == 0) return out;
+    for (const std::vector<int>& s : sources)
+        if (s.empty() || static_cast<int>(s.size()) > network.max_source_tokens())
+            throw Error("translation scores: a source of " + std::to_string(s.size()) +
+                        " tokens (expected 1.." + std::to_string(network.max_source_tokens()) + ")");
+    if (T > network.max_target_tokens())
+        throw Error("translation scores: a translation of " + std::to_string(T) + " tokens (at most " +
+                    std::to_string(network.max_target_tokens()) + ")");
+    // Teacher forcing through the search's own step model: the scores are those of the steps that chose the tokens.
+    auto force = [&](StepModel& model, int rows, double* scores) {
+        const int V = model.vocab_size();
+        std::vector<float> logits(size_t(rows) * V);
+        std::vector<int> last(rows, bos_id);
+        for (int t = 0; t < T; t++) {
+            model.step(logits.data(), last.data(), rows);
+            for (int b = 0; b < rows; b++) scores[b] += log_prob_of(logits.data() + size_t(b) * V, V, target[t]);
+            std::fill(last.begin(), last.end(), target[t]);
+        }
+    };
+    if (network.decodes_batches()) {
+        size_t S = 0;
+        for (const std::vector<int>& s : sources) S = std::max(S, s.size());
+        std::vector<int> src(size_t(B) * S, sources[0][0]), lens(B);  // padding: masked by the valid lengths
+        for (int b = 0; b < B; b++) {
+            std::copy(sources[b].begin(), sources[b].end(), src.begin() + b * S);
+            lens[b] = static_cast<int>(sources[b].size());
+        }
+        std::unique_ptr<StepModel> model = network.batch_search_model(src.data(), lens.data(), B, int(S), T);
+        force(*model, B, out.data());
+    } else {
+        for (int b = 0; b < B; b++) {
+            std::unique_ptr<StepModel> model =
+                network.search_model(sources[b].data(), static_cast<int>(sources[b].size()), T);
+            force(*model, 1, &out[b]);
+        }
+    }
+    return out;
+}
+
+std::vector<int> source_word_starts(const std::vector<std::string>& source_tokens, const TextPipeline& pipeline) {
+    std::vector<int> starts;
+    const int n = static_cast<int>(source_tokens.size()) - 1;  // <eos> last
+    static const std::string kWordMark = "\xE2\x96\x81";     // U+2581
+    for (int i = 0; i < n; i++) {
+        const std::string& token = source_tokens[i];
+        bool begins = i == 0;
+        if (!begins) {
+            const std::string& before = source_tokens[i - 1];
+            switch (pipeline.type) {
+                case TextPipelineType::moses_bpe:
+                    begins = !(before.size() >= 2 && before.compare(before.size() - 2, 2, "@@") == 0);
+                    break;
+                case TextPipelineType::sentencepiece: begins = token.rfind(kWordMark, 0) == 0; break;
+                case TextPipelineType::d2l_words: begins = true; break;
+            }
+        }
+        if (begins) starts.push_back(i);
+    }
+    starts.push_back(std::max(n, 0));
+    return starts;
+}
+
+std::vector<SourceWordGain> source_word_gains(const TranslatorNetwork& network, const std::vector<std::string>& source_tokens,
+                                              const std::vector<int>& src, const std::vector<int>& target, int bos_id,
+                                              const TextPipeline& source_pipeline) {
+    if (src.size() != source_tokens.size()) throw Error("source word gains: tokens and ids differ in number");
+    const std::vector<int> starts = source_word_starts(source_tokens, source_pipeline);
+    const int words = static_cast<int>(starts.size()) - 1;
+    if (words < 2) return {};
+    std::vector<std::vector<int>> sources{src};
+    std::vector<SourceWordGain> gains;
+    for (int w = 0; w < words; w++) {
+        const std::vector<std::string> pieces(source_tokens.begin() + starts[w], source_tokens.begin() + starts[w + 1]);
+        std::string word = postprocess_for_display(pieces, source_pipeline);
+        if (!has_letter_or_digit(word)) continue;
+        std::vector<int> without(src.begin(), src.begin() + starts[w]);
+        without.insert(without.end(), src.begin() + starts[w + 1], src.end());
+        sources.push_back(std::move(without));
+        gains.push_back({std::move(word), 0.0f});
+    }
+    const std::vector<double> scores = translation_log_probs(network, sources, target, bos_id);
+    for (size_t i = 0; i < gains.size(); i++) gains[i].gain = static_cast<float>(scores[i + 1] - scores[0]);
+    return gains;
+}
+
+}  // namespace attend
