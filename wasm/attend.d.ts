@@ -200,7 +200,7 @@ export interface NeuronView {
  * layer, head and query (row of the attention map). Throws an Error when the kind has no vectors (a Bahdanau model)
  * and a RangeError for a layer, head or query out of range.
  */
-export function neuronView(
+export declare function neuronView(
   neurons: AttentionNeurons,
   at: { kind: 'encoderSelf' | 'decoderSelf' | 'cross'; layer: number; head: number; query: number },
 ): NeuronView;

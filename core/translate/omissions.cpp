@@ -2,6 +2,7 @@
 
 #include "error.h"
 #include "text/char_class.h"
+#include "text/tokenizer.h"
 #include "text/utf8.h"
 
 #include <algorithm>
@@ -25,10 +26,40 @@ bool has_letter_or_digit(const std::string& text) {
     return false;
 }
 
+// Chinese and Japanese write no spaces: SentencePiece marks only the start of the text, and each piece that begins
+// with a Han, kana or CJK punctuation character is taken as a word of its own.
+bool begins_unspaced_word(const std::string& piece) {
+    const std::u32string cps = utf8_decode(piece);
+    if (cps.empty()) return false;
+    const char32_t c = cps[0];
+    return (c >= 0x3000 && c <= 0x30FF) || (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x4E00 && c <= 0x9FFF) ||
+           (c >= 0xF900 && c <= 0xFAFF) || (c >= 0xFF00 && c <= 0xFFEF);
+}
+
+// A source word as its pieces spell it, for people: BPE undone and Moses' escapes read ("'s", not "&apos;s"), in
+// the case the model read it (the display pipeline would capitalize it as a sentence's first word).
+std::string word_of_pieces(const std::vector<std::string>& pieces, const TextPipeline& pipeline) {
+    std::string word;
+    if (pipeline.type != TextPipelineType::moses_bpe) {
+        word = postprocess_for_display(pieces, pipeline);
+    } else {
+        for (const std::string& piece : pieces)
+            word += piece.size() >= 2 && piece.compare(piece.size() - 2, 2, "@@") == 0
+                        ? piece.substr(0, piece.size() - 2)
+                        : piece;
+        word = unescape_xml(word);
+    }
+    // A full stop or question mark that a subword pipeline keeps on the word ("you." in "▁you .") is not the word.
+    std::u32string cps = utf8_decode(word);
+    while (!cps.empty() && !is_alnum(cps.back())) cps.pop_back();
+    return cps.empty() ? word : utf8_encode(cps);
+}
+
 }  // namespace
 
-std::vector<double> translation_log_probs(const TranslatorNetwork& network, const std::vector<std::vector<int>>& sources,
-                                          const std::vector<int>& target, int bos_id) {
+std::vector<double> translation_log_probs(const TranslatorNetwork& network,
+                                          const std::vector<std::vector<int>>& sources, const std::vector<int>& target,
+                                          int bos_id) {
     const int B = static_cast<int>(sources.size()), T = static_cast<int>(target.size());
     std::vector<double> out(B, 0.0);
     if (B == 0 || T == 0) return out;
@@ -83,7 +114,9 @@ std::vector<int> source_word_starts(const std::vector<std::string>& source_token
                 case TextPipelineType::moses_bpe:
                     begins = !(before.size() >= 2 && before.compare(before.size() - 2, 2, "@@") == 0);
                     break;
-                case TextPipelineType::sentencepiece: begins = token.rfind(kWordMark, 0) == 0; break;
+                case TextPipelineType::sentencepiece:
+                    begins = token.rfind(kWordMark, 0) == 0 || begins_unspaced_word(token);
+                    break;
                 case TextPipelineType::d2l_words: begins = true; break;
             }
         }
@@ -93,7 +126,8 @@ std::vector<int> source_word_starts(const std::vector<std::string>& source_token
     return starts;
 }
 
-std::vector<SourceWordGain> source_word_gains(const TranslatorNetwork& network, const std::vector<std::string>& source_tokens,
+std::vector<SourceWordGain> source_word_gains(const TranslatorNetwork& network,
+                                              const std::vector<std::string>& source_tokens,
                                               const std::vector<int>& src, const std::vector<int>& target, int bos_id,
                                               const TextPipeline& source_pipeline) {
     if (src.size() != source_tokens.size()) throw Error("source word gains: tokens and ids differ in number");
@@ -104,7 +138,7 @@ std::vector<SourceWordGain> source_word_gains(const TranslatorNetwork& network, 
     std::vector<SourceWordGain> gains;
     for (int w = 0; w < words; w++) {
         const std::vector<std::string> pieces(source_tokens.begin() + starts[w], source_tokens.begin() + starts[w + 1]);
-        std::string word = postprocess_for_display(pieces, source_pipeline);
+        std::string word = word_of_pieces(pieces, source_pipeline);
         if (!has_letter_or_digit(word)) continue;
         std::vector<int> without(src.begin(), src.begin() + starts[w]);
         without.insert(without.end(), src.begin() + starts[w + 1], src.end());

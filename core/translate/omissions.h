@@ -18,18 +18,21 @@ namespace attend {
 // log P(target | source) for each of `sources` (ids with <eos>, each 1..network.max_source_tokens() long), by
 // teacher forcing: target is the translation's ids (<eos> last when it finished), read after <bos>. One batch of
 // every source where the network decodes batches, else one source at a time.
-std::vector<double> translation_log_probs(const TranslatorNetwork& network, const std::vector<std::vector<int>>& sources,
-                                          const std::vector<int>& target, int bos_id);
+std::vector<double> translation_log_probs(const TranslatorNetwork& network,
+                                          const std::vector<std::vector<int>>& sources, const std::vector<int>& target,
+                                          int bos_id);
 
 // The words of source tokens (model pieces, <eos> last): the token index each word begins at, and after the last
 // word the index of <eos>. A BPE piece ending in "@@" goes on into the next; a SentencePiece piece beginning with
-// U+2581 begins a word; a word-level token is a word.
+// U+2581 begins a word, and so does one beginning with a Han or kana character (Chinese and Japanese write no
+// spaces); a word-level token is a word.
 std::vector<int> source_word_starts(const std::vector<std::string>& source_tokens, const TextPipeline& pipeline);
 
-// The gain (SourceWordGain, attend/translation.h) of every source word with a letter or digit (punctuation alone is not checked: a translation rightly
-// moves and drops it), in source order. src: the ids of source_tokens; target as translation_log_probs takes it.
-// Empty for a source of one word.
-std::vector<SourceWordGain> source_word_gains(const TranslatorNetwork& network, const std::vector<std::string>& source_tokens,
+// The gain (SourceWordGain, attend/translation.h) of every source word with a letter or digit (punctuation alone
+// is not checked: a translation rightly moves and drops it), in source order. src: the ids of source_tokens;
+// target as translation_log_probs takes it. Empty for a source of one word.
+std::vector<SourceWordGain> source_word_gains(const TranslatorNetwork& network,
+                                              const std::vector<std::string>& source_tokens,
                                               const std::vector<int>& src, const std::vector<int>& target, int bos_id,
                                               const TextPipeline& source_pipeline);
 

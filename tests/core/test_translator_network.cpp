@@ -261,6 +261,9 @@ TEST_CASE("omissions: a source word's gain is the score without it less the scor
     CHECK(source_word_starts({"\xE2\x96\x81" "I", "\xE2\x96\x81" "li", "ke", "\xE2\x96\x81" "fish", "<eos>"}, sp) ==
           std::vector<int>{0, 1, 3, 4});
     CHECK(source_word_starts({"<eos>"}, sp) == std::vector<int>{0});
+    // Chinese: one mark at the start, and each piece of Han characters a word.
+    CHECK(source_word_starts({"\xE2\x96\x81" "\xE6\x88\x91", "\xE5\x96\x9C\xE6\xAC\xA2", "\xE9\xB1\xBC", "<eos>"}, sp) ==
+          std::vector<int>{0, 1, 2, 3});
 
     const TranslatorModel m = tiny_model("transformer");
     const Translator t = Translator::borrowing(m);
