@@ -29,7 +29,8 @@ test('omissions: en→de leaves out the man of "The man\'s dog is running." and 
   assert.ok(r.omittedWords.includes('man'), `named: ${r.omittedWords.join(', ')}`);
   assert.ok(r.warnings.some((w) => w.includes('may have left out "man"')), r.warnings.join('; '));
   const words = r.sourceWordGains.map((g) => g.word);
-  assert.deepEqual(words, ['The', 'man', "'s", 'dog', 'is', 'running']);
+  // Closed-class words ("The", "'s", "is") are not checked: translations rightly fold them into other words.
+  assert.deepEqual(words, ['man', 'dog', 'running']);
   // A translation that says the man has no such word, and 0 checks nothing.
   const whole = await t.translate("The man's dog is running in the park.", { omissionGain: gainOf('multi30k-en-de-cased') });
   assert.ok(/Mann/.test(whole.text) || whole.omittedWords.includes('man'), `${whole.text}: ${whole.omittedWords}`);
