@@ -336,11 +336,14 @@ size_t translate_chunk(const Translator& translator, const TranslateFlags& f, co
     join_sentences(lines, sentence_line, segments, sentence_results, sentence_errors,
                    translator.model().target_pipeline.lang, results, errors);
 
-    // A line's warnings: why it was skipped, or what happened to its translation. A low confidence alone is a
-    // warning to read, not a line that failed: it leaves the exit status alone.
-    std::vector<size_t> low_confidence(n);
-    for (size_t k = 0; k < sentence_results.size(); k++)
+    // A line's warnings: why it was skipped, or what happened to its translation. A low confidence or words the
+    // translation may have left out alone are warnings to read, not a line that failed: they leave the exit
+    // status alone.
+    std::vector<size_t> low_confidence(n), left_out(n);
+    for (size_t k = 0; k < sentence_results.size(); k++) {
         low_confidence[sentence_line[k]] += sentence_errors[k].empty() && sentence_results[k].low_confidence;
+        left_out[sentence_line[k]] += sentence_errors[k].empty() && !sentence_results[k].omitted_words.empty();
+    }
     for (size_t i = 0; i < complete; i++) {
         const size_t number = first_number + i;
         std::vector<std::string> warnings = input_notes[i];
@@ -350,7 +353,7 @@ size_t translate_chunk(const Translator& translator, const TranslateFlags& f, co
             tally.skipped++;
         }
         warnings.insert(warnings.end(), results[i].warnings.begin(), results[i].warnings.end());
-        if (warnings.size() > low_confidence[i]) tally.warned++;
+        if (warnings.size() > low_confidence[i] + left_out[i]) tally.warned++;
         if (low_confidence[i] > 0) tally.flagged++;
         for (const std::string& w : warnings) std::fprintf(stderr, "attend: warning: line %zu: %s\n", number, w.c_str());
 
