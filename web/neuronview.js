@@ -102,6 +102,8 @@ export class NeuronPanel {
       b.classList.toggle('active', on);
     });
     const view = neuronView(d.neurons, { kind: d.kind, layer: d.layer, head: d.head, query: this.query });
+    // Every row's bars in columns of one width, the header's too.
+    for (const box of [this.queryBox, this.rowsBox]) box.style.setProperty('--bars', `${view.dim * BAR_W}px`);
     const kMax = maxAbs(view.rows.map((r) => r.k).concat([view.q]));
     const pMax = maxAbs(view.rows.map((r) => r.product));
     const queryLabel = d.queryLabels[this.query];
