@@ -94,6 +94,13 @@ export interface TranslateOptions {
    */
   minConfidence?: number;
   /**
+   * Name the source words the translation may have left out (Translation.omittedWords, with a warning): each source
+   * word without which the model finds its own translation more likely by more than this many nats (contrastive
+   * conditioning; 0..1000). 0: never checked; otherwise the translation is scored once more per source word. The
+   * shipped models' values, chosen on validation data, are models.json's `omission_gain`. Default 0. Range 0..1000.
+   */
+  omissionGain?: number;
+  /**
    * For each target token, its distribution's this many most probable tokens (Translation.alternatives), 0..100;
    * 0: none. Default 0. Range 0..100.
    */
@@ -106,6 +113,13 @@ export interface TranslateOptions {
   targetPrefix?: readonly string[];
   /** Return every attention map. Default true (this API's own choice; the C++ core's is false). */
   attention?: boolean;
+  /**
+   * Return the query and key vectors of every layer and head of each dot-product attention (Translation.neurons),
+   * from the teacher-forced pass over the chosen translation that gives the attention maps; for bertviz's neuron
+   * view (neuronView()). A Transformer only: a GRU + Bahdanau model's additive attention has none, and its
+   * translations have no neurons. Default false (it costs that pass and the copies; the search is untouched).
+   */
+  neurons?: boolean;
   /**
    * Rejects with signal.reason (an AbortError DOMException when it has none) if aborted before the result. With a
    * signal the work waits one turn of the event loop first, so that an abort already on its way arrives; an array is
@@ -152,6 +166,70 @@ export interface AttentionMaps {
   shape: [number, number, number, number];
 }
 
+/**
+ * The query and key vectors of one kind of attention: q [layers, heads, queries, dim] and k [layers, heads, keys,
+ * dim], row-major, as the attention reads them (after the projection, split into heads). The weight of key j for
+ * query i in layer l, head h is the softmax, over the keys query i may see (decoderSelf: keys 0..i; the others: all),
+ * of q[l,h,i] . k[l,h,j] / sqrt(dim): the attention map's cell [l][h][i * keys + j]. Queries and keys are the rows
+ * and columns of the maps of the same kind.
+ */
+export interface QueryKeyVectors {
+  layers: number;
+  heads: number;
+  queries: number;
+  keys: number;
+  dim: number;
+  q: Float32Array;
+  k: Float32Array;
+}
+
+/** Query and key vectors of each kind of attention (TranslateOptions.neurons). */
+export interface AttentionNeurons {
+  encoderSelf: QueryKeyVectors;
+  decoderSelf: QueryKeyVectors;
+  cross: QueryKeyVectors;
+}
+
+/** One key of neuronView(): its vector, the elementwise product with the query (summing to dot), the score and weight. */
+export interface NeuronKey {
+  key: number;
+  k: number[];
+  product: number[];
+  /** q . k, the sum of product. */
+  dot: number;
+  /** dot / sqrt(dim): the score before the softmax. */
+  score: number;
+  /** true: the query may not see this key (decoder self attention's later positions); weight 0. */
+  masked: boolean;
+  /** softmax of the scores over the keys the query sees: the attention map's weight. */
+  weight: number;
+}
+
+/** What bertviz's neuron view shows for one query of one layer and head. */
+export interface NeuronView {
+  q: number[];
+  dim: number;
+  /** 1 / sqrt(dim) */
+  scale: number;
+  rows: NeuronKey[];
+}
+
+/**
+ * The neuron view of a translation's neurons for one query token: kind 'encoderSelf' | 'decoderSelf' | 'cross',
+ * layer, head and query (row of the attention map). Throws an Error when the kind has no vectors (a Bahdanau model)
+ * and a RangeError for a layer, head or query out of range.
+ */
+export declare function neuronView(
+  neurons: AttentionNeurons,
+  at: { kind: 'encoderSelf' | 'decoderSelf' | 'cross'; layer: number; head: number; query: number },
+): NeuronView;
+
+/** A source word and log P(translation | source without it) - log P(translation | source), in nats. */
+export interface SourceWordGain {
+  word: string;
+  gain: number;
+}
+
 /** One target token and the most probable tokens of the distribution the search took it from (after its repetition controls). */
 export interface TokenAlternatives {
   /** The target vocabulary's token written here (targetTokens shows a copied span's own text instead). */
@@ -182,6 +260,13 @@ export interface Translation {
   /** confidence below minConfidence (a warning says so). */
   lowConfidence: boolean;
   /**
+   * Source words the translation may have left out: their gain is above options.omissionGain (a warning names them).
+   * Empty when nothing was checked (omissionGain 0) or nothing was found.
+   */
+  omittedWords: string[];
+  /** With options.omissionGain > 0: every source word with a letter or digit and its gain, in source order. */
+  sourceWordGains?: SourceWordGain[];
+  /**
    * What happened to this translation: the source cut to the model's limit, the output cut by the length limit, a
    * low confidence.
    */
@@ -191,6 +276,8 @@ export interface Translation {
   timings: { preprocessMs: number; searchMs: number; attentionMs: number; totalMs: number };
   /** With options.alternatives > 0: one per target token (none when untranslated). */
   alternatives?: TokenAlternatives[];
+  /** With options.neurons, a Transformer's translation: the query and key vectors of every attention. */
+  neurons?: AttentionNeurons;
 }
 
 /** What info() returns: camelCase keys, each two-word one also under its snake_case name for older callers. */
@@ -294,7 +381,7 @@ export declare class AttendTranslator {
   defaultOptions(): DefaultOptions;
   optionBounds(): Record<'beam' | 'maxLength' | 'maxInputLength' | 'maxLengthRatio' | 'lengthPenalty' |
     'noRepeatNgramSize' | 'repetitionPenalty' | 'maxTokenRun' | 'maxPieceRun' | 'noAdjacentRepeatSize' | 'maxCharRun' |
-    'clauseSplitWords' | 'minConfidence' | 'alternatives', OptionBounds>;
+    'clauseSplitWords' | 'minConfidence' | 'omissionGain' | 'alternatives', OptionBounds>;
   /** Every option of TranslateOptions but signal and targetPrefix: optionBounds()' numbers, then the booleans. */
   optionTable(): OptionTableRow[];
   /** Rejects for empty text, a lone surrogate, or an option out of range; over-long text is cut, with a warning. */

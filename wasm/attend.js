@@ -338,6 +338,55 @@ function shapeMaps(core, json, floatsPtr) {
   return { layers: byLayer, data: all, shape: [layers, heads, rows, cols] };
 }
 
+// One kind of attention's query and key vectors (the core's QueryKeyVectors), copied out of the wasm heap:
+// { layers, heads, queries, keys, dim, q: Float32Array [layers, heads, queries, dim], k: [layers, heads, keys, dim] }.
+function shapeQueryKeys(core, json, floatsPtr) {
+  const { layers, heads, queries, keys, dim, qOffset, kOffset } = json;
+  const qLength = layers * heads * queries * dim, kLength = layers * heads * keys * dim;
+  const all = new Float32Array(core.HEAPF32.buffer, floatsPtr, kOffset + kLength);
+  return { layers, heads, queries, keys, dim, q: all.slice(qOffset, qOffset + qLength), k: all.slice(kOffset, kOffset + kLength) };
+}
+
+function shapeNeurons(core, json, floatsPtr) {
+  if (!json) return undefined;
+  return {
+    encoderSelf: shapeQueryKeys(core, json.encoderSelf, floatsPtr),
+    decoderSelf: shapeQueryKeys(core, json.decoderSelf, floatsPtr),
+    cross: shapeQueryKeys(core, json.cross, floatsPtr),
+  };
+}
+
+// The neuron view's numbers for one query of one layer and head of a result's neurons (a kind: 'encoderSelf',
+// 'decoderSelf' or 'cross'): for each key j the query and key vectors, their elementwise product (which sums to
+// q . k), the score q . k / sqrt(dim) and the weight softmax(score) over the keys the query may see (decoder self
+// attention: keys 0..query; the others: all), as the attention map's row. Plain numbers, so it runs where the result
+// went (a page's main thread after a worker).
+export function neuronView(neurons, { kind, layer, head, query }) {
+  const v = neurons?.[kind];
+  if (!v) throw new Error(`neuronView: no query and key vectors of kind '${kind}' (expected encoderSelf, decoderSelf or cross; only a Transformer has them)`);
+  for (const [name, value, count] of [['layer', layer, v.layers], ['head', head, v.heads], ['query', query, v.queries]]) {
+    if (!Number.isInteger(value) || value < 0 || value >= count) throw new RangeError(`neuronView: ${name} must be a whole number in 0..${count - 1}, got ${value}`);
+  }
+  const D = v.dim;
+  const qAt = ((layer * v.heads + head) * v.queries + query) * D;
+  const q = Array.from(v.q.subarray(qAt, qAt + D));
+  const visible = kind === 'decoderSelf' ? query + 1 : v.keys;
+  const scale = 1 / Math.sqrt(D);
+  const rows = [];
+  for (let j = 0; j < v.keys; j++) {
+    const kAt = ((layer * v.heads + head) * v.keys + j) * D;
+    const k = Array.from(v.k.subarray(kAt, kAt + D));
+    const product = q.map((x, d) => x * k[d]);
+    const dot = product.reduce((a, b) => a + b, 0);
+    rows.push({ key: j, k, product, dot, score: dot * scale, masked: j >= visible, weight: 0 });
+  }
+  const max = Math.max(...rows.filter((r) => !r.masked).map((r) => r.score));
+  let sum = 0;
+  for (const r of rows) if (!r.masked) sum += (r.weight = Math.exp(r.score - max));
+  for (const r of rows) r.weight /= sum;
+  return { q, dim: D, scale, rows };
+}
+
 // The JavaScript API's own choice: translations come with their attention maps unless asked not to (the core's
 // default is without).
 const DEFAULT_ATTENTION = true;
@@ -462,7 +511,8 @@ export class AttendTranslator {
   // The options translate() uses where a call leaves one out: the core's (with the model's own length penalty
   // where its file has one), attention: true. { beam, maxLength, maxInputLength, maxLengthRatio, lengthPenalty,
   // noRepeatNgramSize, repetitionPenalty, maxTokenRun, maxPieceRun, noAdjacentRepeatSize, maxCharRun,
-  // clauseSplitWords, minConfidence, alternatives, copyThrough, recaseCapitals, alignMarkup, closeMarks, attention }
+  // clauseSplitWords, minConfidence, omissionGain, alternatives, copyThrough, recaseCapitals, alignMarkup, closeMarks,
+  // attention, neurons }
   defaultOptions() {
     this.#check();
     const defaults = JSON.parse(this.#core.UTF8ToString(this.#core._attend_translator_defaults(this.#handle)));
@@ -482,7 +532,8 @@ export class AttendTranslator {
     return structuredClone(optionTable(this.#core));
   }
 
-  // { text, tokenized, sourceTokens, targetTokens, score, finished, untranslated, confidence, lowConfidence, warnings,
+  // { text, tokenized, sourceTokens, targetTokens, score, finished, untranslated, confidence, lowConfidence,
+  //   omittedWords, sourceWordGains (with omissionGain), neurons (with neurons: true), warnings,
   //   attention: { cross, encoderSelf, decoderSelf }, timings, alternatives (with options.alternatives > 0: for each
   //   target token { token, probability, tokens, ids, probabilities }, its most probable alternatives first) }
   // An array of texts gives an array of those, in input order.
@@ -491,7 +542,10 @@ export class AttendTranslator {
   // else 0.6), noRepeatNgramSize (4), repetitionPenalty (1), maxTokenRun (3), maxPieceRun (2: no piece inside a word
   // three times in a row unless the source has it so), noAdjacentRepeatSize (8: no phrase of 2 to 8 tokens right
   // after itself unless the source has it so), maxCharRun (4), clauseSplitWords (24;
-  // translateDocument only), minConfidence (the model's own, else 0: never), attention (true),
+  // translateDocument only), minConfidence (the model's own, else 0: never), omissionGain (0: never; above 0, each
+  // source word without which the model finds its translation more likely by more than this many nats is named in
+  // omittedWords, with a warning), attention (true), neurons (false: true adds the query and key vectors of every
+  // attention, a Transformer's, for neuronView()),
   // copyThrough (true: URLs, e-mail addresses, numbers and names inside an English or French sentence are copied
   // unchanged, and the model writes in digits only the source's numbers), recaseCapitals (true: a sentence in capitals is translated in sentence case and its
   // translation put in capitals), alignMarkup (true: a tag on a word goes around the words the cross attention
@@ -526,7 +580,10 @@ export class AttendTranslator {
   async translateDocument(text, options) {
     const signal = checkSignal(options?.signal, 'translateDocument(text, options)');
     return this.#work(signal, () => this.#run('_attend_translate_document', 'translateDocument', text, options, (json, floats) => {
-      for (const s of json.sentences) s.attention = s.attention && this.#maps(s.attention, floats);
+      for (const s of json.sentences) {
+        s.attention = s.attention && this.#maps(s.attention, floats);
+        if (s.neurons) s.neurons = shapeNeurons(this.#core, s.neurons, floats);
+      }
       return json;
     }));
   }
@@ -570,6 +627,7 @@ export class AttendTranslator {
     const started = performance.now();
     const json = this.#run('_attend_translate', 'translate', text, options, (json, floats) => {
       json.attention = json.attention && this.#maps(json.attention, floats);
+      if (json.neurons) json.neurons = shapeNeurons(this.#core, json.neurons, floats);
       return json;
     });
     json.timings.totalMs = performance.now() - started;

@@ -17,6 +17,7 @@ import { JOINER, tokenLabels, wordsOf } from './tokens.js';
 import { attentionJson, heatmapSvg, heatmapPng } from './export.js';
 import { watchOverflow } from './overflow.js';
 import { HeadView, HEAD_COLOURS } from './headview.js';
+import { NeuronPanel } from './neuronview.js';
 import { canRollout, layerMap, meanOfLayers, rollout } from './aggregate.js';
 
 const $ = (id) => document.getElementById(id);
@@ -150,8 +151,13 @@ function entryFrom(raw, i) {
     trainedOn: raw.trained_on ?? raw.trainedOn ?? '',
     goodAt: raw.good_at ?? raw.goodAt ?? '',
     limits: raw.limits ?? '',  // what the model does not do that others do, said plainly
+    // The threshold of its check for source words the translation left out (TranslateOptions.omissionGain),
+    // chosen on validation data; none: not checked.
+    omissionGain: Number.isFinite(raw.omission_gain) && raw.omission_gain > 0 ? raw.omission_gain : 0,
   };
 }
+
+const omissionGainOf = (m) => m?.omissionGain ?? 0;
 
 async function loadModelList() {
   setBody('modelState', 'loading-list');
@@ -509,7 +515,8 @@ async function translate({ live = false } = {}) {
   const current = () => seq === state.loadSeq && mine === state.translateSeq;
   try {
     const doc = await state.translator.translateDocument(text, {
-      beam, attention: true, alternatives: ALTERNATIVES, signal: controller.signal,
+      beam, attention: true, neurons: true, alternatives: ALTERNATIVES, omissionGain: omissionGainOf(state.model),
+      signal: controller.signal,
     });
     if (!current()) return;
     const ms = performance.now() - started;
@@ -551,9 +558,11 @@ function clearResult() {
   $('translate-error').hidden = true;
   $('translate-status').textContent = '';
   showWarnings([]);
+  showOmissions(null);
   heatmap.reset();
   alignment.reset();
   headView.reset();
+  neuronPanel.reset();
   setBody('translateState', 'idle');
 }
 
@@ -566,6 +575,19 @@ function warningsOf(d) {
 }
 
 const countWarnings = (n) => `${n} warning${n === 1 ? '' : 's'}`;
+
+// Source words the translation may have left out (the core's omission check), said in plain words under the
+// translation: a fluent, confident translation of part of a sentence is what the confidence does not catch.
+function showOmissions(d) {
+  const box = $('omission-note');
+  const words = [...new Set((d?.sentences ?? []).flatMap((x) => x.omittedWords ?? []))];
+  box.hidden = words.length === 0;
+  box.dataset.words = JSON.stringify(words);
+  box.textContent = words.length
+    ? `This translation may have left out ${words.map((w) => `“${w}”`).join(', ')}: the model finds its translation `
+      + `as likely without ${words.length === 1 ? 'that word' : 'those words'}. Check that the meaning is all there.`
+    : '';
+}
 
 // The chip beside the output: hidden without warnings; a button that opens and closes their list.
 function showWarnings(warnings) {
@@ -637,6 +659,7 @@ function showResult() {
   if (spans) $('output-text').replaceChildren(...spans);
   else $('output-text').textContent = d.text;
   showWarnings(warningsOf(d));
+  showOmissions(d);
   const several = d.sentences.length > 1;
   $('sentence-choice').hidden = !several;
   $('output-text').classList.toggle('several', several);
@@ -866,7 +889,8 @@ async function translateFrom(position, token) {
   const error = $('translate-error');
   try {
     const again = await state.translator.translateDocument(d.source.slice(x.begin, x.end), {
-      beam: d.beam, attention: true, alternatives: ALTERNATIVES, targetPrefix: prefix, signal: controller.signal,
+      beam: d.beam, attention: true, neurons: true, alternatives: ALTERNATIVES, targetPrefix: prefix,
+      omissionGain: omissionGainOf(state.model), signal: controller.signal,
     });
     if (!current()) return;
     if (again.sentences.length !== 1) throw new Error('the sentence no longer reads as one sentence');
@@ -1074,16 +1098,19 @@ function currentMap() {
 function matchControls() {
   const view = state.view;
   $('layer-field').hidden = view === 'grid';
-  if (view === 'grid') $('across-field').hidden = true;
+  // The neuron view is of one layer and one head: their query and key vectors.
+  if (view === 'grid' || view === 'neurons') $('across-field').hidden = true;
+  $('layer-select').disabled = !!state.across && view !== 'neurons';
   $('head-field').hidden = view === 'grid' || view === 'heads';
-  $('download-png').disabled = view === 'grid';
+  $('download-png').disabled = view === 'grid' || view === 'neurons';
   $('download-svg').disabled = view !== 'heatmap';
-  $('download-png').title = view === 'grid' ? 'Open a panel in the heatmap to save it' : `Save the ${VIEW_NAMES[view]} shown as a PNG picture`;
+  $('download-png').title = view === 'grid' ? 'Open a panel in the heatmap to save it'
+    : view === 'neurons' ? 'The neuron view is not a picture to save' : `Save the ${VIEW_NAMES[view]} shown as a PNG picture`;
   $('download-svg').title = view === 'heatmap' ? 'Save the heatmap shown as an SVG drawing' : 'An SVG is made of the heatmap only';
   $('download-hint').textContent = view === 'grid' ? 'Save a map: open it in the heatmap first;' : 'Save the map shown:';
 }
 
-const VIEW_NAMES = { heatmap: 'heatmap', grid: 'grid', alignment: 'alignment lines', heads: 'head view' };
+const VIEW_NAMES = { heatmap: 'heatmap', grid: 'grid', alignment: 'alignment lines', heads: 'head view', neurons: 'neuron view' };
 
 function renderViews() {
   matchControls();
@@ -1101,12 +1128,52 @@ function renderViews() {
     renderGrid();
   } else if (state.view === 'heads') {
     renderHeadView();
+  } else if (state.view === 'neurons') {
+    renderNeurons();
   } else {
     alignment.set(map);
   }
   // A picked output word is shown again on the new layer or head (the heatmap re-applies its own pick).
   if (state.word && !(state.view === 'heatmap' && heatmap.selected.row >= 0)) showPickedWord();
   overflowWatch.forEach((w) => w.update());
+}
+
+// The neuron view of the layer chosen (whatever "across layers" says) and the head chosen (head 1 for the mean of
+// the heads, which has no query and key of its own).
+const neuronPanel = new NeuronPanel({
+  queries: $('neuron-queries'), query: $('neuron-query'), rows: $('neuron-rows'), readout: $('neuron-readout'),
+  onPick: () => overflowWatch.forEach((w) => w.update()),
+});
+
+function renderNeurons() {
+  const r = state.result;
+  const note = $('neuron-note');
+  const neurons = r.neurons;
+  $('neuron-body').hidden = !neurons;
+  if (!neurons) {
+    neuronPanel.reset();
+    note.hidden = false;
+    note.textContent = 'The neuron view does not apply to this model: its attention is additive (Bahdanau): a small '
+      + 'network scores each source word from the decoder state, with no query and key vectors to multiply.';
+    return;
+  }
+  const maps = r.attention[state.kind];
+  const layer = Math.min(state.layer, maps.shape[0] - 1);
+  const head = state.head === 'mean' ? 0 : state.head;
+  note.hidden = state.head !== 'mean';
+  note.textContent = state.head === 'mean'
+    ? `The mean of the heads has no query and key vectors of its own: head 1 of ${maps.shape[1]} is shown (choose another in the Head menu).`
+    : '';
+  const labels = labelsFor(state.kind);
+  neuronPanel.set({
+    neurons, kind: state.kind, layer, head, queryLabels: labels.rows, keyLabels: labels.cols,
+    map: layerMap(maps, layer, head),
+  });
+  const panel = $('neuron-rows');
+  panel.dataset.kind = state.kind;
+  panel.dataset.layer = String(layer);
+  panel.dataset.head = String(head);
+  panel.dataset.dim = String(neurons[state.kind].dim);
 }
 
 function renderGrid() {
@@ -1153,7 +1220,8 @@ function renderGrid() {
 
 // ---------- sharing and keeping
 
-const overflowWatch = [watchOverflow($('heatmap-scroll')), watchOverflow($('alignment-scroll')), watchOverflow($('heads-scroll'))];
+const overflowWatch = [watchOverflow($('heatmap-scroll')), watchOverflow($('alignment-scroll')), watchOverflow($('heads-scroll')),
+  watchOverflow($('neuron-scroll'))];
 
 // A passing message ("The link is on the clipboard."): it goes at the next thing the user does, or after a while.
 let statusTimer = 0;
@@ -1197,7 +1265,7 @@ function download(blob, name) {
 
 // ---------- tabs (arrow keys move between them, as the ARIA tab pattern says)
 
-const TABS = ['heatmap', 'grid', 'alignment', 'heads'];
+const TABS = ['heatmap', 'grid', 'alignment', 'heads', 'neurons'];
 
 function selectTab(view, focus = false) {
   state.view = view;

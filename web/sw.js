@@ -11,6 +11,7 @@ const OLD_MODEL_CACHES = ['attend-models-v1'];
 
 const PRECACHE = [
   './', './index.html', './app.js', './style.css', './heatmap.js', './columns.js', './alignment.js', './headview.js',
+  './neuronview.js',
   './aggregate.js', './worker.js', './register-sw.js', './tokens.js', './export.js', './overflow.js', './runs.html',
   './runs.js',
   './lab.html', './lab.css', './lab.js', './lab-dom.js', './lab-plot.js', './lab-matrix.js', './lab-nw.js',

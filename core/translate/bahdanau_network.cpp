@@ -20,7 +20,7 @@ std::unique_ptr<StepModel> BahdanauNetwork::search_model(const int* src, int S, 
     return std::make_unique<BahdanauSearchModel>(model, src, S);
 }
 
-TranslationAttention BahdanauNetwork::attention(const int* src, int S, const int* tgt_in, int T) const {
+TranslationAttention BahdanauNetwork::attention(const int* src, int S, const int* tgt_in, int T, bool) const {
     TranslationAttention maps;
     bahdanau_cross_attention(maps.cross.data, model, src, S, tgt_in, T);
     maps.cross.layers = maps.cross.heads = 1;

@@ -22,7 +22,9 @@ public:
     float dropout() const override { return model.config.dropout; }
     int cross_attention_layers() const override { return 1; }  // one additive attention
     std::unique_ptr<StepModel> search_model(const int* src, int S, int max_length) const override;
-    TranslationAttention attention(const int* src, int S, const int* tgt_in, int T) const override;
+    // Additive attention has no query and key vectors: query_keys leaves neurons empty.
+    TranslationAttention attention(const int* src, int S, const int* tgt_in, int T,
+                                   bool query_keys = false) const override;
 
     BahdanauSeq2Seq model;
 };

@@ -117,6 +117,10 @@ const std::vector<TranslationOptionRow>& translation_option_table() {
         model_default(number("min_confidence", "minConfidence", "--min-confidence", &O::min_confidence, 0, 1,
                              "Warn about a translation whose confidence (the geometric mean of its tokens' "
                              "probabilities) is below this (0: never)")),
+        number("omission_gain", "omissionGain", "--omission-gain", &O::omission_gain, 0, kMaxOmissionGain,
+               "Name the source words the translation may have left out: those without which the model finds its "
+               "translation more likely by more than this many nats (0: never; each sentence is then scored once "
+               "more per source word)"),
         integer("alternatives", "alternatives", "--alternatives", &O::alternatives, 0, kMaxAlternatives,
                 "Each target token's this many most probable alternatives, with probabilities (0: none; `attend "
                 "translate` prints them with --json)"),
@@ -133,6 +137,9 @@ const std::vector<TranslationOptionRow>& translation_option_table() {
                 "(default: prefer it)"),
         boolean("return_attention", "attention", nullptr, &O::return_attention,
                 "Every attention map with the translation (`attend translate --attention FILE`)"),
+        boolean("return_neurons", "neurons", nullptr, &O::return_neurons,
+                "The query and key vectors of every attention with the translation, for the neuron view (a "
+                "Transformer's; the JavaScript API only)"),
         translate_only(integer("max_batch_size", nullptr, "--batch", &O::max_batch_size, 1, kMaxBatchSize,
                                "Greedy search (-b 1) without --attention: sentences decoded together (1: one at a "
                                "time)")),

@@ -26,6 +26,26 @@ AttentionMaps collect(const Layers& layers, Get weights_of, int heads, int rows,
     return maps;
 }
 
+// Gathers the [B=1, H, queries, D] query and [B=1, H, keys, D] key vectors of one kind of attention of every layer.
+template <typename Layers, typename Get>
+QueryKeyVectors collect_query_keys(const Layers& layers, Get attention_of, int heads, int dim, int queries, int keys) {
+    QueryKeyVectors v;
+    v.layers = static_cast<int>(layers.size());
+    v.heads = heads;
+    v.queries = queries;
+    v.keys = keys;
+    v.dim = dim;
+    const size_t q_per_layer = size_t(heads) * queries * dim, k_per_layer = size_t(heads) * keys * dim;
+    v.q.resize(q_per_layer * v.layers);
+    v.k.resize(k_per_layer * v.layers);
+    for (int l = 0; l < v.layers; l++) {
+        const MultiHeadAttentionActivations& a = attention_of(layers[l]);
+        std::copy_n(a.q, q_per_layer, v.q.begin() + q_per_layer * l);
+        std::copy_n(a.k, k_per_layer, v.k.begin() + k_per_layer * l);
+    }
+    return v;
+}
+
 }  // namespace
 
 std::string TransformerNetwork::description() const {
@@ -51,7 +71,8 @@ std::unique_ptr<StepModel> TransformerNetwork::batch_search_model(const int* src
     return std::make_unique<TransformerSearchModel>(model, src, src_valid_lens, B, S, capacity);
 }
 
-TranslationAttention TransformerNetwork::attention(const int* src, int S, const int* tgt_in, int T) const {
+TranslationAttention TransformerNetwork::attention(const int* src, int S, const int* tgt_in, int T,
+                                                   bool query_keys) const {
     // The search keeps no maps (a step reads only what the next one needs): one full forward keeps them all.
     const TransformerConfig& c = model.config;
     TransformerActivations acts;
@@ -64,6 +85,17 @@ TranslationAttention TransformerNetwork::attention(const int* src, int S, const 
                                 c.heads, T, T);
     maps.cross = collect(acts.decoder, [](const DecoderBlockActivations& a) { return a.cross_attn.weights; },
                          c.heads, T, S);
+    if (query_keys) {
+        // The forward keeps q and k split into heads for its backward; the search, which keeps no such copies, is
+        // untouched.
+        const int D = c.model_dim / c.heads;
+        maps.neurons.encoder_self = collect_query_keys(
+            acts.encoder, [](const EncoderBlockActivations& a) -> const auto& { return a.self_attn; }, c.heads, D, S, S);
+        maps.neurons.decoder_self = collect_query_keys(
+            acts.decoder, [](const DecoderBlockActivations& a) -> const auto& { return a.self_attn; }, c.heads, D, T, T);
+        maps.neurons.cross = collect_query_keys(
+            acts.decoder, [](const DecoderBlockActivations& a) -> const auto& { return a.cross_attn; }, c.heads, D, T, S);
+    }
     return maps;
 }
 

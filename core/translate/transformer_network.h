@@ -26,7 +26,8 @@ public:
     bool decodes_batches() const override { return true; }
     std::unique_ptr<StepModel> batch_search_model(const int* src, const int* src_valid_lens, int B, int S,
                                                   int capacity) const override;
-    TranslationAttention attention(const int* src, int S, const int* tgt_in, int T) const override;
+    TranslationAttention attention(const int* src, int S, const int* tgt_in, int T,
+                                   bool query_keys = false) const override;
 
     Transformer model;
 };

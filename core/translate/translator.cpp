@@ -11,6 +11,7 @@
 #include "text/utf8.h"
 #include "translate/asides.h"
 #include "translate/clause_join.h"
+#include "translate/omissions.h"
 
 #include <algorithm>
 #include <array>
@@ -179,6 +180,7 @@ void validate_options(const TranslationOptions& o) {
     check_range("no_adjacent_repeat_size", o.no_adjacent_repeat_size, 0, kMaxNoRepeatNgramSize);
     check_range("clause split words", o.clause_split_words, 0, kMaxClauseSplitWords);
     check_range("min confidence", o.min_confidence, 0, 1);
+    check_range("omission gain", o.omission_gain, 0, kMaxOmissionGain);
     check_range("alternatives", o.alternatives, 0, kMaxAlternatives);
     if (o.target_prefix.size() >= static_cast<size_t>(kMaxDecodingLength))
         throw Error("the target prefix is " + std::to_string(o.target_prefix.size()) + " tokens long; at most " +
@@ -433,6 +435,8 @@ std::optional<WordAlignment> Translator::markup_alignment(const TranslationResul
 
 void Translator::finish(TranslationResult& r, const PreparedText& prepared, const TranslationOptions& options) const {
     const MaskedText& masked = prepared.masked;
+    // Before the copy-through spans come back into the tokens: the model scores the pieces it read.
+    if (options.omission_gain > 0 && !r.untranslated && !r.target_ids.empty()) check_omissions(r, options);
     if (!masked.originals.empty()) {
         restore_copy_tokens(r.source_tokens, masked.source_words, masked.originals);
         restore_copy_tokens(r.target_tokens, masked.target_words, masked.originals);
@@ -465,6 +469,22 @@ void Translator::finish(TranslationResult& r, const PreparedText& prepared, cons
     }
 }
 
+void Translator::check_omissions(TranslationResult& r, const TranslationOptions& options) const {
+    const std::vector<int> src = model_->source_vocab.ids(r.source_tokens);
+    r.source_word_gains = source_word_gains(network(), r.source_tokens, src, r.target_ids, model_->bos_id,
+                                            model_->source_pipeline);
+    std::string named;
+    for (const SourceWordGain& g : r.source_word_gains) {
+        if (!(g.gain > options.omission_gain)) continue;
+        r.omitted_words.push_back(g.word);
+        named += (named.empty() ? "\"" : ", \"") + g.word + "\"";
+    }
+    if (!r.omitted_words.empty())
+        r.warnings.push_back("the translation may have left out " + named +
+                             ": the model finds it as likely without " +
+                             (r.omitted_words.size() == 1 ? "that word" : "those words"));
+}
+
 TranslationResult Translator::translate(std::string_view text, const TranslationOptions& options) const {
     validate_options(options);
     return translate_prepared(prepare(text, options), options);
@@ -489,16 +509,19 @@ TranslationResult Translator::search_prepared(const PreparedText& prepared, cons
 TranslationResult Translator::translate_prepared(const PreparedText& prepared, const TranslationOptions& options) const {
     TranslationResult r = search_prepared(prepared, options);
     const std::optional<PreparedText> other = retry_names(r, prepared, options);
-    if (options.return_attention && !r.target_ids.empty()) {
+    if ((options.return_attention || options.return_neurons) && !r.target_ids.empty()) {
         const auto start = std::chrono::steady_clock::now();
         const std::vector<int> src = model_->source_vocab.ids(r.source_tokens);
         const int S = static_cast<int>(src.size()), T = static_cast<int>(r.target_ids.size());
         std::vector<int> tgt{model_->bos_id};
         tgt.insert(tgt.end(), r.target_ids.begin(), r.target_ids.end() - 1);
-        TranslationAttention maps = network().attention(src.data(), S, tgt.data(), T);
-        r.encoder_self = std::move(maps.encoder_self);
-        r.decoder_self = std::move(maps.decoder_self);
-        r.cross = std::move(maps.cross);
+        TranslationAttention maps = network().attention(src.data(), S, tgt.data(), T, options.return_neurons);
+        if (options.return_attention) {
+            r.encoder_self = std::move(maps.encoder_self);
+            r.decoder_self = std::move(maps.decoder_self);
+            r.cross = std::move(maps.cross);
+        }
+        r.neurons = std::move(maps.neurons);
         r.attention_ms = ms_since(start);
     }
     finish(r, other ? *other : prepared, options);
@@ -561,6 +584,7 @@ std::vector<TranslationResult> Translator::translate_batch_prepared(const std::v
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return text(a).size() < text(b).size(); });
     std::vector<TranslationResult> results(n);
     const bool batched = options.max_batch_size > 1 && options.beam_size == 1 && !options.return_attention &&
+                         !options.return_neurons &&
                          options.target_prefix.empty() && options.alternatives == 0 &&
                          network().decodes_batches() && others_.empty();
     if (!batched) {

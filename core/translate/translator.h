@@ -113,6 +113,8 @@ private:
     // Marks r untranslated when the text has no letters, or (with a warning) when most of the source ids `src`
     // (<eos> last) are unknown tokens.
     bool leave_untranslated(TranslationResult& r, const PreparedText& prepared, const std::vector<int>& src) const;
+    // options.omission_gain: r's source_word_gains, omitted_words and their warning, from r's model pieces.
+    void check_omissions(TranslationResult& r, const TranslationOptions& options) const;
     // The result fields that come from the chosen hypothesis: ids, tokens, text, scores.
     void fill_translation(TranslationResult& r, const Hypothesis& best) const;
 

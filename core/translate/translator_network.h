@@ -19,6 +19,7 @@ namespace attend {
 // The attention maps of one translation, as TranslationResult carries them.
 struct TranslationAttention {
     AttentionMaps encoder_self, decoder_self, cross;
+    AttentionNeurons neurons;  // with attention()'s query_keys, where the architecture has them
 };
 
 class TranslatorNetwork {
@@ -64,8 +65,10 @@ public:
 
     // Every attention map of one teacher-forced pass over a chosen translation: src [S] (with <eos>), tgt_in [T]
     // (<bos>, then the first T - 1 generated tokens). Maps are [layers, heads, rows, cols] with target rows T and
-    // source columns S; kinds the architecture does not have stay empty (0 layers).
-    virtual TranslationAttention attention(const int* src, int S, const int* tgt_in, int T) const = 0;
+    // source columns S; kinds the architecture does not have stay empty (0 layers). query_keys: also the query and
+    // key vectors of each dot-product attention (empty for additive attention, which has none).
+    virtual TranslationAttention attention(const int* src, int S, const int* tgt_in, int T,
+                                           bool query_keys = false) const = 0;
 };
 
 // A config field that tensor shapes are made of, to name the one a model file contradicts.

@@ -16,6 +16,7 @@ constexpr int kMaxRunLength = 1000;        // max_token_run, max_char_run
 constexpr float kMaxLengthRatio = 1000.0f;
 constexpr int kMaxClauseSplitWords = 100000;
 constexpr int kMaxAlternatives = 100;     // alternatives (per target token)
+constexpr float kMaxOmissionGain = 1000.0f;
 
 struct TranslationOptions {
     int beam_size = 5;             // 1: greedy; 1..kMaxBeamSize
@@ -76,7 +77,15 @@ struct TranslationOptions {
     // low_confidence: the text is likely unlike what the model was trained on, and the translation invented. 0..1;
     // 0: never. A model file may name its own (Translator::default_options), chosen on validation data.
     float min_confidence = 0.0f;
+    // A source word the translation may have left out is named in TranslationResult::omitted_words, with a
+    // warning: one without which the model finds its own translation more likely by more than this many nats
+    // (translate/omissions.h: contrastive conditioning). 0..1000; 0: never checked (the check scores the
+    // translation once per source word). The shipped models' values are chosen on validation data (models.json).
+    float omission_gain = 0.0f;
     bool return_attention = false;
+    // TranslationResult::neurons: the query and key vectors of every dot-product attention (a Transformer's), from
+    // the teacher-forced pass that also gives the attention maps. Off by default: it costs that pass and the copies.
+    bool return_neurons = false;
     // The translation begins with these tokens of the model's target vocabulary (pieces as TranslationResult::
     // alternatives name them: "Groß@@" goes on into a longer word), and the search (greedy or beam, as the other
     // options say) goes on from there: a user who keeps the first words of a translation and picks another for the
@@ -107,10 +116,34 @@ struct TokenAlternatives {
     std::vector<float> probabilities;
 };
 
+// A source word and how much more likely the model finds the translation without it (TranslationOptions::
+// omission_gain): log P(translation | source without the word) - log P(translation | source), in nats. Below 0 for
+// a word the translation renders; near or above 0 for one it may have left out.
+struct SourceWordGain {
+    std::string word;  // as the source pipeline displays it ("'s", not "&apos;s")
+    float gain = 0.0f;
+};
+
 // Attention weights of one kind for every layer and head: data [layers, heads, rows, cols].
 struct AttentionMaps {
     int layers = 0, heads = 0, rows = 0, cols = 0;
     std::vector<float> data;
+};
+
+// The query and key vectors of one kind of dot-product attention, every layer and head: the projections as the
+// attention reads them, split into heads. In layer l, head h, the weight of key j for query i is the softmax over
+// the keys query i may see (every key for encoder self and cross attention, keys 0..i for decoder self attention)
+// of q[l,h,i] . k[l,h,j] / sqrt(dim): the attention map's cell (l, h, i, j).
+struct QueryKeyVectors {
+    int layers = 0, heads = 0, queries = 0, keys = 0, dim = 0;
+    std::vector<float> q;  // [layers, heads, queries, dim]
+    std::vector<float> k;  // [layers, heads, keys, dim]
+};
+
+// What bertviz's neuron view shows, for each kind of attention; the queries and keys are the rows and columns of
+// the attention maps of the same kind.
+struct AttentionNeurons {
+    QueryKeyVectors encoder_self, decoder_self, cross;
 };
 
 struct TranslationResult {
@@ -129,6 +162,11 @@ struct TranslationResult {
     // (<eos> included), in (0, 1]; 0 when nothing was translated.
     float confidence = 0.0f;
     bool low_confidence = false;  // confidence below options.min_confidence (with a warning)
+    // With options.omission_gain > 0: each source word with a letter or digit and its gain, in source order, and
+    // the words whose gain is above options.omission_gain (then with a warning naming them): what the translation
+    // may have left out.
+    std::vector<SourceWordGain> source_word_gains;
+    std::vector<std::string> omitted_words;
     // What the caller should know about this translation (the source was truncated to the model's limit, the
     // output was cut by the length limit, its confidence is low), one sentence each.
     std::vector<std::string> warnings;
@@ -137,6 +175,9 @@ struct TranslationResult {
     // its encoder_self and decoder_self stay empty (0 layers).
     // Target row i is the position that predicted target_tokens[i] (its input is <bos> or target_tokens[i-1]).
     AttentionMaps cross, encoder_self, decoder_self;
+    // With TranslationOptions::return_neurons, a Transformer's; a Bahdanau model's additive attention has no query
+    // and key vectors (all three stay empty, 0 layers).
+    AttentionNeurons neurons;
     // [target tokens] with TranslationOptions::alternatives > 0 (empty when untranslated).
     std::vector<TokenAlternatives> alternatives;
     double preprocess_ms = 0, search_ms = 0, attention_ms = 0;

@@ -217,6 +217,8 @@ void join_sentences(const std::vector<std::string>& lines, const std::vector<siz
             r.finished = r.finished && s.finished;
             left_as_is += s.untranslated;
             r.low_confidence = r.low_confidence || s.low_confidence;
+            r.source_word_gains.insert(r.source_word_gains.end(), s.source_word_gains.begin(), s.source_word_gains.end());
+            r.omitted_words.insert(r.omitted_words.end(), s.omitted_words.begin(), s.omitted_words.end());
             for (const std::string& w : s.warnings) r.warnings.push_back(where + w);
         }
         for (const PlacedTranslation& p : place_translations(lines[line], parts, texts, target))
@@ -335,11 +337,14 @@ size_t translate_chunk(const Translator& translator, const TranslateFlags& f, co
     join_sentences(lines, sentence_line, segments, sentence_results, sentence_errors,
                    translator.model().target_pipeline.lang, results, errors);
 
-    // A line's warnings: why it was skipped, or what happened to its translation. A low confidence alone is a
-    // warning to read, not a line that failed: it leaves the exit status alone.
-    std::vector<size_t> low_confidence(n);
-    for (size_t k = 0; k < sentence_results.size(); k++)
+    // A line's warnings: why it was skipped, or what happened to its translation. A low confidence or words the
+    // translation may have left out alone are warnings to read, not a line that failed: they leave the exit
+    // status alone.
+    std::vector<size_t> low_confidence(n), left_out(n);
+    for (size_t k = 0; k < sentence_results.size(); k++) {
         low_confidence[sentence_line[k]] += sentence_errors[k].empty() && sentence_results[k].low_confidence;
+        left_out[sentence_line[k]] += sentence_errors[k].empty() && !sentence_results[k].omitted_words.empty();
+    }
     for (size_t i = 0; i < complete; i++) {
         const size_t number = first_number + i;
         std::vector<std::string> warnings = input_notes[i];
@@ -349,7 +354,7 @@ size_t translate_chunk(const Translator& translator, const TranslateFlags& f, co
             tally.skipped++;
         }
         warnings.insert(warnings.end(), results[i].warnings.begin(), results[i].warnings.end());
-        if (warnings.size() > low_confidence[i]) tally.warned++;
+        if (warnings.size() > low_confidence[i] + left_out[i]) tally.warned++;
         if (low_confidence[i] > 0) tally.flagged++;
         for (const std::string& w : warnings) std::fprintf(stderr, "attend: warning: line %zu: %s\n", number, w.c_str());
 
@@ -368,6 +373,11 @@ size_t translate_chunk(const Translator& translator, const TranslateFlags& f, co
             j["tokens"] = r.target_tokens;
             j["finished"] = r.finished;
             if (r.untranslated) j["untranslated"] = true;
+            if (f.options.omission_gain > 0) {
+                nlohmann::json& gains = j["source_word_gains"] = nlohmann::json::array();
+                for (const SourceWordGain& g : r.source_word_gains) gains.push_back({{"word", g.word}, {"gain", g.gain}});
+                j["omitted"] = r.omitted_words;
+            }
             if (!r.alternatives.empty()) {
                 nlohmann::json& alternatives = j["alternatives"] = nlohmann::json::array();
                 for (const TokenAlternatives& a : r.alternatives)
@@ -528,7 +538,8 @@ CommandRegistrar registrar([](CLI::App& app) {
     cmd->add_flag("--tokenized", f->tokenized, "Print tokenized output, in the model's case (what BLEU scores)");
     cmd->add_flag("--json", f->json,
                   "One JSON object a line: line, text, score, confidence, tokens, finished, warnings (skipped lines: "
-                  "skipped; lines the model cannot read: untranslated; low_confidence; with --alternatives: "
+                  "skipped; lines the model cannot read: untranslated; low_confidence; with --omission-gain: source_word_gains, "
+                  "omitted; with --alternatives: "
                   "alternatives)");
     cmd->add_option("--threads", f->threads, "CPU threads (sentences are translated in parallel; default: all)");
     cmd->add_flag("-v,--verbose", f->verbose, "Print timing to standard error");

@@ -20,6 +20,8 @@ const { server, browser, artifacts } = await startSession(root);
 const demo = (query) => demoUrl(server, query);
 const state = waitForState;
 const BEAM = 2;
+// The page checks for words left out with the model's own threshold (models.json's omission_gain): so does the library here.
+const OMISSION_GAIN = first.omission_gain ?? 0;
 
 const translate = (page, text) => translateOnPage(page, text, BEAM);
 // The chip names the count of the library's warnings (a cut nonsense text may also be one the model doubts).
@@ -48,13 +50,13 @@ test('the long input is what the test means it to be', async () => {
   const app = fs.readFileSync(path.join(root, 'web', 'app.js'), 'utf8');
   const maxLength = Number(app.match(/const MAX_CHARS = (\d+);/)[1]);
   assert.ok(longSentence.length < maxLength, `${longSentence.length} characters must fit the page's ${maxLength}`);
-  const r = await engine.translate(longSentence, { beam: BEAM, attention: false });
+  const r = await engine.translate(longSentence, { beam: BEAM, attention: false, omissionGain: OMISSION_GAIN });
   assert.ok(r.sourceTokens.length <= maxSource, 'the source was cut to the limit');
   assert.ok(r.warnings.length >= 1);
 });
 
 test('a source cut to the model\'s limit shows a warning chip, its list, and the marked sentence', async () => {
-  const want = await engine.translateDocument(longSentence, { beam: BEAM, attention: false });
+  const want = await engine.translateDocument(longSentence, { beam: BEAM, attention: false, omissionGain: OMISSION_GAIN });
   assert.equal(want.sentences.length, 1);
   const warnings = want.sentences[0].warnings;
   assert.equal(warnings.filter((w) => CUT.test(w)).length, 1);
@@ -94,7 +96,7 @@ test('a source cut to the model\'s limit shows a warning chip, its list, and the
 
 test('in a document the chip lists where each warning is, and only the warned sentence is marked', async () => {
   const text = `A dog runs on the beach.\n${longSentence}`;
-  const want = await engine.translateDocument(text, { beam: BEAM, attention: false });
+  const want = await engine.translateDocument(text, { beam: BEAM, attention: false, omissionGain: OMISSION_GAIN });
   assert.equal(want.sentences.length, 2);
   assert.equal(want.sentences[0].warnings.length, 0);
   assert.equal(want.sentences[1].warnings.filter((w) => CUT.test(w)).length, 1);
@@ -118,7 +120,7 @@ test('in a document the chip lists where each warning is, and only the warned se
 
 test('a short sentence shows no chip; a blank input or another model clears it', async () => {
   const short = 'A dog runs on the beach.';
-  const want = await engine.translateDocument(short, { beam: BEAM, attention: false });
+  const want = await engine.translateDocument(short, { beam: BEAM, attention: false, omissionGain: OMISSION_GAIN });
   assert.deepEqual(want.warnings, []);
 
   const { context, page, errors } = await openDemo();
@@ -160,7 +162,7 @@ test('a short sentence shows no chip; a blank input or another model clears it',
 
 test('a sentence the model cannot read stays as it is, marked with its warning, and has no attention panel', async () => {
   const text = 'A dog runs on the beach.\n東京は日本の首都です。';
-  const want = await engine.translateDocument(text, { beam: BEAM, attention: true });
+  const want = await engine.translateDocument(text, { beam: BEAM, attention: true, omissionGain: OMISSION_GAIN });
   assert.deepEqual(want.sentences.map((s) => s.untranslated), [false, true]);
   assert.equal(want.sentences[1].text, '東京は日本の首都です。');
   assert.match(want.warnings[0], /^line 2, sentence 1: not translated: 11 of 11 source tokens are unknown/);
@@ -185,7 +187,7 @@ test('a sentence the model cannot read stays as it is, marked with its warning, 
 
 test('markup in the text is put back into the translation as text: shown, never run', async () => {
   const text = '<b>Two dogs</b> are playing in the <img src="x" onerror="window.__ran = 1">snow.';
-  const want = await engine.translateDocument(text, { beam: BEAM, attention: false });
+  const want = await engine.translateDocument(text, { beam: BEAM, attention: false, omissionGain: OMISSION_GAIN });
   assert.match(want.text, /^<b>\S.*<\/b> .*<img src="x" onerror="window.__ran = 1">\S/);
 
   const { context, page, errors } = await openDemo();
@@ -199,7 +201,7 @@ test('markup in the text is put back into the translation as text: shown, never 
 
 test('a translation the model doubts (everyday speech, not a caption) is shown with its low-confidence warning', async () => {
   const text = 'See you tomorrow! How much does it cost? A dog runs on the beach.';
-  const want = await engine.translateDocument(text, { beam: BEAM, attention: false });
+  const want = await engine.translateDocument(text, { beam: BEAM, attention: false, omissionGain: OMISSION_GAIN });
   // The library's own verdicts, which the page must show: these are the warnings of the sentences it flagged.
   const flagged = want.sentences.filter((s) => s.lowConfidence);
   assert.ok(flagged.length >= 1, 'everyday speech is far below the model\'s threshold');

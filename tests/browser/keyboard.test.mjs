@@ -94,6 +94,9 @@ test('keyboard only: type, translate, change layer, head and view, and read out 
 
   await tabTo(page, '[role="tab"][aria-selected="true"]', { back: true });
   await page.keyboard.press('End');
+  assert.equal(await active(page), 'tab-neurons');
+  assert.equal(await page.isVisible('#view-neurons'), true);
+  await page.keyboard.press('ArrowLeft');
   assert.equal(await active(page), 'tab-heads');
   assert.equal(await page.isVisible('#view-heads'), true);
   // The threshold slider moves by arrow keys; the head view then draws fewer lines.

@@ -1,6 +1,6 @@
 // Every view of the three pages at a desktop width (1280 px) and a phone's (390 px), with the shipped models and a
-// shipped training log: the demo's translation, heatmap, all heads, alignment, head view and document mode; each
-// section of the attention lab; runs.html. On each: no console error, nothing wider than the window, every table
+// shipped training log: the demo's translation, heatmap, all heads, alignment, head view, neuron view and document
+// mode; each section of the attention lab; runs.html. On each: no console error, nothing wider than the window, every table
 // inside its box, and nothing cut off at the window's edge (what is wider scrolls inside a box that fits). A
 // screenshot of each goes to test-artifacts/views-<page>-<view>-<width>.png.
 import { test } from 'node:test';
@@ -83,7 +83,7 @@ async function check(page, errors, name, width, target = page) {
   await target.screenshot({ path: path.join(artifacts, `views-${name}-${width}.png`), ...(target === page ? { fullPage: true } : {}) });
 }
 
-test('the demo: translation, heatmap, all heads, alignment, head view and document mode at 1280 and 390 px', async () => {
+test('the demo: translation, heatmap, all heads, alignment, head view, neuron view and document mode at 1280 and 390 px', async () => {
   for (const width of WIDTHS) {
     const page = await browser.newPage({ viewport: { width, height: 900 } });
     const errors = watchErrors(page);
@@ -96,7 +96,7 @@ test('the demo: translation, heatmap, all heads, alignment, head view and docume
     await page.locator('#attention-panel').scrollIntoViewIfNeeded();
     await check(page, errors, 'demo-heatmap', width, page.locator('#attention-panel'));
     for (const [tab, view, ready] of [['grid', 'all-heads', '#head-grid canvas'], ['alignment', 'alignment', '#alignment'],
-      ['heads', 'head-view', '#headview']]) {
+      ['heads', 'head-view', '#headview'], ['neurons', 'neuron-view', '#neuron-rows .neuron-row']]) {
       await page.click(`#tab-${tab}`);
       await page.waitForSelector(`#view-${tab}:not([hidden]) ${ready}`);
       await check(page, errors, `demo-${view}`, width, page.locator('#attention-panel'));

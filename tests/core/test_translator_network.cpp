@@ -7,10 +7,13 @@
 #include "error.h"
 #include "translate/bahdanau_network.h"
 #include "translate/model_file.h"
+#include "translate/omissions.h"
 #include "tiny_words_model.h"
 #include "translate/transformer_network.h"
 #include "translate/translator.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -142,4 +145,164 @@ TEST_CASE("translator: translate_ids gives translate()'s tokens for the same sen
         CHECK_THROWS_WITH_AS(owned.translate_ids({4, 99, m.eos_id}, greedy),
                              doctest::Contains("source id 99 is outside the source vocabulary"), Error);
     }
+}
+
+namespace {
+
+// softmax over the keys row i may see (decoder self attention: 0..i) of q[l,h,i] . k[l,h,j] / sqrt(dim), against the
+// map's row, for every layer, head and query of one kind.
+void check_query_keys_give_weights(const QueryKeyVectors& v, const AttentionMaps& maps, bool causal) {
+    REQUIRE(v.layers == maps.layers);
+    REQUIRE(v.heads == maps.heads);
+    REQUIRE(v.queries == maps.rows);
+    REQUIRE(v.keys == maps.cols);
+    REQUIRE(v.q.size() == size_t(v.layers) * v.heads * v.queries * v.dim);
+    REQUIRE(v.k.size() == size_t(v.layers) * v.heads * v.keys * v.dim);
+    const double scale = 1.0 / std::sqrt(double(v.dim));
+    for (int l = 0; l < v.layers; l++)
+        for (int h = 0; h < v.heads; h++)
+            for (int i = 0; i < v.queries; i++) {
+                const int visible = causal ? i + 1 : v.keys;
+                std::vector<double> scores(v.keys);
+                double max = -1e300;
+                for (int j = 0; j < visible; j++) {
+                    double dot = 0;
+                    for (int d = 0; d < v.dim; d++)
+                        dot += double(v.q[((size_t(l) * v.heads + h) * v.queries + i) * v.dim + d]) *
+                               v.k[((size_t(l) * v.heads + h) * v.keys + j) * v.dim + d];
+                    scores[j] = dot * scale;
+                    max = std::max(max, scores[j]);
+                }
+                double sum = 0;
+                for (int j = 0; j < visible; j++) sum += std::exp(scores[j] - max);
+                for (int j = 0; j < v.keys; j++) {
+                    CAPTURE(l);
+                    CAPTURE(h);
+                    CAPTURE(i);
+                    CAPTURE(j);
+                    const double want = j < visible ? std::exp(scores[j] - max) / sum : 0.0;
+                    // float weights of a float computation: a few float epsilons of a value at most 1
+                    CHECK(maps.data[((size_t(l) * maps.heads + h) * maps.rows + i) * maps.cols + j] ==
+                          doctest::Approx(want).epsilon(1e-4).scale(1.0));
+                }
+            }
+}
+
+}  // namespace
+
+TEST_CASE("translator: the query and key vectors it returns give its attention maps, for every kind") {
+    TranslationOptions options;
+    options.return_attention = true;
+    options.return_neurons = true;
+    const Translator transformer(tiny_model("transformer"));
+    for (const char* text : {"Go.", "I lost.", "He's calm!"}) {
+        CAPTURE(text);
+        const TranslationResult r = transformer.translate(text, options);
+        REQUIRE(r.neurons.cross.layers == 1);
+        CHECK(r.neurons.cross.dim == 4);  // model_dim 8 over 2 heads
+        check_query_keys_give_weights(r.neurons.encoder_self, r.encoder_self, false);
+        check_query_keys_give_weights(r.neurons.decoder_self, r.decoder_self, true);
+        check_query_keys_give_weights(r.neurons.cross, r.cross, false);
+        // Neurons alone: the same vectors, no maps.
+        TranslationOptions only = options;
+        only.return_attention = false;
+        const TranslationResult n = transformer.translate(text, only);
+        CHECK(n.cross.layers == 0);
+        CHECK(n.neurons.cross.q == r.neurons.cross.q);
+        CHECK(n.neurons.decoder_self.k == r.neurons.decoder_self.k);
+    }
+    // Additive attention has no query and key vectors: the maps come, the neurons stay empty.
+    const Translator gru(tiny_model("bahdanau"));
+    const TranslationResult r = gru.translate("I lost.", options);
+    CHECK(r.cross.layers == 1);
+    CHECK(r.neurons.cross.layers == 0);
+    CHECK(r.neurons.encoder_self.q.empty());
+    // And without the option nothing is kept.
+    CHECK(transformer.translate("I lost.").neurons.cross.layers == 0);
+}
+
+TEST_CASE("omissions: teacher-forced scores are the search's log-probabilities, batched or one source at a time") {
+    for (const std::string architecture : kArchitectures) {
+        CAPTURE(architecture);
+        const TranslatorModel m = tiny_model(architecture);
+        const Translator t = Translator::borrowing(m);
+        std::vector<std::vector<int>> sources;
+        std::vector<Hypothesis> hyps;
+        for (const char* text : {"i lost .", "go .", "he's calm !"}) {
+            sources.push_back(m.source_vocab.ids(t.source_tokens(text)));
+            SearchOptions greedy;  // no repetition controls: the search's log-probabilities are the model's
+            greedy.max_length = 8;
+            hyps.push_back(t.translate_ids(sources.back(), greedy));
+        }
+        for (size_t i = 0; i < sources.size(); i++) {
+            CAPTURE(i);
+            // Every source scores hypothesis i; the batch pads the shorter sources.
+            const std::vector<double> scores = translation_log_probs(*m.network, sources, hyps[i].tokens, m.bos_id);
+            CHECK(scores[i] == doctest::Approx(hyps[i].log_prob).epsilon(1e-4));
+            for (size_t s = 0; s < sources.size(); s++) {
+                const double alone = translation_log_probs(*m.network, {sources[s]}, hyps[i].tokens, m.bos_id)[0];
+                CHECK(scores[s] == doctest::Approx(alone).epsilon(1e-4));
+            }
+        }
+        CHECK_THROWS_WITH_AS(translation_log_probs(*m.network, {{}}, hyps[0].tokens, m.bos_id),
+                             ("translation scores: a source of 0 tokens (expected 1.." +
+                              std::to_string(m.network->max_source_tokens()) + ")")
+                                 .c_str(),
+                             Error);
+    }
+}
+
+TEST_CASE("omissions: a source word's gain is the score without it less the score with it; words as the pipeline splits") {
+    TextPipeline bpe;  // moses+bpe: "@@" goes on into the next piece
+    CHECK(source_word_starts({"The", "man", "&apos;s", "Hun@@", "d@@", "e", ".", "<eos>"}, bpe) ==
+          std::vector<int>{0, 1, 2, 3, 6, 7});
+    TextPipeline sp;
+    sp.type = TextPipelineType::sentencepiece;
+    CHECK(source_word_starts({"\xE2\x96\x81" "I", "\xE2\x96\x81" "li", "ke", "\xE2\x96\x81" "fish", "<eos>"}, sp) ==
+          std::vector<int>{0, 1, 3, 4});
+    CHECK(source_word_starts({"<eos>"}, sp) == std::vector<int>{0});
+    // Chinese: one mark at the start, and each piece of Han characters a word.
+    CHECK(source_word_starts({"\xE2\x96\x81" "\xE6\x88\x91", "\xE5\x96\x9C\xE6\xAC\xA2", "\xE9\xB1\xBC", "<eos>"}, sp) ==
+          std::vector<int>{0, 1, 2, 3});
+
+    const TranslatorModel m = tiny_model("transformer");
+    const Translator t = Translator::borrowing(m);
+    const std::vector<std::string> tokens = t.source_tokens("he's calm !");
+    const std::vector<int> src = m.source_vocab.ids(tokens);
+    const std::vector<int> target = t.translate_ids(src, SearchOptions{}).tokens;
+    const std::vector<SourceWordGain> gains =
+        source_word_gains(*m.network, tokens, src, target, m.bos_id, m.source_pipeline);
+    REQUIRE(gains.size() == 2);  // "!" alone is not checked
+    CHECK(gains[0].word == "he's");
+    CHECK(gains[1].word == "calm");
+    const double whole = translation_log_probs(*m.network, {src}, target, m.bos_id)[0];
+    const std::vector<int> without_calm{src[0], src[2], src[3]};
+    CHECK(gains[1].gain ==
+          doctest::Approx(translation_log_probs(*m.network, {without_calm}, target, m.bos_id)[0] - whole).epsilon(1e-4));
+
+    // Through translate() (its repetition controls may choose another translation): the words named are those
+    // whose gain is above the threshold, and a warning names them; 0 checks nothing.
+    TranslationOptions options;
+    options.omission_gain = 0.0f;
+    CHECK(t.translate("he's calm !", options).source_word_gains.empty());
+    for (float threshold : {1e-6f, 0.5f, 2.0f}) {
+        CAPTURE(threshold);
+        options.omission_gain = threshold;
+        const TranslationResult r = t.translate("he's calm !", options);
+        REQUIRE(r.source_word_gains.size() == 2);
+        std::vector<std::string> above;
+        for (const SourceWordGain& g : r.source_word_gains)
+            if (g.gain > threshold) above.push_back(g.word);
+        CHECK(r.omitted_words == above);
+        const bool warned = std::any_of(r.warnings.begin(), r.warnings.end(), [](const std::string& w) {
+            return w.find("may have left out \"") != std::string::npos;
+        });
+        CHECK(warned == !above.empty());
+    }
+    options.omission_gain = kMaxOmissionGain;
+    const TranslationResult r = t.translate("he's calm !", options);
+    CHECK(r.source_word_gains.size() == 2);
+    CHECK(r.omitted_words.empty());
+    options.omission_gain = -1.0f;
+    CHECK_THROWS_AS(t.translate("go .", options), Error);
 }

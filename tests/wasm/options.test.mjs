@@ -14,8 +14,8 @@ test('defaultOptions() are the core\'s defaults and what translate() uses when a
   assert.deepEqual(d, {
     beam: 5, maxLength: 0, maxInputLength: 0, maxLengthRatio: 2, lengthPenalty: t.info().decoding.lengthPenalty,
     noRepeatNgramSize: 4, repetitionPenalty: 1, maxTokenRun: 3, maxPieceRun: 2, noAdjacentRepeatSize: 8, maxCharRun: 4,
-    clauseSplitWords: 24, minConfidence: 0, alternatives: 0,
-    copyThrough: true, recaseCapitals: true, alignMarkup: true, closeMarks: true, attention: true,
+    clauseSplitWords: 24, minConfidence: 0, omissionGain: 0, alternatives: 0,
+    copyThrough: true, recaseCapitals: true, alignMarkup: true, closeMarks: true, attention: true, neurons: false,
   });
   const text = 'A man in a blue shirt is standing on a ladder.';
   const byDefault = await t.translate(text);
@@ -35,7 +35,7 @@ test('optionBounds() are the core\'s limits, and translate() refuses a value jus
   assert.deepEqual(bounds.repetitionPenalty, { min: 0, max: 1e6, integer: false, aboveMin: true });
   assert.deepEqual(Object.keys(bounds), ['beam', 'maxLength', 'maxInputLength', 'maxLengthRatio', 'lengthPenalty',
     'noRepeatNgramSize', 'repetitionPenalty', 'maxTokenRun', 'maxPieceRun', 'noAdjacentRepeatSize', 'maxCharRun',
-    'clauseSplitWords', 'minConfidence', 'alternatives']);
+    'clauseSplitWords', 'minConfidence', 'omissionGain', 'alternatives']);
   for (const [name, { min, max, integer, aboveMin }] of Object.entries(bounds)) {
     const step = integer ? 1 : Math.max(1, Math.abs(max)) * 1e-3;
     await assert.rejects(t.translate('A dog.', { [name]: max + step }), RangeError, name);

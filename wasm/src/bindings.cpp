@@ -73,6 +73,16 @@ nlohmann::json append_maps(std::vector<float>& floats, const AttentionMaps& a) {
     return j;
 }
 
+// {layers, heads, queries, keys, dim, qOffset, kOffset} with q [layers, heads, queries, dim] and k [layers, heads,
+// keys, dim] appended to floats.
+nlohmann::json append_query_keys(std::vector<float>& floats, const QueryKeyVectors& v) {
+    nlohmann::json j = {{"layers", v.layers}, {"heads", v.heads}, {"queries", v.queries}, {"keys", v.keys},
+                        {"dim", v.dim},       {"qOffset", floats.size()}, {"kOffset", floats.size() + v.q.size()}};
+    floats.insert(floats.end(), v.q.begin(), v.q.end());
+    floats.insert(floats.end(), v.k.begin(), v.k.end());
+    return j;
+}
+
 }  // namespace
 
 extern "C" {
@@ -154,15 +164,20 @@ TranslationOptions parse_options(const Translator& translator, const char* optio
     return opt;
 }
 
-// One translation as JSON; its attention maps (when kept) appended to floats.
-nlohmann::json result_json(const TranslationResult& r, bool attention, std::vector<float>& floats) {
+// One translation as JSON; its attention maps and query and key vectors (when kept) appended to floats.
+nlohmann::json result_json(const TranslationResult& r, const TranslationOptions& opt, std::vector<float>& floats) {
+    const bool attention = opt.return_attention;
     nlohmann::json j = {{"text", r.text}, {"tokenized", r.tokenized}, {"sourceTokens", r.source_tokens},
                         {"targetTokens", r.target_tokens}, {"targetIds", r.target_ids}, {"score", r.score},
                         {"logProb", r.log_prob}, {"finished", r.finished}, {"untranslated", r.untranslated},
                         {"confidence", r.confidence}, {"lowConfidence", r.low_confidence},
-                        {"warnings", r.warnings},
+                        {"warnings", r.warnings}, {"omittedWords", r.omitted_words},
                         {"timings", {{"preprocessMs", r.preprocess_ms}, {"searchMs", r.search_ms},
                                      {"attentionMs", r.attention_ms}}}};
+    if (opt.omission_gain > 0) {
+        nlohmann::json& gains = j["sourceWordGains"] = nlohmann::json::array();
+        for (const SourceWordGain& g : r.source_word_gains) gains.push_back({{"word", g.word}, {"gain", g.gain}});
+    }
     if (!r.alternatives.empty()) {
         nlohmann::json& alternatives = j["alternatives"] = nlohmann::json::array();
         for (const TokenAlternatives& a : r.alternatives)
@@ -173,6 +188,11 @@ nlohmann::json result_json(const TranslationResult& r, bool attention, std::vect
         j["attention"] = {{"cross", append_maps(floats, r.cross)},
                           {"encoderSelf", append_maps(floats, r.encoder_self)},
                           {"decoderSelf", append_maps(floats, r.decoder_self)}};
+    // Only a Transformer has query and key vectors: a Bahdanau model's result says so by having no neurons.
+    if (opt.return_neurons && r.neurons.cross.layers > 0)
+        j["neurons"] = {{"encoderSelf", append_query_keys(floats, r.neurons.encoder_self)},
+                        {"decoderSelf", append_query_keys(floats, r.neurons.decoder_self)},
+                        {"cross", append_query_keys(floats, r.neurons.cross)}};
     return j;
 }
 
@@ -191,7 +211,7 @@ EMSCRIPTEN_KEEPALIVE int attend_translate(int handle, const char* text, const ch
         Translator& t = translator(handle);
         const TranslationOptions opt = parse_options(t, options_json);
         Result out;
-        out.json = result_json(t.translate(text, opt), opt.return_attention, out.floats).dump();
+        out.json = result_json(t.translate(text, opt), opt, out.floats).dump();
         return store(std::move(out));
     }, 0);
 }
@@ -206,7 +226,7 @@ EMSCRIPTEN_KEEPALIVE int attend_translate_document(int handle, const char* text,
         Result out;
         nlohmann::json sentences = nlohmann::json::array();
         for (const DocumentSentence& s : doc.sentences) {
-            nlohmann::json j = result_json(s.result, opt.return_attention, out.floats);
+            nlohmann::json j = result_json(s.result, opt, out.floats);
             j["begin"] = s.utf16_begin;
             j["end"] = s.utf16_end;
             j["line"] = s.line;
