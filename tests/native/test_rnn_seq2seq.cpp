@@ -207,6 +207,21 @@ TEST_CASE("Seq2SeqEncoder: bidirectional option gives [T, B, 2H] outputs and [2L
         for (int j = 0; j < H; ++j) CHECK(state[(3 * B + b) * H + j] == out[(0 * B + b) * 2 * H + H + j]);
 }
 
+// predict_seq2seq's loop for one sentence: from the decoder state h [L,H], argmax token by token, stopping at <eos>.
+std::vector<int> greedy_by_hand(Seq2SeqAttentionDecoder& decoder, const float* enc_out, std::vector<float> h,
+                                int valid, int Ts, int V, int bos, int eos, int max_len) {
+    std::vector<float> h_next(h.size()), logits(V);
+    std::vector<int> tokens;
+    for (int t = 0, x = bos; t < max_len; ++t) {
+        decoder.forward(logits.data(), h_next.data(), &x, enc_out, h.data(), &valid, 1, 1, Ts);
+        h = h_next;
+        x = argmax(logits.data(), V);
+        tokens.push_back(x);
+        if (x == eos) break;
+    }
+    return tokens;
+}
+
 TEST_CASE("Seq2SeqStepModel: greedy search equals the seeds' predict_seq2seq loop; beam search keeps per-hypothesis "
           "states") {
     Seq2SeqConfig c{12, 5, 6, 2, 0.0f};
@@ -222,15 +237,7 @@ TEST_CASE("Seq2SeqStepModel: greedy search equals the seeds' predict_seq2seq loo
     std::vector<float> enc_out(Ts * H), h(L * H), h_next(L * H), logits(V);
     encoder.forward(enc_out.data(), h.data(), src.data(), 1, Ts);
     const int valid = 4;
-    std::vector<int> expected;
-    int x = bos;
-    for (int t = 0; t < max_len; ++t) {
-        decoder.forward(logits.data(), h_next.data(), &x, enc_out.data(), h.data(), &valid, 1, 1, Ts);
-        h = h_next;
-        x = argmax(logits.data(), V);
-        expected.push_back(x);
-        if (x == eos) break;
-    }
+    const std::vector<int> expected = greedy_by_hand(decoder, enc_out.data(), h, valid, Ts, V, bos, eos, max_len);
     SearchOptions options;
     options.bos_id = bos;
     options.eos_id = eos;
@@ -287,14 +294,7 @@ TEST_CASE("Seq2SeqStepModel with a bidirectional encoder: greedy search equals t
     std::vector<float> enc_out(Ts * 2 * H), enc_state(2 * L * H), h(L * H), h_next(L * H), logits(V);
     encoder.forward(enc_out.data(), enc_state.data(), src.data(), 1, Ts);
     decoder.init_state(h.data(), enc_state.data(), 1);
-    std::vector<int> expected;
-    for (int t = 0, x = bos; t < max_len; ++t) {
-        decoder.forward(logits.data(), h_next.data(), &x, enc_out.data(), h.data(), &valid, 1, 1, Ts);
-        h = h_next;
-        x = argmax(logits.data(), V);
-        expected.push_back(x);
-        if (x == eos) break;
-    }
+    const std::vector<int> expected = greedy_by_hand(decoder, enc_out.data(), h, valid, Ts, V, bos, eos, max_len);
     SearchOptions options;
     options.bos_id = bos;
     options.eos_id = eos;
