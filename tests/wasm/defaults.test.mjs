@@ -10,23 +10,28 @@ import { smallModel } from './lib/small_model.mjs';
 import { Attend } from '../../wasm/attend.js';
 
 const read = (file) => fs.readFileSync(path.join(root, file), 'utf8');
-const camel = (snake) => (snake === 'beam_size' ? 'beam' : snake.replace(/_([a-z])/g, (_, c) => c.toUpperCase()));
+const translator = await Attend.load(new Uint8Array(fs.readFileSync(smallModel('f32'))));
+// A field's JavaScript name, as the core's option table gives it (null: not an option of the JavaScript API).
+const jsName = Object.fromEntries(translator.optionTable().map((row) => [row.field, row.name]));
+translator.dispose();
+const camel = (field) => jsName[field] ?? null;
 
-// The fields of TranslationOptions with their initializers, by their JavaScript names.
+// The fields of TranslationOptions with their initializers, by their JavaScript names (those the API takes).
 function coreDefaults() {
   const header = read('include/attend/translation.h');
   const body = header.match(/struct TranslationOptions \{([\s\S]*?)\n\};/)[1];
   const out = {};
   for (const [, , name, value] of body.matchAll(/^\s*(int|float|bool)\s+(\w+)\s*=\s*([^;]+);/gm)) {
+    if (!camel(name)) continue;
     out[camel(name)] = value === 'true' ? true : value === 'false' ? false : Number(value.replace(/f$/, ''));
   }
   return out;
 }
 
 const core = coreDefaults();
-// Options the JavaScript API does not take (the core's batching), or takes with its own default: attend.js
-// returns the attention maps unless told not to, where the core's C++ callers ask for them.
-const NOT_IN_JS = new Set(['maxBatchSize', 'returnAttention']);
+// The option the JavaScript API takes with its own default: attend.js returns the attention maps unless told not
+// to, where the core's C++ callers ask for them.
+const NOT_IN_JS = new Set(['attention']);
 
 test('the core declares the defaults this test reads', () => {
   assert.equal(core.beam, 5);
