@@ -1,6 +1,7 @@
 #include "translate/omissions.h"
 
 #include "error.h"
+#include "kernels/softmax.h"
 #include "text/case_mapping.h"
 #include "text/char_class.h"
 #include "text/tokenizer.h"
@@ -14,14 +15,6 @@
 
 namespace attend {
 namespace {
-
-// log softmax(logits)[id] over V logits.
-double log_prob_of(const float* logits, int V, int id) {
-    const float max = *std::max_element(logits, logits + V);
-    double sum = 0;
-    for (int v = 0; v < V; v++) sum += std::exp(double(logits[v]) - max);
-    return double(logits[id]) - max - std::log(sum);
-}
 
 bool has_letter_or_digit(const std::string& text) {
     for (char32_t cp : utf8_decode(text))
@@ -114,7 +107,7 @@ std::vector<double> translation_log_probs(const TranslatorNetwork& network,
         std::vector<int> last(rows, bos_id);
         for (int t = 0; t < T; t++) {
             model.step(logits.data(), last.data(), rows);
-            for (int b = 0; b < rows; b++) scores[b] += log_prob_of(logits.data() + size_t(b) * V, V, target[t]);
+            for (int b = 0; b < rows; b++) scores[b] += log_softmax_at(logits.data() + size_t(b) * V, V, target[t]);
             std::fill(last.begin(), last.end(), target[t]);
         }
     };
