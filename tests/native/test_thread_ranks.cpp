@@ -7,10 +7,10 @@
 // which keeps the differences relative). Two thread ranks add the same two terms as MPI_Allreduce on two ranks
 // (a + b == b + a), so against MPI they agree bit for bit.
 //
-// The GRU + Bahdanau model is compared with one process without dropout: its dropout masks cover time-major
-// tensors ([S, B, H]), which a rank's share of the rows does not cut into one range of the whole batch's counters,
-// so a rank draws other masks than one process (on MPI's ranks as on these; the Transformer's batch-first masks
-// follow the rows: DropoutStream::set_rows). With dropout, the ranks still train the same model on every rank.
+// The GRU + Bahdanau model is compared with one process without dropout: its encoder's dropout masks cover
+// time-major tensors ([S, B, H]), which a rank's share of the rows does not cut into one range of the whole batch's
+// counters, so a rank draws other (equally random) masks than one process for its rows, on MPI's ranks as on these
+// (TrainableModel::dropout_follows_rows). The Transformer's batch-first masks follow the rows: compared dropout on.
 //
 // Every process installs the native GEMM backend (OpenBLAS) as `attend train` does, so that the products are the
 // MPI run's.
