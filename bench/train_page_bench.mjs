@@ -65,9 +65,9 @@ try {
       const wall = (performance.now() - n0) / 1000, cpu = cpuSeconds(process.cpuUsage(c0));
       trainer.dispose();
       node[threads] = wall;
-      const extra = threads > 1 ? `; ${(node[1] / wall).toFixed(2)}x one thread` : `page/node ${(page.one / wall).toFixed(2)}`;
+      const extra = threads > 1 ? `${(node[1] / wall).toFixed(2)}x one thread` : `page/node ${(page.one / wall).toFixed(2)}`;
       line(`node_${preset}_ms_per_step_threads_${threads}`, (1000 * wall / steps).toFixed(2), 'ms',
-        `${steps} steps in ${wall.toFixed(1)} s, CPU ${cpu.toFixed(1)} s${extra}`);
+        `${steps} steps in ${wall.toFixed(1)} s, CPU ${cpu.toFixed(1)} s; ${extra}`);
     }
     const out = fs.mkdtempSync(path.join(os.tmpdir(), 'attend-bench-page-'));
     const env = { ...process.env, OMP_NUM_THREADS: '1', OMP_WAIT_POLICY: 'passive' };
