@@ -25,18 +25,27 @@ set(ATTEND_WASM_LINK_FLAGS -O3 -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=2GB)
 # build without SIMD keeps the emulation, so it still runs on engines that have neither.
 set(ATTEND_WASM_EXCEPTIONS_simd -fwasm-exceptions)
 set(ATTEND_WASM_EXCEPTIONS_nosimd -fexceptions)
+# simd_mt: the SIMD core with threads (-pthread: shared memory, atomics), for the training module's data-parallel
+# ranks (train/thread_ranks.h) on pages that are cross-origin isolated. It keeps the JavaScript emulation of
+# exceptions: with -pthread, Emscripten 3.1.6 (Debian's) links a C++ runtime whose throw no -fwasm-exceptions catch
+# ever catches (the module aborts on the first exception, e.g. an option the bindings refuse).
+set(ATTEND_WASM_EXCEPTIONS_simd_mt -fexceptions)
 
 # One static core library per variant.
-foreach(variant simd nosimd)
+foreach(variant simd nosimd simd_mt)
   add_library(attend_core_${variant} STATIC ${ATTEND_CORE_SOURCES})
   target_include_directories(attend_core_${variant} SYSTEM PUBLIC /usr/include/eigen3 ${ATTEND_WASM_INCLUDE})
   target_include_directories(attend_core_${variant} PUBLIC ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/core)
   # Eigen's SSE path needs x86 inline asm that wasm lacks; LLVM still vectorizes its GEMM with -msimd128.
   target_compile_definitions(attend_core_${variant} PUBLIC EIGEN_DONT_VECTORIZE EIGEN_DONT_PARALLELIZE)
   target_compile_options(attend_core_${variant} PUBLIC ${ATTEND_WASM_COMMON_FLAGS} ${ATTEND_WASM_EXCEPTIONS_${variant}})
-  if(variant STREQUAL "simd")
+  if(variant MATCHES "^simd")
     target_compile_options(attend_core_${variant} PUBLIC -msimd128 -msse4.1)
     target_link_options(attend_core_${variant} PUBLIC -msimd128)
+  endif()
+  if(variant MATCHES "_mt$")
+    target_compile_options(attend_core_${variant} PUBLIC -pthread)
+    target_link_options(attend_core_${variant} PUBLIC -pthread)
   endif()
   target_link_options(attend_core_${variant} PUBLIC ${ATTEND_WASM_LINK_FLAGS} ${ATTEND_WASM_EXCEPTIONS_${variant}})
 endforeach()

@@ -8,6 +8,14 @@ export declare const languageModelPresets: readonly ['rnn-d2l', 'gru-d2l', 'lstm
 export type LanguageModelPreset = (typeof languageModelPresets)[number];
 /** The most text a language model trainer takes, in UTF-8 bytes. */
 export declare const maxLanguageModelText: number;
+/** The most threads (data-parallel ranks) a translator trainer takes. */
+export declare const maxTrainerThreads: number;
+/** True where a trainer can train on several threads: SharedArrayBuffer (in a browser, a cross-origin isolated page)
+ * and WebAssembly SIMD. */
+export declare function threadsSupported(): boolean;
+/** The threads a trainer takes by default: min(navigator.hardwareConcurrency, maxTrainerThreads) on a cross-origin
+ * isolated page where threadsSupported(), else 1 (in Node too: ask for threads there). */
+export declare function defaultTrainerThreads(): number;
 
 export interface LanguageModelTrainerOptions {
   /** The seed of the initial weights and the iterators' offsets (1, as `attend lm train`). */
@@ -80,6 +88,9 @@ export interface TrainerOptions {
   epochs?: number;
   /** The WebAssembly SIMD build (default: when the engine supports it). */
   simd?: boolean;
+  /** Data-parallel ranks, one per thread, each on its share of every batch (default: defaultTrainerThreads()).
+   * More than 1 needs threadsSupported() and the SIMD build. */
+  threads?: number;
 }
 
 export interface TrainerInfo {
@@ -90,6 +101,8 @@ export interface TrainerInfo {
   validPairs: number;
   sourceVocab: number;
   targetVocab: number;
+  /** The threads (data-parallel ranks) it trains on. */
+  threads: number;
   /** The run's options as `attend train` saves them. */
   options: Record<string, unknown>;
 }
@@ -129,6 +142,8 @@ export declare class AttendTrainer {
   static createLanguageModel(preset: LanguageModelPreset, text: string | Uint8Array | ArrayBuffer,
     options?: LanguageModelTrainerOptions): Promise<AttendLmTrainer>;
   readonly simd: boolean;
+  /** The threads (data-parallel ranks) it trains on: 1 on the module without threads. */
+  readonly threads: number;
   info(): TrainerInfo;
   /** Trains `steps` batches (1 by default). */
   step(steps?: number): TrainStep[];

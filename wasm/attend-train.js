@@ -17,6 +17,14 @@
 //
 // Steps run synchronously: a page keeps its interface responsive by calling step() in small slices (or from a
 // Worker); each call returns when its batches are done.
+//
+// Threads: where SharedArrayBuffer exists (a cross-origin isolated page: COOP same-origin + COEP require-corp; Node),
+// a translator trains on several data-parallel ranks, one per thread of the module built with threads
+// (dist/attend-train-simd-mt): each rank trains on its share of every batch and the ranks' gradients are summed,
+// so the model learns what one thread teaches it, up to float rounding, in less time. By default a cross-origin
+// isolated page takes min(navigator.hardwareConcurrency, maxTrainerThreads) threads, anything else one (Node: when
+// asked, { threads }); trainer.threads says how many.
+// The language models train on one thread.
 import { simdSupported } from './attend.js';
 import { loadModule } from './module-loader.js';
 
@@ -26,6 +34,28 @@ export const trainablePresets = Object.freeze(['bahdanau-d2l', 'transformer-d2l'
 export const languageModelPresets = Object.freeze(['rnn-d2l', 'gru-d2l', 'lstm-d2l', 'deep-lstm-d2l', 'birnn-d2l']);
 // The most text a language model trainer takes, in UTF-8 bytes (the core's kLmMaxTextBytes).
 export const maxLanguageModelText = 64 * 1024 * 1024;
+// The most threads a translator trainer takes (the threaded module's ATTEND_TRAIN_MAX_THREADS).
+export const maxTrainerThreads = 4;
+
+// True where a trainer can train on several threads: the engine shares memory between workers (SharedArrayBuffer;
+// in a browser only on a cross-origin isolated page) and runs WebAssembly SIMD (the threaded module's build).
+export function threadsSupported() {
+  if (typeof SharedArrayBuffer !== 'function' || !simdSupported()) return false;
+  return globalThis.crossOriginIsolated !== false;  // undefined in Node, which shares memory without isolation
+}
+
+// The threads a trainer takes by default: the cores, at most maxTrainerThreads, on a cross-origin isolated page;
+// else 1.
+export function defaultTrainerThreads() {
+  if (globalThis.crossOriginIsolated !== true || !threadsSupported()) return 1;
+  const cores = globalThis.navigator?.hardwareConcurrency ?? 1;
+  return Math.max(1, Math.min(maxTrainerThreads, cores));
+}
+
+// The module's memory as it is now: a thread of the threaded module may have grown it since the views were made.
+function heapBuffer(m) {
+  return m.wasmMemory?.buffer ?? m.HEAPU8.buffer;
+}
 
 // A C call's JSON result, or the module's last error where it returned none.
 function resultJson(m, ptr, what) {
@@ -43,26 +73,38 @@ export class AttendTrainer {
   #m;
   #handle;
 
-  constructor(module, handle, simd) {
+  constructor(module, handle, simd, threads = 1) {
     this.#m = module;
     this.#handle = handle;
     this.simd = simd;
+    this.threads = threads;  // the data-parallel ranks it trains on, one per thread
   }
 
   // preset: one of trainablePresets; pairs: TSV text ("source<TAB>target[<TAB>...]" lines) or [[source, target]];
   // options: { trainPairs (the preset's 600), validPairs (200), seed, lr, epochs (the run's length, for the caller to
-  // keep), simd }.
-  static async create(preset, pairs, { simd, ...options } = {}) {
+  // keep), simd, threads (defaultTrainerThreads(); more than 1 needs threadsSupported() and the SIMD build) }.
+  static async create(preset, pairs, { simd, threads, ...options } = {}) {
     if (!trainablePresets.includes(preset)) {
       throw new RangeError(`preset must be one of ${trainablePresets.join(', ')}, got ${JSON.stringify(preset)}`);
     }
     const tsv = typeof pairs === 'string' ? pairs : tsvOf(pairs);
     if (tsv.includes('\0')) throw new RangeError('pairs: the text holds a NUL character');
-    const variant = (simd ?? simdSupported()) ? 'simd' : 'nosimd';
+    const useSimd = simd ?? simdSupported();
+    if (threads === undefined) threads = useSimd ? defaultTrainerThreads() : 1;
+    if (!Number.isInteger(threads) || threads < 1 || threads > maxTrainerThreads) {
+      throw new RangeError(`threads must be a whole number from 1 to ${maxTrainerThreads}, got ${threads}`);
+    }
+    if (threads > 1 && !threadsSupported()) {
+      throw new RangeError(`threads: ${threads} threads need SharedArrayBuffer and WebAssembly SIMD, which this ` +
+        'engine or page lacks (a page must be cross-origin isolated: COOP same-origin and COEP require-corp headers)');
+    }
+    if (threads > 1 && !useSimd) throw new RangeError('threads: the module with threads is the SIMD build (simd: true)');
+    const variant = threads > 1 ? 'simd-mt' : useSimd ? 'simd' : 'nosimd';
     const m = await loadModule('attend-train', variant);
-    const handle = withStrings(m, [preset, tsv, JSON.stringify(options)], ([p, t, o]) => m._attend_trainer_create(p, t, o));
+    const json = JSON.stringify({ ...options, threads });
+    const handle = withStrings(m, [preset, tsv, json], ([p, t, o]) => m._attend_trainer_create(p, t, o));
     if (!handle) throw new Error(m.UTF8ToString(m._attend_train_last_error()) || 'cannot create the trainer');
-    return new AttendTrainer(m, handle, variant === 'simd');
+    return new AttendTrainer(m, handle, useSimd, m._attend_trainer_threads(handle));
   }
 
   // A character language model trained on `text` (a string, or UTF-8 bytes as a Uint8Array or ArrayBuffer: a file
@@ -82,7 +124,7 @@ export class AttendTrainer {
     if (!data) throw new RangeError(`cannot allocate ${bytes.length} bytes in the wasm heap`);
     let handle;
     try {
-      m.HEAPU8.set(bytes, data);
+      new Uint8Array(heapBuffer(m)).set(bytes, data);
       handle = withStrings(m, [preset, JSON.stringify(options)],
         ([p, o]) => m._attend_lm_trainer_create(p, data, bytes.length, o));
     } finally {
@@ -131,7 +173,7 @@ export class AttendTrainer {
     const result = this.#json(withStrings(m, [text, reference], ([t, r]) => m._attend_trainer_translate(handle, t, r)),
       'translate');
     const n = m._attend_trainer_floats_length();
-    result.attention.weights = new Float32Array(m.HEAPF32.buffer, m._attend_trainer_floats(), n).slice();
+    result.attention.weights = new Float32Array(heapBuffer(m), m._attend_trainer_floats(), n).slice();
     return result;
   }
 
@@ -140,7 +182,7 @@ export class AttendTrainer {
     const m = this.#m;
     const ptr = m._attend_trainer_export(this.#live());
     if (!ptr) throw new Error(m.UTF8ToString(m._attend_train_last_error()) || 'export failed');
-    return new Uint8Array(m.HEAPU8.buffer, ptr, m._attend_trainer_bytes_length()).slice();
+    return new Uint8Array(heapBuffer(m), ptr, m._attend_trainer_bytes_length()).slice();
   }
 
   dispose() {
@@ -205,7 +247,7 @@ export class AttendLmTrainer {
     const m = this.#m;
     const ptr = m._attend_lm_trainer_export(this.#live());
     if (!ptr) throw new Error(m.UTF8ToString(m._attend_train_last_error()) || 'export failed');
-    return new Uint8Array(m.HEAPU8.buffer, ptr, m._attend_trainer_bytes_length()).slice();
+    return new Uint8Array(heapBuffer(m), ptr, m._attend_trainer_bytes_length()).slice();
   }
 
   dispose() {

@@ -25,15 +25,32 @@ async function wasmBytes(url) {
 
 const modules = new Map();  // "name-variant" -> Promise<module>
 
-// name: 'attend-lab' or 'attend-train'; variant: 'simd' or 'nosimd'. A failed load may be retried.
+// Emscripten's glue of a module with threads (variant '...-mt') reaches Node's built-ins through the CommonJS
+// globals `require` and `__dirname`, which an ES module lacks: they are given to it, as a CommonJS script has them.
+async function giveCommonJsGlobals(glue) {
+  const { createRequire } = await nodeImport('node:module');
+  const { fileURLToPath } = await nodeImport('node:url');
+  const { dirname } = await nodeImport('node:path');
+  globalThis.require ??= createRequire(glue);
+  globalThis.__dirname ??= dirname(fileURLToPath(glue));
+}
+
+// name: 'attend-lab' or 'attend-train'; variant: 'simd', 'nosimd' or 'simd-mt' (threads: attend-train only, where
+// SharedArrayBuffer exists). A failed load may be retried.
 export function loadModule(name, variant) {
   const key = `${name}-${variant}`;
   if (!modules.has(key)) {
     const promise = (async () => {
       const glue = new URL(`./dist/${key}.mjs`, import.meta.url);
       const wasm = new URL(`./dist/${key}.wasm`, import.meta.url);
+      const threads = variant.endsWith('-mt');
+      if (threads && isNode) await giveCommonJsGlobals(glue);
       const [{ default: create }, wasmBinary] = await Promise.all([import(glue.href), wasmBytes(wasm)]);
-      return create({ wasmBinary, print: () => {}, printErr: () => {} });
+      const m = await create({ wasmBinary, print: () => {}, printErr: () => {} });
+      // The module's pool of threads (Node worker_threads) must not keep a Node process alive once it has nothing
+      // else to do; a thread still runs while the process computes.
+      if (threads && isNode) for (const w of [...m.PThread.unusedWorkers, ...m.PThread.runningWorkers]) w.unref?.();
+      return m;
     })();
     promise.catch(() => modules.delete(key));
     modules.set(key, promise);

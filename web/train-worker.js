@@ -1,7 +1,7 @@
 // The trainer of web/train.html, in a Worker so that the page stays responsive while it trains: batches run in
 // short slices, and a message that arrives between two slices (pause, probe, export) is answered there. A
 // translator is followed by translating a few sentences; a character language model by continuing a prefix.
-import { AttendTrainer } from '../wasm/attend-train.js';
+import { AttendTrainer, threadsSupported } from '../wasm/attend-train.js';
 
 const SLICE_MS = 50;  // a slice of steps at most this long (at least one step), then the queue is read
 let trainer = null;
@@ -62,7 +62,7 @@ onmessage = async ({ data }) => {
         probes = data.probes ?? [];
         probeEvery = data.probeEvery ?? 20;
         epochs = trainer.info().options.epochs;
-        postMessage({ type: 'created', info: trainer.info(), probes: probe() });
+        postMessage({ type: 'created', info: trainer.info(), probes: probe(), threadsSupported: threadsSupported() });
         break;
       case 'run':
         if (!trainer) throw new Error('no trainer: create one first');

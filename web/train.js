@@ -1,13 +1,15 @@
 // web/train.html: a translator trained in a Worker (train-worker.js, over attend-train.js), its loss per step plotted
 // and the cross attention of a few sentences redrawn as it learns; or a character language model, its perplexity
 // per epoch plotted and its continuation of a prefix redrawn after each epoch. The body's data attributes say what
-// it shows (kind, state, step, epoch, last loss, last perplexity) for tests.
+// it shows (kind, state, step, epoch, last loss, last perplexity, the trainer's threads) for tests.
+// ?threads=N asks for N threads (1 to 4; the default: the cores, at most 4, on a cross-origin isolated page).
 import { drawPlot } from './lab-plot.js';
 import { MatrixView } from './lab-matrix.js';
 import { $, readNumber, showError } from './lab-dom.js';
 
 const body = document.body;
 const worker = new Worker(new URL('./train-worker.js', import.meta.url), { type: 'module' });
+const askedThreads = new URLSearchParams(location.search).get('threads');
 const s = { kind: 'translator', steps: [], losses: [], epochLoss: null, probes: [], info: null, epochs: [],
   perplexities: [] };
 const attention = new MatrixView($('probe-attention'), {
@@ -211,6 +213,7 @@ $('train-start').addEventListener('click', () => {
     options = { trainPairs: readNumber($('train-count'), 'Training pairs'),
       validPairs: readNumber($('valid-count'), 'Validation pairs') };
     if ($('epoch-count').value.trim()) options.epochs = readNumber($('epoch-count'), 'Epochs');
+    if (askedThreads !== null) options.threads = Number(askedThreads);
   } catch (e) {
     showError($('train-error'), e.message);
     return;
@@ -267,6 +270,7 @@ worker.onmessage = ({ data }) => {
     case 'created':
       s.info = data.info;
       if (s.kind === 'lm') {
+        body.dataset.threads = 1;  // the language models train on one thread
         $('epoch-count').placeholder = String(data.info.options.epochs);
         $('train-status').textContent = `${data.info.description}: ${data.info.parameters.toLocaleString('en')} ` +
           `parameters, ${data.info.trainChars.toLocaleString('en')} characters that train, a vocabulary of ` +
@@ -278,9 +282,13 @@ worker.onmessage = ({ data }) => {
         break;
       }
       $('epoch-count').placeholder = String(data.info.options.epochs);
+      // Several threads where the page is cross-origin isolated (each trains on its share of every batch), else one.
+      body.dataset.threads = data.info.threads;
+      s.threadsNote = data.info.threads > 1 ? `on ${data.info.threads} threads`
+        : `on one thread${data.threadsSupported ? '' : ' (this page is not cross-origin isolated)'}`;
       $('train-status').textContent = `${data.info.parameters.toLocaleString('en')} parameters, ` +
         `${data.info.trainPairs} training and ${data.info.validPairs} validation pairs, vocabularies of ` +
-        `${data.info.sourceVocab} and ${data.info.targetVocab} words.`;
+        `${data.info.sourceVocab} and ${data.info.targetVocab} words; training ${s.threadsNote}.`;
       showProbes(data.probes);
       setState('training');
       worker.postMessage({ type: 'run' });
@@ -299,6 +307,7 @@ worker.onmessage = ({ data }) => {
       Object.assign(body.dataset, { step: last.step, epoch: last.epoch + (last.epochDone ? 1 : 0), loss: last.loss });
       let status = `step ${last.step}, epoch ${last.epoch + 1} (batch ${last.batch + 1} of ${last.batches}), ` +
         `loss ${last.loss.toFixed(3)}`;
+      if (s.threadsNote) status = `${status} (${s.threadsNote})`;
       if (s.epochLoss !== null) status += `, the seeds' epoch loss ${s.epochLoss.toFixed(3)}`;
       if (data.validation) {
         body.dataset.valBleu = data.validation.valBleu;

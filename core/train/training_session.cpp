@@ -4,12 +4,14 @@
 #include "error.h"
 #include "text/bleu.h"
 #include "train/loss.h"
+#include "train/thread_ranks.h"
 #include "train/token_batches.h"
 #include "train/trainable_model.h"
 #include "translate/translator.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <utility>
 
@@ -113,13 +115,13 @@ double validation_bleu(const TranslatorModel& model, const TranslationCorpus& co
     return corpus_bleu(hyps, refs).score;
 }
 
-TrainingSession::TrainingSession(TrainOptions o, TranslationCorpus corpus)
-    : o_(std::move(o)), corpus_(std::move(corpus)), model_(build_model(o_, corpus_)),
+TrainingSession::TrainingSession(TrainOptions o, TranslationCorpus corpus, Communicator& comm)
+    : o_(std::move(o)), comm_(comm), corpus_(std::move(corpus)), model_(build_model(o_, corpus_)),
       trainable_(make_trainable(model_)), layout_(batch_layout(model_, o_)),
       adam_(model_.parameters().size(), adam_config(o_)) {
     if (corpus_.train_source.empty()) throw Error("training: the corpus has no training pairs");
     initialise_parameters(model_, o_.init, o_.seed);
-    backend_ = make_cpu_train_step(model_, *trainable_, adam_, o_);
+    backend_ = make_cpu_train_step(model_, *trainable_, adam_, o_, comm_);
 }
 
 TrainingSession::~TrainingSession() = default;
@@ -138,7 +140,8 @@ SessionStep TrainingSession::step() {
     s.step = step_ + 1;
     const TrainBatch b = make_train_batch(corpus_.train_source, corpus_.train_target, batches_[s.batch], layout_);
     s.lr = learning_rate(o_, s.step, double(epoch_) + double(s.batch) / double(s.batches));
-    backend_->step(b, step_seed(o_.seed, step_), o_.label_smoothing, o_.clip_norm, s.lr);
+    backend_->step(comm_.size() > 1 ? shard_rows(b, comm_.rank(), comm_.size(), layout_.pad) : b,
+                   step_seed(o_.seed, step_), o_.label_smoothing, o_.clip_norm, s.lr);
     s.loss = backend_->take_loss();
     if (!std::isfinite(s.loss.mean))
         throw Error("the training loss became " + std::string(std::isnan(s.loss.mean) ? "NaN" : "infinite") +
@@ -156,5 +159,41 @@ SessionStep TrainingSession::step() {
 }
 
 double TrainingSession::validation_loss() { return attend::validation_loss(*trainable_, model_, corpus_, layout_); }
+
+ThreadedTrainingSession::ThreadedTrainingSession(TrainOptions o, TranslationCorpus corpus,
+                                                 std::shared_ptr<ThreadRanks> ranks)
+    : ranks_(ranks && ranks->size() > 1 ? std::move(ranks) : nullptr) {
+    if (!ranks_) {
+        replicas_.push_back(std::make_unique<TrainingSession>(std::move(o), std::move(corpus)));
+        return;
+    }
+    const int n = ranks_->size();
+    for (int r = 0; r < n; r++)
+        replicas_.push_back(r + 1 < n ? std::make_unique<TrainingSession>(o, corpus, ranks_->rank(r))
+                                      : std::make_unique<TrainingSession>(std::move(o), std::move(corpus), ranks_->rank(r)));
+}
+
+ThreadedTrainingSession::~ThreadedTrainingSession() = default;
+
+SessionStep ThreadedTrainingSession::step() {
+    if (!ranks_) return replicas_[0]->step();
+    if (!broken_.empty()) throw Error("this threaded training stopped earlier: " + broken_);
+    std::vector<SessionStep> steps(replicas_.size());
+    try {
+        ranks_->run([&](int r) { steps[size_t(r)] = replicas_[size_t(r)]->step(); });
+    } catch (const std::exception& e) {
+        // Every rank stops together on a loss that is not finite (the ranks share it), before any update; a rank
+        // that failed alone may have left the others one update ahead or behind.
+        const ParameterStore& first = replicas_[0]->model().parameters();
+        for (const auto& replica : replicas_) {
+            const ParameterStore& p = replica->model().parameters();
+            if (replica->steps() != replicas_[0]->steps() ||
+                std::memcmp(p.values(), first.values(), first.size() * sizeof(float)) != 0)
+                broken_ = e.what();
+        }
+        throw;
+    }
+    return steps[0];
+}
 
 }  // namespace attend

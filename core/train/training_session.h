@@ -4,6 +4,7 @@
 // built from: the same functions choose its batches, rates, dropout seeds and steps, so a session and a native run
 // of the same options over the same corpus train the same parameters bit for bit.
 #pragma once
+#include "train/collective.h"
 #include "train/corpus.h"
 #include "train/optimizer.h"
 #include "train/train_batch.h"
@@ -13,11 +14,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace attend {
 
 class TrainableModel;  // train/trainable_model.h
+class ThreadRanks;     // train/thread_ranks.h
 
 // The untrained model (allocated with gradients) the options describe at the corpus's vocabulary sizes; o may take
 // those sizes, so that the saved options describe the model.
@@ -54,8 +57,10 @@ struct SessionStep {
 
 class TrainingSession {
 public:
-    // o.init from o.seed; the options take the corpus's vocabulary sizes (options()).
-    TrainingSession(TrainOptions o, TranslationCorpus corpus);
+    // o.init from o.seed; the options take the corpus's vocabulary sizes (options()). With a communicator of several
+    // ranks, this session is one of them: it trains on its share of every batch (shard_rows) and sums its gradients
+    // with the others', so every rank's session holds the same parameters after each step.
+    TrainingSession(TrainOptions o, TranslationCorpus corpus, Communicator& comm = single_process());
     ~TrainingSession();
     TrainingSession(const TrainingSession&) = delete;
     TrainingSession& operator=(const TrainingSession&) = delete;
@@ -79,6 +84,7 @@ public:
 
 private:
     TrainOptions o_;
+    Communicator& comm_;
     TranslationCorpus corpus_;
     TranslatorModel model_;
     std::unique_ptr<TrainableModel> trainable_;
@@ -90,6 +96,34 @@ private:
     int64_t step_ = 0, epoch_ = 0;
     double epoch_loss_sum_ = 0, last_epoch_loss_ = 0;
     int64_t epoch_tokens_ = 0;
+};
+
+// A training session data-parallel over the threads of `ranks` (train/thread_ranks.h): one TrainingSession per rank,
+// each on its share of every batch, their gradients summed in a fixed order, so the replicas hold the same parameters
+// after every step; it trains what one session trains on the whole batch up to float rounding (the sum of the shares'
+// gradients is rounded otherwise than one GEMM over all rows). Without ranks (null, or one rank): one session on the
+// calling thread, the TrainingSession itself bit for bit. Several sessions may share one ThreadRanks (they step one
+// at a time).
+class ThreadedTrainingSession {
+public:
+    ThreadedTrainingSession(TrainOptions o, TranslationCorpus corpus, std::shared_ptr<ThreadRanks> ranks = nullptr);
+    ~ThreadedTrainingSession();
+    ThreadedTrainingSession(const ThreadedTrainingSession&) = delete;
+    ThreadedTrainingSession& operator=(const ThreadedTrainingSession&) = delete;
+
+    // TrainingSession::step on every rank at once; rank 0's record (every rank's is the same). After an error that
+    // left the replicas apart (one rank failed inside a step), every later step throws.
+    SessionStep step();
+
+    // Rank 0's session: the model, options, corpus, epoch loss and validation (run on the calling thread).
+    TrainingSession& session() { return *replicas_[0]; }
+    const TrainingSession& session() const { return *replicas_[0]; }
+    int threads() const { return static_cast<int>(replicas_.size()); }
+
+private:
+    std::shared_ptr<ThreadRanks> ranks_;
+    std::vector<std::unique_ptr<TrainingSession>> replicas_;
+    std::string broken_;  // why the replicas no longer agree; empty while they do
 };
 
 }  // namespace attend

@@ -2,6 +2,8 @@
 // 800 pairs of d2l's fra.txt in a Worker, the loss plotted as it falls, the followed sentences' translations and
 // cross attention redrawn (each row a distribution over the source), pause holds the step, resume goes on, the
 // saved model is a file the translator page's module loads, bad input is named, and nothing is logged as an error.
+// The test server sends the cross-origin isolation headers (scripts/serve.mjs), so the page trains on several
+// threads (the module built with threads, one data-parallel rank per core, at most 4); ?threads=1 asks for one.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -11,7 +13,7 @@ import { dist, requireFile, root } from '../wasm/lib/paths.mjs';
 import { startSession } from './lib/demo.mjs';
 import { watchErrors } from './lib/browser.mjs';
 
-for (const v of ['simd', 'nosimd']) requireFile(dist(`attend-train-${v}.wasm`));
+for (const v of ['simd', 'nosimd', 'simd-mt']) requireFile(dist(`attend-train-${v}.wasm`));
 const dataDir = process.env.ATTEND_DATA || path.join(root, '..', 'shared', 'data');
 const fra = requireFile(path.join(dataDir, 'tatoeba', 'd2l', 'fra.txt.gz'));
 const pairs = zlib.gunzipSync(fs.readFileSync(fra)).toString('utf8').split('\n').slice(0, 800).join('\n');
@@ -33,6 +35,13 @@ test('train.html trains the seeds\' GRU + Bahdanau model in a Worker and shows a
   await page.click('#train-start');
   await page.waitForFunction(() => Number(document.body.dataset.step) >= 30, null, { timeout: 120000 });
   assert.match(await page.textContent('#train-status'), /step \d+, epoch \d+/);
+  // Isolated, on every core up to 4: two on this 2-core machine.
+  const { isolated, cores } = await page.evaluate(() => ({ isolated: crossOriginIsolated, cores: navigator.hardwareConcurrency }));
+  assert.equal(isolated, true);
+  const threads = Math.min(4, cores);
+  assert.ok(threads >= 2, `${cores} cores`);
+  assert.equal(Number((await state(page)).threads), threads);
+  assert.match(await page.textContent('#train-status'), new RegExp(`\\(on ${threads} threads\\)`));
   // The loss falls: the plotted first batches against the latest ones (both from the page's own records).
   const losses = await page.evaluate(() => document.body.dataset.loss);
   assert.ok(Number(losses) < 6, `loss after 30 steps is ${losses}`);
@@ -76,6 +85,30 @@ test('train.html trains the seeds\' GRU + Bahdanau model in a Worker and shows a
   await page.click('#train-start');
   await page.waitForFunction(() => !document.getElementById('train-error').hidden, null, { timeout: 30000 });
   assert.match(await page.textContent('#train-error'), /line 1 has no tab/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('train.html on one thread when asked (?threads=1), and a thread count it cannot have is named', async () => {
+  const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+  const errors = watchErrors(page);
+  await page.goto(`${server.url}/web/train.html?threads=1`);
+  await page.fill('#train-pairs', pairs);
+  await page.click('#train-start');
+  await page.waitForFunction(() => Number(document.body.dataset.step) >= 20, null, { timeout: 120000 });
+  assert.equal(Number((await state(page)).threads), 1);
+  assert.match(await page.textContent('#train-status'), /\(on one thread\)/);
+  const first = Number((await state(page)).loss);
+  await page.waitForFunction(() => Number(document.body.dataset.step) >= 60, null, { timeout: 120000 });
+  assert.ok(Number((await state(page)).loss) < first, 'the loss falls');
+  await page.click('#train-pause');
+  await page.waitForFunction(() => document.body.dataset.state === 'paused');
+
+  await page.goto(`${server.url}/web/train.html?threads=9`);
+  await page.fill('#train-pairs', pairs);
+  await page.click('#train-start');
+  await page.waitForFunction(() => !document.getElementById('train-error').hidden, null, { timeout: 30000 });
+  assert.match(await page.textContent('#train-error'), /threads must be a whole number from 1 to 4, got 9/);
   assert.deepEqual(errors, []);
   await page.close();
 });

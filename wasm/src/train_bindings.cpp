@@ -3,6 +3,11 @@
 // the seeds' character language models trained on a text as `attend lm train` trains them (train/lm_training.h).
 // Handles are small integers; a returned string stays valid until the next call. Every function catches C++
 // exceptions: a failure returns 0 and attend_train_last_error() says why.
+//
+// Built with threads (attend-train-simd-mt, ATTEND_TRAIN_MAX_THREADS > 1), a translator trainer may train on several
+// data-parallel ranks, one per thread (train/thread_ranks.h): every trainer of the module shares one group of
+// threads, started with the first trainer that asks for more than one (the module's pool of Web Workers is sized to
+// it), so all such trainers use the same count. The language models train on one thread.
 #include "error.h"
 #include "guarded.h"
 #include "text/bleu.h"
@@ -10,6 +15,7 @@
 #include "text/lang.h"
 #include "train/lm_training.h"
 #include "train/presets.h"
+#include "train/thread_ranks.h"
 #include "train/training_session.h"
 #include "train/words_corpus.h"
 #include "translate/model_file.h"
@@ -26,6 +32,10 @@
 #include <utility>
 #include <vector>
 
+#ifndef ATTEND_TRAIN_MAX_THREADS
+#define ATTEND_TRAIN_MAX_THREADS 1
+#endif
+
 using namespace attend;
 
 namespace {
@@ -33,7 +43,8 @@ namespace {
 std::string g_last_error, g_text;
 std::vector<uint8_t> g_bytes;
 std::vector<float> g_floats;
-std::map<int, std::unique_ptr<TrainingSession>> g_sessions;
+std::map<int, std::unique_ptr<ThreadedTrainingSession>> g_sessions;
+std::shared_ptr<ThreadRanks> g_ranks;  // the threaded trainers' ranks; null until one asks for threads
 std::map<int, std::unique_ptr<LmTrainingSession>> g_lm_sessions;
 int g_next_handle = 1;
 
@@ -42,7 +53,7 @@ auto guarded(F&& f, decltype(f()) on_error) -> decltype(f()) {
     return attend::guarded(g_last_error, std::forward<F>(f), on_error);
 }
 
-TrainingSession& session(int handle) {
+ThreadedTrainingSession& session(int handle) {
     auto it = g_sessions.find(handle);
     if (it == g_sessions.end()) throw Error("this trainer was disposed (handle " + std::to_string(handle) + ")");
     return *it->second;
@@ -62,6 +73,20 @@ TrainOptions browser_preset(const std::string& name) {
         throw Error("preset '" + name + "' trains on files; in the page: bahdanau-d2l or transformer-d2l");
     o.threads = 1;
     return o;
+}
+
+// The ranks of a trainer on `threads` threads (null for one).
+std::shared_ptr<ThreadRanks> thread_ranks(int threads) {
+    if (threads < 1 || threads > ATTEND_TRAIN_MAX_THREADS)
+        throw Error("threads must be 1 to " + std::to_string(ATTEND_TRAIN_MAX_THREADS) + " in this build" +
+                    (ATTEND_TRAIN_MAX_THREADS == 1 ? " (the module without threads)" : "") + ", got " +
+                    std::to_string(threads));
+    if (threads == 1) return nullptr;
+    if (!g_ranks) g_ranks = std::make_shared<ThreadRanks>(threads);
+    if (g_ranks->size() != threads)
+        throw Error("this module's trainers train on " + std::to_string(g_ranks->size()) +
+                    " threads (the first to ask for threads chose them), not " + std::to_string(threads));
+    return g_ranks;
 }
 
 // "source<TAB>target[<TAB>anything]" lines; blank lines skipped; a line without a tab is named.
@@ -89,8 +114,9 @@ extern "C" {
 
 EMSCRIPTEN_KEEPALIVE const char* attend_train_last_error() { return g_last_error.c_str(); }
 
-// options: {"trainPairs", "validPairs", "seed", "lr", "epochs"} (the preset's when absent; epochs is the run's length,
-// which the caller keeps: step() trains on past it when asked). Returns a handle.
+// options: {"trainPairs", "validPairs", "seed", "lr", "epochs", "threads"} (the preset's when absent; epochs is the run's
+// length, which the caller keeps: step() trains on past it when asked; threads: data-parallel ranks, 1 by default).
+// Returns a handle.
 EMSCRIPTEN_KEEPALIVE int attend_trainer_create(const char* preset, const char* tsv, const char* options_json) {
     return guarded([&] {
         TrainOptions o = browser_preset(preset);
@@ -104,10 +130,11 @@ EMSCRIPTEN_KEEPALIVE int attend_trainer_create(const char* preset, const char* t
         if (opt.contains("epochs")) o.epochs = opt["epochs"].get<int>();
         if (o.epochs < 1 || o.epochs > 100000) throw Error("epochs must be 1 to 100000, got " + std::to_string(o.epochs));
         if (!(o.lr > 0 && std::isfinite(o.lr))) throw Error("lr must be a positive number");
+        std::shared_ptr<ThreadRanks> ranks = thread_ranks(opt.value("threads", 1));
         o.corpus.max_train_sentences = static_cast<int>(std::min(train, pairs.size()));
         o.corpus.val_sentences = static_cast<int>(valid);
-        auto s = std::make_unique<TrainingSession>(
-            o, words_corpus(pairs, train, valid, o.corpus.min_freq, Lang::en, Lang::fr));
+        auto s = std::make_unique<ThreadedTrainingSession>(
+            o, words_corpus(pairs, train, valid, o.corpus.min_freq, Lang::en, Lang::fr), std::move(ranks));
         const int h = g_next_handle++;
         g_sessions[h] = std::move(s);
         return h;
@@ -116,10 +143,19 @@ EMSCRIPTEN_KEEPALIVE int attend_trainer_create(const char* preset, const char* t
 
 EMSCRIPTEN_KEEPALIVE void attend_trainer_free(int handle) { g_sessions.erase(handle); }
 
-// {"preset", "architecture", "parameters", "trainPairs", "validPairs", "sourceVocab", "targetVocab", "options"}
+// The most threads a trainer of this build can have (1: the module without threads).
+EMSCRIPTEN_KEEPALIVE int attend_train_max_threads() { return ATTEND_TRAIN_MAX_THREADS; }
+
+// The threads (data-parallel ranks) the trainer trains on; 0 for a disposed one.
+EMSCRIPTEN_KEEPALIVE int attend_trainer_threads(int handle) {
+    return guarded([&] { return session(handle).threads(); }, 0);
+}
+
+// {"preset", "architecture", "parameters", "trainPairs", "validPairs", "sourceVocab", "targetVocab", "threads",
+// "options"}
 EMSCRIPTEN_KEEPALIVE const char* attend_trainer_info(int handle) {
     return guarded([&] {
-        const TrainingSession& s = session(handle);
+        const TrainingSession& s = session(handle).session();
         const TranslationCorpus& c = s.corpus();
         g_text = nlohmann::json{{"preset", s.options().preset},
                                 {"architecture", s.options().architecture},
@@ -128,6 +164,7 @@ EMSCRIPTEN_KEEPALIVE const char* attend_trainer_info(int handle) {
                                 {"validPairs", c.val_source.size()},
                                 {"sourceVocab", c.source_vocab.size()},
                                 {"targetVocab", c.target_vocab.size()},
+                                {"threads", session(handle).threads()},
                                 {"options", train_options_to_json(s.options())}}
                      .dump();
         return g_text.c_str();
@@ -138,13 +175,13 @@ EMSCRIPTEN_KEEPALIVE const char* attend_trainer_info(int handle) {
 EMSCRIPTEN_KEEPALIVE const char* attend_trainer_step(int handle, int steps) {
     return guarded([&] {
         if (steps < 1 || steps > 100000) throw Error("steps must be 1 to 100000, got " + std::to_string(steps));
-        TrainingSession& s = session(handle);
+        ThreadedTrainingSession& s = session(handle);
         nlohmann::json out = nlohmann::json::array();
         for (int i = 0; i < steps; i++) {
             const SessionStep r = s.step();
             nlohmann::json j = {{"step", r.step}, {"epoch", r.epoch}, {"batch", r.batch}, {"batches", r.batches},
                                 {"lr", r.lr}, {"loss", r.loss.mean}, {"epochDone", r.epoch_done}};
-            if (r.epoch_done) j["epochLoss"] = s.epoch_loss();
+            if (r.epoch_done) j["epochLoss"] = s.session().epoch_loss();
             out.push_back(std::move(j));
         }
         g_text = out.dump();
@@ -155,7 +192,7 @@ EMSCRIPTEN_KEEPALIVE const char* attend_trainer_step(int handle, int steps) {
 // {"valLoss", "valBleu"} over the validation pairs (greedy BLEU, as `attend train` reports it).
 EMSCRIPTEN_KEEPALIVE const char* attend_trainer_validate(int handle) {
     return guarded([&] {
-        TrainingSession& s = session(handle);
+        TrainingSession& s = session(handle).session();
         g_text = nlohmann::json{{"valLoss", s.validation_loss()}, {"valBleu", s.validation_bleu(0)}}.dump();
         return g_text.c_str();
     }, static_cast<const char*>(nullptr));
@@ -166,7 +203,7 @@ EMSCRIPTEN_KEEPALIVE const char* attend_trainer_validate(int handle) {
 // (non-empty), also "bleu": the seeds' bleu(translation, reference, k=2) on the model's words, as their table prints.
 EMSCRIPTEN_KEEPALIVE const char* attend_trainer_translate(int handle, const char* text, const char* reference) {
     return guarded([&] {
-        const TrainingSession& s = session(handle);
+        const TrainingSession& s = session(handle).session();
         TranslationOptions opt;
         opt.beam_size = 1;
         opt.return_attention = true;
@@ -195,7 +232,7 @@ EMSCRIPTEN_KEEPALIVE int attend_trainer_floats_length() { return static_cast<int
 // attend_trainer_bytes_length.
 EMSCRIPTEN_KEEPALIVE const uint8_t* attend_trainer_export(int handle) {
     return guarded([&] {
-        g_bytes = save_translator_model(session(handle).model(), DType::F32);
+        g_bytes = save_translator_model(session(handle).session().model(), DType::F32);
         return g_bytes.data();
     }, static_cast<uint8_t*>(nullptr));
 }
