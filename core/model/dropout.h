@@ -37,9 +37,14 @@ struct Dropout {
     float p = 0.0f;
     uint64_t seed = 0;
     uint64_t offset = 0;
+    // A data-parallel share of a time-major tensor ([steps, rows, ...], DropoutStream::next_time_major): element i
+    // takes counter offset + (i / run) * stride + i % run, each step's run of this share's rows inside the stride of
+    // the whole batch's. run 0: element i takes offset + i.
+    uint64_t run = 0, stride = 0;
 
     bool active() const { return p > 0.0f; }
-    bool keep(uint64_t i) const { return uniform_at(seed, offset + i) >= p; }
+    uint64_t counter(uint64_t i) const { return run ? offset + (i / run) * stride + i % run : offset + i; }
+    bool keep(uint64_t i) const { return uniform_at(seed, counter(i)) >= p; }
     float scale() const { return p < 1.0f ? 1.0f / (1.0f - p) : 0.0f; }
     // keep(i) as a test on the 24 bits: draw * 2^-24 >= p holds exactly when draw >= p * 2^24 rounded up (the
     // draw converts to float without rounding and the scaling is by a power of two).
@@ -75,8 +80,12 @@ void for_each_dropout_block(const Dropout& d, int64_t n, Body body) {
     for (int64_t begin = 0; begin < n; begin += kDropoutBlock) {
         int32_t draws[kDropoutBlock];
         const int64_t m = std::min(kDropoutBlock, n - begin);
-        const uint64_t first = d.offset + uint64_t(begin);
-        for (int64_t j = 0; j < m; ++j) draws[j] = draw24(key, first + uint64_t(j));
+        if (d.run) {
+            for (int64_t j = 0; j < m; ++j) draws[j] = draw24(key, d.counter(uint64_t(begin + j)));
+        } else {
+            const uint64_t first = d.offset + uint64_t(begin);
+            for (int64_t j = 0; j < m; ++j) draws[j] = draw24(key, first + uint64_t(j));
+        }
         body(begin, m, draws);
     }
 }
@@ -90,7 +99,8 @@ public:
     // Data-parallel training: this process holds rows [row_begin, row_begin + rows) of a batch of total_rows. Every
     // tensor a Transformer drops is laid out with the batch first, so element i of this share is element
     // row_begin * (n / rows) + i of the whole batch's, and each site skips the whole batch's elements: every rank
-    // draws exactly the masks one process would draw for the whole batch.
+    // draws exactly the masks one process would draw for the whole batch. (A recurrent layer's time-major outputs
+    // take next_time_major.)
     void set_rows(int64_t row_begin, int64_t rows, int64_t total_rows) {
         row_begin_ = row_begin;
         rows_ = rows;
@@ -108,6 +118,18 @@ public:
         const uint64_t per_row = n / uint64_t(rows_);  // n is rows * (elements per row)
         Dropout d{p, seed_, counter_ + uint64_t(row_begin_) * per_row};
         counter_ += per_row * uint64_t(total_rows_);
+        return d;
+    }
+    // A site over a time-major tensor [steps, rows, ...] (a recurrent layer's outputs): in one process the same
+    // counters as next(n, p); on a share of the rows, each step's rows take the counters the whole batch's same rows
+    // take at that step, so that the ranks draw one process's masks here too.
+    Dropout next_time_major(uint64_t n, uint64_t steps, float p) {
+        if (rows_ == total_rows_ || steps == 0) return next(n, p);
+        const uint64_t per_row = n / steps / uint64_t(rows_);
+        Dropout d{p, seed_, counter_ + uint64_t(row_begin_) * per_row};
+        d.run = per_row * uint64_t(rows_);
+        d.stride = per_row * uint64_t(total_rows_);
+        counter_ += steps * d.stride;
         return d;
     }
     float p() const { return p_; }

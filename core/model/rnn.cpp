@@ -109,8 +109,7 @@ void Rnn::forward(float* out, float* h_n, float* c_n, const float* x, const floa
             const int64_t n = int64_t(T) * B * D * H;
             Dropout drop;
             if (training && dropout && config_.dropout > 0.0f) {
-                drop = dropout->next(uint64_t(n));
-                drop.p = config_.dropout;
+                drop = dropout->next_time_major(uint64_t(n), uint64_t(T), config_.dropout);
             }
             s.dropouts[size_t(l + 1)] = drop;
             dropout_forward(s.layer_in[size_t(l + 1)], s.layer_out, drop, n);

@@ -66,6 +66,9 @@ public:
         seq2seq_encoder_backward(model_.encoder, denc_out_.data(), denc_state_.data());
     }
 
+    // The decoder's sites are per step, batch first; the encoder's between its layers time-major (next_time_major).
+    bool dropout_follows_rows() const override { return true; }
+
 private:
     BahdanauSeq2Seq& model_;
     // [S, B, K], [L*D, B, H] (K = D*H, D = 2 with a bidirectional encoder), [L, B, H] the decoder's start, [B, T, V]

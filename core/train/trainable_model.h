@@ -26,7 +26,8 @@ public:
     virtual void backward(const TrainBatch& b, const float* dlogits) = 0;
     // Whether a data-parallel rank's dropout masks can follow its rows of the whole batch
     // (DropoutStream::set_rows), so that the ranks together draw the masks of one process: the Transformer's
-    // batch-major tensors allow it; the GRU model's time-major ones draw other (equally random) masks.
+    // batch-major tensors allow it, and the GRU model's (its time-major ones through next_time_major). A model that
+    // cannot draws other (equally random) masks on each rank.
     virtual bool dropout_follows_rows() const { return false; }
 };
 

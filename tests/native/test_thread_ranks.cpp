@@ -7,10 +7,9 @@
 // which keeps the differences relative). Two thread ranks add the same two terms as MPI_Allreduce on two ranks
 // (a + b == b + a), so against MPI they agree bit for bit.
 //
-// The GRU + Bahdanau model is compared with one process without dropout: its encoder's dropout masks cover
-// time-major tensors ([S, B, H]), which a rank's share of the rows does not cut into one range of the whole batch's
-// counters, so a rank draws other (equally random) masks than one process for its rows, on MPI's ranks as on these
-// (TrainableModel::dropout_follows_rows). The Transformer's batch-first masks follow the rows: compared dropout on.
+// Dropout is on in both comparisons: every rank draws, for its rows, the masks one process draws for them (the
+// Transformer's batch-first tensors through DropoutStream::set_rows, the GRU encoder's time-major ones through
+// next_time_major).
 //
 // Every process installs the native GEMM backend (OpenBLAS) as `attend train` does, so that the products are the
 // MPI run's.
@@ -194,7 +193,7 @@ TEST_CASE("thread ranks: a rank that fails releases the ranks waiting for it, an
 TEST_CASE("thread ranks: 2 threads train what 1 process trains on the whole batch: the seeds' GRU + Bahdanau") {
     use_native_gemm();
     TrainOptions o = train_preset("bahdanau-d2l");
-    o.rnn.dropout = 0;  // see the top of the file
+    REQUIRE(o.rnn.dropout > 0);  // the preset's dropout, between the encoder's layers and in the decoder
     const TranslationCorpus corpus = prepare_corpus(o.corpus);
     const int steps = 12;  // 600 pairs in batches of 64: into the second epoch
     std::unique_ptr<TrainingSession> threaded;
