@@ -31,23 +31,39 @@ limits=(-rss_limit_mb=2048 -malloc_limit_mb=2048 -timeout=10)
 mkdir -p build-fuzz/findings
 status=0
 for h in "${harnesses[@]}"; do
-  bin=build-fuzz/bin/fuzz_$h
   if [ -d "fuzz/regression/$h" ]; then
     echo "== fuzz_$h: regression files"
-    "$bin" "${limits[@]}" "fuzz/regression/$h"/* || status=1
+    "build-fuzz/bin/fuzz_$h" "${limits[@]}" "fuzz/regression/$h"/* || status=1
   fi
+done
+
+# One harness is one process on one core: the harnesses run side by side, one per core, each for its full time.
+fuzz_one() {
+  local h=$1 work=build-fuzz/corpus/$1 log=build-fuzz/fuzz_$1.log
   # The committed seeds stay as they are; what the run discovers goes to a scratch corpus.
-  work=build-fuzz/corpus/$h
   mkdir -p "$work"
-  echo "== fuzz_$h: ${seconds} s"
-  log=build-fuzz/fuzz_$h.log
-  if "$bin" "${limits[@]}" -max_total_time="$seconds" -print_final_stats=1 \
+  if "build-fuzz/bin/fuzz_$h" "${limits[@]}" -max_total_time="$seconds" -print_final_stats=1 \
        -artifact_prefix="build-fuzz/findings/$h-" "$work" "fuzz/corpus/$h" > "$log" 2>&1; then
+    echo "== fuzz_$h: ${seconds} s"
     grep -E "^stat::(number_of_executed_units|peak_rss_mb)|^#[0-9]+ +DONE" "$log" || true
   else
+    echo "== fuzz_$h: ${seconds} s"
     tail -n 80 "$log"
     echo "fuzz_$h: FINDING (the input is in build-fuzz/findings/, the whole log in $log)"
-    status=1
+    return 1
   fi
+}
+cores=$(nproc) running=0
+for h in "${harnesses[@]}"; do
+  if [ "$running" -ge "$cores" ]; then
+    wait -n || status=1
+    running=$((running - 1))
+  fi
+  fuzz_one "$h" &
+  running=$((running + 1))
+done
+while [ "$running" -gt 0 ]; do
+  wait -n || status=1
+  running=$((running - 1))
 done
 exit $status

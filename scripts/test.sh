@@ -12,11 +12,16 @@ status=0
 export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
 stage() { echo "== $1 ($(date -u +%H:%M:%S))"; }
 
-stage "native tests (ctest, build/: -march=native)"
-ctest --test-dir build --output-on-failure -j 2 || status=1
-
-stage "native tests (ctest, build-portable/: the compiler's default instruction set)"
-ctest --test-dir build-portable --output-on-failure -j 2 || status=1
+# The native tests of both trees and the sanitized tests run side by side, one lane a core: most of their cases
+# are one thread, and the lanes' outputs are shown whole, each after its lane ends.
+lane_trees() {
+  stage "native tests (ctest, build/: -march=native)"
+  local rc=0
+  ctest --test-dir build --output-on-failure -j 2 || rc=1
+  stage "native tests (ctest, build-portable/: the compiler's default instruction set)"
+  ctest --test-dir build-portable --output-on-failure -j 2 || rc=1
+  return $rc
+}
 
 # AddressSanitizer + UndefinedBehaviorSanitizer: any report fails the run. Under ASan (at -O1, where the
 # tokenizer's string work runs a hundred times slower) some cases would take most of an hour, so they are left
@@ -27,13 +32,28 @@ ctest --test-dir build-portable --output-on-failure -j 2 || status=1
 # tokenizer, translator and trainer cases).
 # The MPI cases are left out too: they start `mpirun attend`, and LeakSanitizer reports OpenMPI's own allocations
 # that live until exit as leaks of every rank.
-stage "sanitized tests (build-asan/: ASan + UBSan)"
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:halt_on_error=1}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-build-asan/bin/test_core || status=1
-asan_skip="*reproduces the seeds' table*,cased pipeline*,shipped models*,*hostile inputs*"
-asan_skip+=",BPE learner agrees with a full recount*,joint BPE on Multi30K train*,mpi:*,transformer-base is seed 001*"
-build-asan/bin/test_native --test-case-exclude="$asan_skip" || status=1
+lane_sanitized() {
+  stage "sanitized tests (build-asan/: ASan + UBSan)"
+  export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:halt_on_error=1}
+  export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+  local skip="*reproduces the seeds' table*,cased pipeline*,shipped models*,*hostile inputs*"
+  skip+=",BPE learner agrees with a full recount*,joint BPE on Multi30K train*,mpi:*,transformer-base is seed 001*"
+  local rc=0
+  build-asan/bin/test_core || rc=1
+  build-asan/bin/test_native --test-case-exclude="$skip" || rc=1
+  return $rc
+}
+
+lanes=$(mktemp -d)
+lane_trees > "$lanes/trees.log" 2>&1 &
+trees_pid=$!
+lane_sanitized > "$lanes/sanitized.log" 2>&1 &
+sanitized_pid=$!
+wait "$trees_pid" || { status=1; echo "native tests FAILED"; }
+cat "$lanes/trees.log"
+wait "$sanitized_pid" || { status=1; echo "sanitized tests FAILED"; }
+cat "$lanes/sanitized.log"
+rm -rf "$lanes"
 
 fuzz_seconds=${FUZZ_SECONDS:-60}
 if [ "$fuzz_seconds" -gt 0 ]; then
