@@ -31,7 +31,6 @@ foreach(variant simd nosimd)
   add_library(attend_core_${variant} STATIC ${ATTEND_CORE_SOURCES})
   target_include_directories(attend_core_${variant} SYSTEM PUBLIC /usr/include/eigen3 ${ATTEND_WASM_INCLUDE})
   target_include_directories(attend_core_${variant} PUBLIC ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/core)
-  target_include_directories(attend_core_${variant} PRIVATE ${ATTEND_GENERATED_INCLUDE})
   # Eigen's SSE path needs x86 inline asm that wasm lacks; LLVM still vectorizes its GEMM with -msimd128.
   target_compile_definitions(attend_core_${variant} PUBLIC EIGEN_DONT_VECTORIZE EIGEN_DONT_PARALLELIZE)
   target_compile_options(attend_core_${variant} PUBLIC ${ATTEND_WASM_COMMON_FLAGS} ${ATTEND_WASM_EXCEPTIONS_${variant}})

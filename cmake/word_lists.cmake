@@ -26,3 +26,7 @@ endif()
 if(NOT old_word_lists STREQUAL word_lists)
   file(WRITE ${word_lists_header} "${word_lists}")
 endif()
+# Only the file that includes it reads the generated folder: every other file compiles with the command line it
+# had, and ccache still knows it.
+set_source_files_properties(${PROJECT_SOURCE_DIR}/core/text/word_lists.cpp PROPERTIES
+                            INCLUDE_DIRECTORIES ${ATTEND_GENERATED_INCLUDE})
