@@ -4,6 +4,8 @@
 // a class with
 //   using State = ...;                                         // what its restore needs; nothing else
 //   Staged<State> prepare(std::string text) const;             // the text for the next stage, and its state
+//                                                              // (MarkupStage's also says when only markup had
+//                                                              // letters: nothing to translate)
 //   void restore(TranslationResult& r, const State& state, const StageContext& context) const;
 // and the Translator composes them: prepare in order (recasing, markup, copy-through), restore in the reverse order
 // (copy spans back into the translation, markup around its words, then capitals), each text keeping the list of
