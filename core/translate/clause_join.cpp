@@ -4,45 +4,14 @@
 #include "text/case_mapping.h"
 #include "text/char_class.h"
 #include "text/utf8.h"
+#include "text/word_lists.h"
 
 #include <algorithm>
 #include <string_view>
-#include <unordered_set>
 
 namespace attend {
 
 namespace {
-
-// German words that start a clause in lower case inside a sentence: the closed classes (a noun or a name keeps
-// its capital, and so does what is not listed here, an adjective among them: "Kleine Kinder" stays).
-const std::unordered_set<std::u32string>& german_lower_case_starts() {
-    static const std::unordered_set<std::u32string> words = [] {
-        std::unordered_set<std::u32string> w;
-        for (const char* s :
-             {// articles and determiners
-              "der", "die", "das", "den", "dem", "des", "ein", "eine", "einer", "einem", "einen", "eines", "kein",
-              "keine", "keiner", "keinem", "keinen", "dieser", "diese", "dieses", "diesem", "diesen", "jeder", "jede",
-              "jedes", "jedem", "jeden", "welcher", "welche", "welches",
-              // pronouns and quantifiers
-              "ich", "du", "er", "sie", "es", "wir", "ihr", "man", "mein", "meine", "sein", "seine", "seiner",
-              "seinem", "seinen", "ihre", "ihrer", "ihrem", "ihren", "unser", "unsere", "jemand", "niemand", "etwas",
-              "nichts", "alle", "alles", "beide", "andere", "anderer", "einige", "mehrere", "viele", "wenige",
-              // numerals
-              "zwei", "drei", "vier", "fünf", "sechs", "sieben", "acht", "neun", "zehn", "elf", "zwölf", "zwanzig",
-              "hundert",
-              // prepositions
-              "in", "im", "ins", "an", "am", "ans", "auf", "aus", "bei", "beim", "mit", "nach", "neben", "hinter",
-              "vor", "über", "unter", "zwischen", "von", "vom", "zu", "zum", "zur", "für", "gegen", "durch", "ohne",
-              "um", "entlang", "während",
-              // adverbs and conjunctions
-              "hier", "dort", "da", "dann", "daneben", "dahinter", "davor", "darüber", "darunter", "dabei", "auch",
-              "noch", "außerdem", "gleichzeitig", "inzwischen", "jetzt", "nun", "gerade", "oder", "aber", "doch",
-              "sondern", "denn", "so"})
-            w.insert(utf8_decode(s));
-        return w;
-    }();
-    return words;
-}
 
 bool is_upper(char32_t c) { return to_lower(c) != c; }
 
@@ -102,7 +71,10 @@ std::string lower_clause_start(std::string_view translation, Lang target, std::s
     if (written_in(core, source_clause)) return std::string(translation);
     std::u32string lower = core;
     for (char32_t& c : lower) c = to_lower(c);
-    if (target == Lang::de && !german_lower_case_starts().count(lower)) return std::string(translation);
+    // German capitalizes nouns and names: only a word of the closed classes (data/lang/de/clause_starts.txt) starts
+    // a clause in lower case inside a sentence; what the list lacks, an adjective among them, keeps its capital.
+    if (target == Lang::de && !word_list("de/clause_starts").contains(utf8_encode(lower)))
+        return std::string(translation);
     std::u32string out = text;
     out[first] = to_lower(out[first]);
     return utf8_encode(out);

@@ -1,12 +1,12 @@
 #include "translate/copy_through.h"
 
 #include "text/vocab.h"
+#include "text/word_lists.h"
 
 #include <algorithm>
 #include <array>
 #include <cctype>
 #include <cstddef>
-#include <unordered_set>
 #include <utility>
 
 namespace attend {
@@ -130,13 +130,7 @@ const char* placeholder(std::size_t i, Lang lang) { return kPlaceholders[i][stat
 
 // Articles that go with a placeholder noun and not with a number or a URL.
 bool article(const std::string& word) {
-    static const char* const all[] = {"a",   "an",    "the",   "ein",  "eine", "einen", "einem", "einer", "eines",
-                                      "der", "die",   "das",   "den",  "dem",  "des",   "un",    "une",   "le",
-                                      "la",  "les",   "l'",    "du"};
-    const std::string w = lower(word);
-    for (const char* a : all)
-        if (w == a) return true;
-    return false;
+    return in_word_lists(lower(word), {"en/articles", "de/articles", "fr/articles"});
 }
 
 // A capitalized word starting at `at` (an ASCII capital, then lowercase letters, "José" too): where it ends, or 0.
@@ -184,18 +178,12 @@ std::string_view word_before(std::string_view t, std::size_t at) {
 // Whether the word before `at` says a thing or a country follows, not a person: "a", "an", "un", "une"; French
 // "au", "aux", "en" ("au Brésil", "en France").
 bool thing_before(std::string_view t, std::size_t at) {
-    const std::string before = lower(std::string(word_before(t, at)));
-    for (const char* word : {"a", "an", "un", "une", "au", "aux", "en"})
-        if (before == word) return true;
-    return false;
+    return in_word_lists(lower(std::string(word_before(t, at))), {"en/thing_words", "fr/thing_words"});
 }
 
 // Whether a German article comes before `at`: what follows is a noun ("ein Bob", a bobsleigh), not a person.
 bool german_article_before(std::string_view t, std::size_t at) {
-    const std::string before = lower(std::string(word_before(t, at)));
-    for (const char* word : {"ein", "eine", "einen", "einem", "einer", "eines", "der", "die", "das", "den", "dem", "des"})
-        if (before == word) return true;
-    return false;
+    return word_list("de/articles").contains(lower(std::string(word_before(t, at))));
 }
 
 bool ends_with(std::string_view word, std::string_view suffix) {
@@ -222,26 +210,7 @@ bool subject_noun_like(std::string_view word) {
 // some of them ("John" in "John Deere"), and the models garble those ("John is playing guitar." -> "Ein John John
 // John's spielt Gitarre."): such a word is a name wherever it is capitalized, a known word or not. Names that are
 // also words or places (Will, Mark, Rose, Christian, Paris, Jordan) are left out: those stay the model's.
-bool given_name(std::string_view word) {
-    static const std::unordered_set<std::string_view> names = {
-        "Aaron", "Adam", "Adrian", "Alan", "Albert", "Alex", "Alexander", "Alice", "Amanda", "Amelia", "Amy", "Andreas",
-        "Andrew", "Andy", "Angela", "Anna", "Anne", "Anthony", "Antoine", "Ashley", "Barbara", "Ben", "Benjamin",
-        "Betty", "Bob", "Brian", "Camille", "Carl", "Carlos", "Caroline", "Catherine", "Charles", "Charlie", "Chloe",
-        "Chloé", "Chris", "Christine", "Christopher", "Claire", "Claudia", "Daniel", "Dave", "David", "Dennis",
-        "Dieter", "Donald", "Edward", "Elena", "Elizabeth", "Ellen", "Emily", "Emma", "Eric", "Ethan", "Fabian",
-        "Felix", "Florian", "François", "Françoise", "Fred", "Gary", "George", "Hannah", "Hans", "Harry", "Heinz",
-        "Helen", "Henry", "Hugo", "Isabelle", "Jack", "Jacob", "Jacques", "Jake", "James", "Jane", "Jason", "Jean",
-        "Jeff", "Jennifer", "Jessica", "Jim", "Joe", "Johann", "John", "Jonas", "Jonathan", "Joseph", "Josh", "Julia",
-        "Julian", "Julie", "Julien", "Jürgen", "Karen", "Kate", "Katharina", "Katie", "Kevin", "Klaus", "Laura", "Lena",
-        "Leon", "Linda", "Lisa", "Louis", "Luc", "Lucas", "Lucy", "Lukas", "Manon", "Marco", "Maria", "Marie", "Markus",
-        "Martin", "Mary", "Mathieu", "Matt", "Matthew", "Max", "Megan", "Mia", "Michael", "Michel", "Michelle", "Mike",
-        "Monika", "Nancy", "Nathalie", "Nathan", "Nick", "Nicolas", "Oliver", "Olivia", "Patrick", "Paul", "Peter",
-        "Petra", "Philippe", "Pierre", "Rachel", "Richard", "Robert", "Ryan", "Sabine", "Sam", "Samuel", "Sarah",
-        "Scott", "Sebastian", "Simon", "Sophia", "Sophie", "Stefan", "Stephan", "Steve", "Steven", "Susan", "Thierry",
-        "Thomas", "Tim", "Tom", "Tony", "Ursula", "Uwe", "William", "Wolfgang"
-    };
-    return names.count(word) > 0;
-}
+bool given_name(std::string_view word) { return word_list("mul/given_names").contains(std::string(word)); }
 
 // A given name at [b, e) of `t` that names a person by itself, not part of a longer name or a title: not after a
 // word with a capital inside or a title's abbreviation ("LeBron James", "Mrs. Klaus", "St. Patrick"), nor after "of"
@@ -254,8 +223,7 @@ bool lone_given_name(std::string_view t, std::size_t b, std::size_t e) {
     while (p > 0 && t[p - 1] == ' ') --p;
     if (p > 0 && t[p - 1] == '.') {
         const std::string_view title = word_before(t, p - 1);
-        for (std::string_view abbreviation : {"Mr", "Mrs", "Ms", "Dr", "St", "Prof", "Sgt", "Capt", "Rev"})
-            if (title == abbreviation) return false;
+        if (word_list("mul/titles").contains(std::string(title))) return false;
     }
     const std::string_view before = p < b ? word_before(t, b) : std::string_view();
     if (std::any_of(before.begin(), before.end(), capital)) return false;
@@ -272,10 +240,11 @@ bool lone_given_name(std::string_view t, std::size_t b, std::size_t e) {
 // Whether a verb of one subject follows `at` in the source's language: "Maria is ...", "Marie est ...". Plural
 // nouns, which start many captions ("Sailors stand ..."), take other forms; a singular noun takes an article.
 bool singular_verb_at(std::string_view t, std::size_t at, Lang lang) {
-    static const std::vector<std::string_view> en = {" is ", " was ", " has "}, fr = {" est ", " a ", " était "};
-    for (std::string_view verb : lang == Lang::fr ? fr : en)
-        if (t.substr(at, verb.size()) == verb) return true;
-    return false;
+    if (at >= t.size() || t[at] != ' ') return false;
+    const std::size_t end = t.find(' ', at + 1);
+    if (end == std::string_view::npos) return false;
+    return word_list(lang == Lang::fr ? "fr/singular_verbs" : "en/singular_verbs")
+        .contains(std::string(t.substr(at + 1, end - at - 1)));
 }
 
 // French elision before a name placeholder: 'l' for "l'" (dropped with it), 'd' for "d'" (kept as "de"), else 0.
@@ -290,9 +259,7 @@ bool naming_word(std::string_view word) {
     std::string w = lower(std::string(word));
     if (!w.empty() && w.back() == 's') w.pop_back();
     if (!w.empty() && w.back() == 'e') w.pop_back();
-    for (const char* stem : {"nommé", "prénommé", "surnommé", "appelé", "baptisé"})
-        if (w == stem) return true;
-    return false;
+    return word_list("fr/naming_words").contains(w);
 }
 
 // Whether a word of the text starts with `word` ("dog", "dogs", "doghouse"): its translation would start with the
@@ -382,12 +349,14 @@ std::vector<CopySpan> find_name_spans(std::string_view t, Lang lang, const Vocab
     auto known = [&](std::string_view w) { return cased(source_vocab, w); };
     // Whether " and " or " et " follows `at`, then a capitalized word that `known` lacks.
     auto joined_to_unknown = [&](std::string_view text, std::size_t at) {
-        for (std::string_view conjunction : {" and ", " et "}) {
-            if (text.substr(at, conjunction.size()) != conjunction) continue;
-            const std::size_t b = at + conjunction.size(), e = capitalized_word_end(text, b);
-            return e > 0 && (!known(text.substr(b, e - b)) || lone_given_name(text, b, e));
-        }
-        return false;
+        if (at >= text.size() || text[at] != ' ') return false;
+        const std::size_t conjunction = at + 1, space = text.find(' ', conjunction);
+        if (space == std::string_view::npos ||
+            !in_word_lists(std::string(text.substr(conjunction, space - conjunction)),
+                           {"en/conjunctions", "fr/conjunctions"}))
+            return false;
+        const std::size_t b = space + 1, e = capitalized_word_end(text, b);
+        return e > 0 && (!known(text.substr(b, e - b)) || lone_given_name(text, b, e));
     };
     // The capitalized word after `end` and the spaces after it ({0, 0}: none, or no space first).
     auto capitalized_word_after = [&](std::size_t end) -> CopySpan {

@@ -6,12 +6,11 @@
 #include "text/char_class.h"
 #include "text/tokenizer.h"
 #include "text/utf8.h"
+#include "text/word_lists.h"
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <memory>
-#include <set>
 
 namespace attend {
 namespace {
@@ -22,38 +21,12 @@ bool has_letter_or_digit(const std::string& text) {
     return false;
 }
 
-// The closed-class words of the languages the shipped models read (articles, auxiliaries, prepositions, pronouns,
-// conjunctions): a translation rightly folds them into other words ("is sitting" -> "sitzt", "a" -> nothing in
-// Chinese), so that the model finds it as likely without them; on Multi30K val, with them checked, a third of the
-// translations named one. Content words are what a reader misses.
+// The closed-class words of a language (articles, auxiliaries, prepositions, pronouns, conjunctions:
+// data/lang/<lang>/closed_class.txt): a translation rightly folds them into other words, so that the model finds it
+// as likely without them. A language without the list has none.
 bool closed_class_word(const std::string& word, const std::string& language) {
-    static const std::map<std::string, std::set<std::string>> kWords = {
-        {"en", {
-        "a", "an", "the", "this", "that", "these", "those", "some", "any", "is", "are", "was", "were", "be", "been",
-        "being", "am", "has", "have", "had", "do", "does", "did", "will", "would", "can", "could", "shall", "should",
-        "may", "might", "must", "of", "in", "on", "at", "to", "for", "from", "by", "with", "without", "about",
-        "into", "onto", "over", "under", "up", "down", "out", "off", "and", "or", "but", "nor", "so", "as", "than",
-        "then", "there", "here", "it", "its", "he", "him", "his", "she", "her", "hers", "they", "them", "their",
-        "theirs", "we", "us", "our", "you", "your", "i", "me", "my", "who", "whom", "whose", "which", "what",
-        "where", "when", "while", "not", "no", "one", "ones", "'s"}},
-        {"de", {
-        "der", "die", "das", "den", "dem", "des", "ein", "eine", "einer", "eines", "einem", "einen", "ist", "sind",
-        "war", "waren", "sein", "seine", "seiner", "seinen", "seinem", "seines", "hat", "haben", "hatte", "wird",
-        "werden", "wurde", "und", "oder", "aber", "als", "wie", "mit", "ohne", "von", "vom", "zu", "zum", "zur",
-        "im", "in", "am", "an", "auf", "aus", "bei", "für", "nach", "über", "unter", "vor", "hinter", "neben",
-        "zwischen", "durch", "um", "es", "er", "sie", "ihr", "ihre", "ihren", "ihrem", "ihres", "ihm", "ihn", "wir",
-        "uns", "man", "sich", "dass", "daß", "ob", "nicht", "kein", "keine", "einen", "einer", "etwas", "sehr",
-        "dabei", "dort", "hier"}},
-        {"fr", {
-        "le", "la", "les", "l", "un", "une", "des", "du", "de", "d", "au", "aux", "et", "ou", "mais", "est", "sont",
-        "était", "être", "a", "ont", "avait", "sur", "sous", "dans", "en", "avec", "sans", "pour", "par", "à", "ce",
-        "cet", "cette", "ces", "qui", "que", "qu", "il", "ils", "elle", "elles", "on", "se", "s", "son", "sa", "ses",
-        "leur", "leurs", "lui", "y", "ne", "pas", "n", "très"}},
-        {"zh", {
-        "的", "了", "吗", "呢", "吧", "是", "在", "着", "过", "也", "都", "就", "把", "被", "啊", "和", "与", "很"}},
-    };
-    const auto it = kWords.find(language.substr(0, 2));
-    return it != kWords.end() && it->second.count(lowercase(word)) > 0;
+    const WordList* words = find_word_list(language.substr(0, 2) + "/closed_class");
+    return words && words->contains(lowercase(word));
 }
 
 // Chinese and Japanese write no spaces: SentencePiece marks only the start of the text, and each piece that begins

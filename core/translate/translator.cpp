@@ -5,13 +5,12 @@
 #include "decode/ensemble_step_model.h"
 #include "decode/greedy_search.h"
 #include "decode/greedy_search_batch.h"
-#include "text/case_mapping.h"
 #include "text/char_class.h"
 #include "text/sentence_splitter.h"
 #include "text/utf8.h"
-#include "translate/asides.h"
 #include "translate/clause_join.h"
 #include "translate/omissions.h"
+#include "translate/text_stage.h"
 
 #include <algorithm>
 #include <array>
@@ -19,99 +18,10 @@
 #include <cmath>
 #include <cstdio>
 #include <numeric>
+#include <utility>
 
 namespace attend {
 namespace {
-
-// The kept word (0-based, of `words`) of each source token but <eos>: the words of `read` tokenized one at a time
-// must give the sentence's tokens; nullopt where they do not (a source cut to the model's limit, a d2l model).
-std::optional<std::vector<int>> source_words_of_tokens(const std::string& read, int words,
-                                                       const std::vector<std::string>& tokens,
-                                                       const TextPipeline& pipeline) {
-    if (pipeline.type != TextPipelineType::moses_bpe) return std::nullopt;
-    std::vector<int> word_of;
-    const std::u32string text = utf8_decode(read);
-    int k = 0;
-    for (size_t i = 0; i < text.size();) {
-        if (is_space(text[i])) {
-            i++;
-            continue;
-        }
-        size_t end = i;
-        while (end < text.size() && !is_space(text[end])) end++;
-        for (const std::string& token : preprocess_for_model(utf8_encode(text.substr(i, end - i)), pipeline)) {
-            if (word_of.size() + 1 >= tokens.size() || tokens[word_of.size()] != token) return std::nullopt;
-            word_of.push_back(k);
-        }
-        k++;
-        i = end;
-    }
-    if (k != words || word_of.size() + 1 != tokens.size()) return std::nullopt;
-    return word_of;
-}
-
-// The word of `text` (the detokenized translation, words between spaces) of each target token but <eos>: the
-// number of words in the text detokenized up to and with it, less one (-1: the token shows nothing yet).
-std::optional<std::vector<int>> target_words_of_tokens(const std::vector<std::string>& tokens, const std::string& text,
-                                                       const TextPipeline& pipeline) {
-    if (pipeline.type != TextPipelineType::moses_bpe || tokens.empty()) return std::nullopt;
-    auto count_words = [](const std::string& t) {
-        int n = 0;
-        for (size_t i = 0; i < t.size(); i++) n += t[i] != ' ' && (i == 0 || t[i - 1] == ' ');
-        return n;
-    };
-    std::vector<int> word_of;
-    std::vector<std::string> prefix;
-    for (const std::string& token : tokens) {
-        prefix.push_back(token);
-        word_of.push_back(count_words(postprocess_for_display(prefix, pipeline)) - 1);
-        if (word_of.size() > 1 && word_of.back() < word_of[word_of.size() - 2]) return std::nullopt;
-    }
-    if (word_of.back() != count_words(text) - 1) return std::nullopt;
-    return word_of;
-}
-
-// Which target words say each source word, from cross attention [layers, heads, T, S] (<eos> last on both sides;
-// row t is the step that predicted target token t): layers first..last and their heads averaged (some layers
-// align words, others look at what the next word needs: the article's row at the noun), a target token and a
-// source token aligned where each is the other's best (the intersection of both directions, which keeps "Un" out
-// of "<b>Un chien</b>"); a source word with no such pair takes every target token whose best it is.
-WordAlignment mutual_best_alignment(const AttentionMaps& cross, std::array<int, 2> layers,
-                                    const std::vector<int>& source_word, const std::vector<int>& target_word, int words) {
-    const int T = cross.rows, S = cross.cols;
-    const int TT = static_cast<int>(target_word.size()), SS = static_cast<int>(source_word.size());
-    WordAlignment both{std::vector<int>(words, -1), std::vector<int>(words, -1)};
-    if (layers[0] < 0 || layers[0] > layers[1] || layers[1] >= cross.layers || TT > T || SS != S - 1 || SS < 1)
-        return both;
-    std::vector<float> mean(static_cast<size_t>(TT) * SS, 0.0f);  // [TT, SS]
-    for (int t = 0; t < TT; t++)
-        for (int l = layers[0]; l <= layers[1]; l++)
-            for (int h = 0; h < cross.heads; h++) {
-                const float* a = cross.data.data() + ((static_cast<size_t>(l) * cross.heads + h) * T + t) * S;
-                for (int s = 0; s < SS; s++) mean[static_cast<size_t>(t) * SS + s] += a[s];
-            }
-    std::vector<int> best_source(TT), best_target(SS, 0);
-    for (int t = 0; t < TT; t++) {
-        const float* m = mean.data() + static_cast<size_t>(t) * SS;
-        best_source[t] = static_cast<int>(std::max_element(m, m + SS) - m);
-        for (int s = 0; s < SS; s++)
-            if (m[s] > mean[static_cast<size_t>(best_target[s]) * SS + s]) best_target[s] = t;
-    }
-    WordAlignment either = both;
-    auto add = [](WordAlignment& alignment, int k, int w) {
-        alignment.first[k] = alignment.first[k] < 0 ? w : std::min(alignment.first[k], w);
-        alignment.last[k] = std::max(alignment.last[k], w);
-    };
-    for (int t = 0; t < TT; t++) {
-        const int s = best_source[t];
-        if (target_word[t] < 0) continue;
-        add(either, source_word[s], target_word[t]);
-        if (best_target[s] == t) add(both, source_word[s], target_word[t]);
-    }
-    for (int k = 0; k < words; k++)
-        if (both.first[k] < 0) both.first[k] = either.first[k], both.last[k] = either.last[k];
-    return both;
-}
 
 double ms_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -199,16 +109,6 @@ std::shared_ptr<const TranslatorModel> prepared(TranslatorModel model) {
     model.architecture();  // throws when the model holds no network
     model.network->prepare_decoding();
     return std::make_shared<const TranslatorModel>(std::move(model));
-}
-
-// The names copy-through masks a text's names with: the model file's own, else the default ones.
-const std::vector<std::string>& name_placeholders_of(const TranslatorModel& m) {
-    return m.name_placeholders.empty() ? default_name_placeholders() : m.name_placeholders;
-}
-
-// The cross attention layers whose mean aligns words for markup: the model file's, or every layer.
-std::array<int, 2> alignment_layers_of(const TranslatorModel& m) {
-    return m.alignment_layers.value_or(std::array<int, 2>{0, m.network->cross_attention_layers() - 1});
 }
 
 }  // namespace
@@ -347,46 +247,42 @@ SearchOptions Translator::search_options(const TranslationOptions& options,
     return search;
 }
 
+namespace {
+
+// The state of type State among a text's stage states; nullptr where that stage left the text as it was.
+template <class State, class StageState>
+const State* find_state(const std::vector<StageState>& states) {
+    for (const StageState& state : states)
+        if (const State* s = std::get_if<State>(&state)) return s;
+    return nullptr;
+}
+
+template <class State, class StageState>
+State* find_state(std::vector<StageState>& states) {
+    return const_cast<State*>(find_state<State>(std::as_const(states)));
+}
+
+}  // namespace
+
 Translator::PreparedText Translator::prepare(std::string_view text, const TranslationOptions& options) const {
     PreparedText p;
     p.original = std::string(text);
-    const std::string visible = visible_text(text);  // validates the UTF-8 before anything reads it
-    text = visible;
-    const std::u32string code_points = utf8_decode(text);
+    p.text = visible_text(text);  // validates the UTF-8 before anything reads it
+    const std::u32string code_points = utf8_decode(p.text);
     p.letterless = std::none_of(code_points.begin(), code_points.end(), [](char32_t cp) { return is_alpha(cp); });
-    if (model_->source_pipeline.type != TextPipelineType::moses_bpe) {
-        p.masked.text = std::string(text);
-        return p;
-    }
-    p.capitals = options.recase_capitals && in_capitals(text);
-    std::u32string read32 = p.capitals ? utf8_decode(capitalize_first(lowercase(text))) : code_points;
+    if (model_->source_pipeline.type != TextPipelineType::moses_bpe) return p;
+    auto then = [&](auto staged) {
+        p.text = std::move(staged.text);
+        if (staged.state) p.stages.emplace_back(std::move(*staged.state));
+    };
+    if (options.recase_capitals) then(RecasingStage().prepare(std::move(p.text)));
     if (!p.letterless) {
-        TakenOut out = take_out_asides(read32);
-        if (std::none_of(out.kept.begin(), out.kept.end(), [](char32_t cp) { return is_alpha(cp); })) {
-            p.letterless = true;  // tags alone ("<br>", "<p></p>"): nothing to translate
-        } else if (!out.asides.empty() || out.html) {
-            read32 = std::move(out.kept);
-            p.asides = std::move(out.asides);
-            p.words = out.words;
-            p.html = out.html;
-        }
+        bool only_markup = false;  // tags alone ("<br>", "<p></p>"): nothing to translate
+        then(MarkupStage().prepare(std::move(p.text), only_markup));
+        p.letterless = only_markup;
     }
-    // Most texts are read as they are: not recased, nothing taken out, no references to read.
-    const std::string read = p.capitals || !p.asides.empty() || p.html ? utf8_encode(read32) : std::string(text);
-    if (options.copy_through) {
-        p.read = read;
-        p.masked = mask(p.read, name_placeholders_of(*model_));
-    } else {
-        p.masked.text = read;
-    }
+    if (options.copy_through) then(CopyThroughStage(*model_).prepare(std::move(p.text)));
     return p;
-}
-
-MaskedText Translator::mask(std::string_view read, const std::vector<std::string>& name_placeholders) const {
-    // Names only where both sides are cased: a lowercasing model reads every word in lowercase.
-    const bool names = !model_->source_pipeline.moses.lowercase && !model_->target_pipeline.moses.lowercase;
-    return mask_copy_spans(read, model_->source_pipeline.lang, model_->target_pipeline.lang, model_->source_vocab,
-                           model_->target_vocab, names, name_placeholders, &model_->source_pipeline.prefixes);
 }
 
 // A model writes some names back where it drops others in the same place: "A man named Obama is reading a book."
@@ -394,17 +290,18 @@ MaskedText Translator::mask(std::string_view read, const std::vector<std::string
 // un livre.". Another try costs a search, only for a text whose names the first lost.
 std::optional<Translator::PreparedText> Translator::retry_names(TranslationResult& r, const PreparedText& prepared,
                                                                 const TranslationOptions& options) const {
-    if (r.untranslated || names_written_back(r.text, prepared.masked)) return std::nullopt;
-    const std::vector<std::string>& names = name_placeholders_of(*model_);
-    for (size_t shift = 1; shift < names.size(); shift++) {
-        std::vector<std::string> turn(names.begin() + static_cast<std::ptrdiff_t>(shift), names.end());
-        turn.insert(turn.end(), names.begin(), names.begin() + static_cast<std::ptrdiff_t>(shift));
-        MaskedText masked = mask(prepared.read, turn);
-        if (masked.text == prepared.masked.text) continue;  // the same names in use
+    const CopyThroughStage stage(*model_);
+    const CopyThroughStage::State* copy = find_state<CopyThroughStage::State>(prepared.stages);
+    if (!copy || r.untranslated || stage.names_kept(r.text, *copy)) return std::nullopt;
+    for (size_t shift = 1; shift < stage.name_turns(); shift++) {
+        std::optional<CopyThroughStage::State> turned = stage.with_names_turned(*copy, shift);
+        if (!turned) continue;
         PreparedText other = prepared;
-        other.masked = std::move(masked);
+        other.text = turned->masked.text;
+        CopyThroughStage::State& other_copy = *find_state<CopyThroughStage::State>(other.stages);
+        other_copy = std::move(*turned);
         TranslationResult again = search_prepared(other, options);
-        if (again.untranslated || !names_written_back(again.text, other.masked)) continue;
+        if (again.untranslated || !stage.names_kept(again.text, other_copy)) continue;
         again.preprocess_ms += r.preprocess_ms;
         again.search_ms += r.search_ms;
         r = std::move(again);
@@ -413,34 +310,26 @@ std::optional<Translator::PreparedText> Translator::retry_names(TranslationResul
     return std::nullopt;
 }
 
-std::optional<WordAlignment> Translator::markup_alignment(const TranslationResult& r,
-                                                           const PreparedText& prepared) const {
-    if (!prepared.masked.originals.empty() || r.target_ids.empty() || r.source_tokens.size() < 2) return std::nullopt;
-    const std::optional<std::vector<int>> source_word =
-        source_words_of_tokens(prepared.masked.text, prepared.words, r.source_tokens, model_->source_pipeline);
-    const int T = static_cast<int>(r.target_ids.size());
-    const std::vector<std::string> shown(r.target_tokens.begin(), r.target_tokens.begin() + (r.finished ? T - 1 : T));
-    const std::optional<std::vector<int>> target_word = target_words_of_tokens(shown, r.text, model_->target_pipeline);
-    if (!source_word || !target_word) return std::nullopt;
-
-    const int S = static_cast<int>(r.source_tokens.size());
-    const std::array<int, 2> layers = alignment_layers_of(*model_);
-    if (!r.cross.data.empty()) return mutual_best_alignment(r.cross, layers, *source_word, *target_word, prepared.words);
-    const std::vector<int> src = model_->source_vocab.ids(r.source_tokens);
-    std::vector<int> tgt{model_->bos_id};
-    tgt.insert(tgt.end(), r.target_ids.begin(), r.target_ids.end() - 1);
-    return mutual_best_alignment(network().attention(src.data(), S, tgt.data(), T).cross, layers, *source_word,
-                                 *target_word, prepared.words);
-}
-
 void Translator::finish(TranslationResult& r, const PreparedText& prepared, const TranslationOptions& options) const {
-    const MaskedText& masked = prepared.masked;
     // Before the copy-through spans come back into the tokens: the model scores the pieces it read.
     if (options.omission_gain > 0 && !r.untranslated && !r.target_ids.empty()) check_omissions(r, options);
-    if (!masked.originals.empty()) {
-        restore_copy_tokens(r.source_tokens, masked.source_words, masked.originals);
-        restore_copy_tokens(r.target_tokens, masked.target_words, masked.originals);
-    }
+    const CopyThroughStage::State* copy = find_state<CopyThroughStage::State>(prepared.stages);
+    // Tokens with copy spans put back spell the spans, not the placeholders the model read: no alignment then.
+    const StageContext context{options, [&](const TranslationResult& result, int words) {
+                                   return copy ? std::nullopt
+                                               : markup_alignment(result, prepared.text, words, *model_);
+                               }};
+    const CopyThroughStage copy_through(*model_);
+    struct Restore {
+        TranslationResult& r;
+        const StageContext& context;
+        const CopyThroughStage& copy_through;
+        void operator()(const RecasingStage::State& s) const { RecasingStage().restore(r, s, context); }
+        void operator()(const MarkupStage::State& s) const { MarkupStage().restore(r, s, context); }
+        void operator()(const CopyThroughStage::State& s) const { copy_through.restore(r, s, context); }
+    };
+    for (auto state = prepared.stages.rbegin(); state != prepared.stages.rend(); ++state)
+        std::visit(Restore{r, context, copy_through}, *state);
     if (r.untranslated) {
         r.text = r.tokenized = prepared.original;
         return;
@@ -452,20 +341,6 @@ void Translator::finish(TranslationResult& r, const PreparedText& prepared, cons
         r.warnings.push_back("low confidence (" + std::string(numbers) +
                              "): the text is likely unlike what the model was trained on, and the translation "
                              "may be invented");
-    }
-    if (!masked.originals.empty()) {
-        r.text = restore_copy_spans(r.text, masked, false);
-        r.tokenized = restore_copy_spans(r.tokenized, masked, model_->target_pipeline.moses.lowercase);
-    }
-    if (prepared.capitals) r.text = uppercase(r.text);
-    if (!prepared.asides.empty() || prepared.html) {
-        std::optional<WordAlignment> alignment;
-        if (options.align_markup &&
-            std::any_of(prepared.asides.begin(), prepared.asides.end(),
-                        [](const Aside& a) { return a.word >= 0; }))
-            alignment = markup_alignment(r, prepared);
-        r.text = put_back_asides(r.text, prepared.asides, prepared.words, prepared.html,
-                                 alignment ? &*alignment : nullptr);
     }
 }
 
@@ -492,7 +367,7 @@ TranslationResult Translator::translate(std::string_view text, const Translation
 
 TranslationResult Translator::search_prepared(const PreparedText& prepared, const TranslationOptions& options) const {
     TranslationResult r;
-    const std::string& text = prepared.masked.text;
+    const std::string& text = prepared.text;
     auto start = std::chrono::steady_clock::now();
     r.source_tokens = source_tokens_truncated(text, r.warnings, options.max_input_length);
     const std::vector<int> src = model_->source_vocab.ids(r.source_tokens);
@@ -561,7 +436,7 @@ std::vector<TranslationResult> Translator::translate_batch(const std::vector<std
             prepared[i] = prepare(texts[i], options);
         } catch (const Error&) {
             prepared[i] = PreparedText{};
-            prepared[i].original = prepared[i].masked.text = texts[i];  // translating it reports the error
+            prepared[i].original = prepared[i].text = texts[i];  // translating it reports the error
         }
     }
     return translate_batch_prepared(prepared, options);
@@ -570,7 +445,7 @@ std::vector<TranslationResult> Translator::translate_batch(const std::vector<std
 std::vector<TranslationResult> Translator::translate_batch_prepared(const std::vector<PreparedText>& prepared,
                                                                     const TranslationOptions& options) const {
     const size_t n = prepared.size();
-    auto text = [&](size_t i) -> const std::string& { return prepared[i].masked.text; };
+    auto text = [&](size_t i) -> const std::string& { return prepared[i].text; };
     // translate() of one prepared text, an error naming the sentence
     auto one = [&](size_t i) {
         try {

@@ -4,15 +4,15 @@
 #include "attend/translation.h"
 #include "decode/search_options.h"
 #include "text/sentence_splitter.h"
-#include "translate/asides.h"
-#include "translate/copy_through.h"
 #include "translate/model_file.h"
+#include "translate/text_stage.h"
 
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 namespace attend {
@@ -75,31 +75,22 @@ public:
     int max_source_tokens() const;  // including <eos>
 
 private:
-    // What the model reads of a raw text: in sentence case when it is in capitals (options.recase_capitals), without
-    // its markup tags and pictographs, its copy-through spans masked (options.copy_through); and the result made
-    // whole again.
+    // A text through the stages (translate/text_stage.h: recasing, markup, copy-through) and what the model reads
+    // of it; each stage that changed it keeps its state, in the stages' order, for restoring the translation.
+    using StageState = std::variant<RecasingStage::State, MarkupStage::State, CopyThroughStage::State>;
     struct PreparedText {
-        std::string original;  // the caller's text
-        std::string read;      // what copy-through masked (the text recased, its asides taken out)
-        MaskedText masked;
-        bool capitals = false;
-        bool letterless = false;  // digits, punctuation, symbols: left as it is
-        std::vector<Aside> asides;  // markup and pictographs taken out (translate/asides.h)
-        int words = 0;  // in the text the model reads
-        bool html = false;  // HTML: its character references read as characters, and written in the translation
+        std::string original;     // the caller's text
+        std::string text;         // what the model reads
+        bool letterless = false;  // digits, punctuation, symbols (or markup) alone: left as it is
+        std::vector<StageState> stages;
     };
     PreparedText prepare(std::string_view text, const TranslationOptions& options) const;
+    // The stages' restores in reverse order, and what the Translator itself says of a result.
     void finish(TranslationResult& r, const PreparedText& prepared, const TranslationOptions& options) const;
-    // Which words of r's translation say each word the model read of the prepared text, from the cross attention
-    // (computed here unless r has it); nullopt where the tokens cannot be traced back to the words they came from
-    // (copy-through spans, a cut source, a d2l-words model).
-    std::optional<WordAlignment> markup_alignment(const TranslationResult& r, const PreparedText& prepared) const;
     // translate() and translate_batch() of prepared texts.
     TranslationResult translate_prepared(const PreparedText& prepared, const TranslationOptions& options) const;
     // The source tokens and the best translation of a prepared text, not yet made whole (finish()).
     TranslationResult search_prepared(const PreparedText& prepared, const TranslationOptions& options) const;
-    // Copy-through's masking of `read` with the names `name_placeholders`, in order of use.
-    MaskedText mask(std::string_view read, const std::vector<std::string>& name_placeholders) const;
     // When r, the translation of `prepared`, lost a name placeholder or wrote one twice, the text masked with the
     // model's other name placeholders first, in turn: the first translation that writes each back once replaces r,
     // and the text it came from is returned. Nothing when r needs no other try or none did better.
