@@ -283,7 +283,7 @@ TEST_CASE("thread ranks: a loss that is not finite stops every rank together; re
     }
 }
 
-TEST_CASE("thread ranks: 2 threads train what 2 MPI ranks train, bit for bit (the same sum order)") {
+TEST_CASE("mpi: 2 thread ranks train what 2 MPI ranks train, bit for bit (the same sum order)") {
     attend_test::require_mpi();
     use_native_gemm();
     const std::string dir = attend_test::fresh_run_dir("thread-ranks-mpi");
