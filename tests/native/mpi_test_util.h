@@ -50,28 +50,34 @@ inline std::string train_args(const std::string& out, int max_steps) {
            default_data_dir() + " --max-steps " + std::to_string(max_steps) + " --out " + out;
 }
 
-// Every tensor within `rtol` of its norm, but the key projections' biases: their true gradient is zero, so both runs
-// hold only rounding noise there, which Adam turns into full-size steps that change no output.
-inline void check_same_parameters(const std::string& dir_a, const std::string& dir_b, double rtol) {
-    const Checkpoint a = load_checkpoint(list_checkpoints(dir_a).back());
-    const Checkpoint b = load_checkpoint(list_checkpoints(dir_b).back());
-    CHECK(a.state.step == b.state.step);
-    const ParameterStore& pa = a.model.parameters();
-    const ParameterStore& pb = b.model.parameters();
-    REQUIRE(pa.size() == pb.size());
+// The largest distance of a tensor of `a` from its `b`, relative to its norm in `b` (worst_name: which tensor), but
+// the key projections' biases: their true gradient is zero, so two runs hold only rounding noise there, which Adam
+// turns into full-size steps that change no output.
+inline double worst_relative_difference(const attend::ParameterStore& a, const attend::ParameterStore& b,
+                                        std::string& worst_name) {
+    REQUIRE(a.size() == b.size());
     double worst = 0;
-    std::string worst_name;
-    for (const TensorSpec& t : pa.specs()) {
+    for (const attend::TensorSpec& t : a.specs()) {
         if (t.name.find("k_proj.bias") != std::string::npos) continue;
         double diff = 0, norm = 0;
         for (size_t i = 0; i < t.size; ++i) {
-            const double x = pa.values()[t.offset + i], y = pb.values()[t.offset + i];
+            const double x = a.values()[t.offset + i], y = b.values()[t.offset + i];
             diff += (x - y) * (x - y);
             norm += y * y;
         }
         const double relative = std::sqrt(diff) / std::max(std::sqrt(norm), 1e-30);
         if (relative > worst) worst = relative, worst_name = t.name;
     }
+    return worst;
+}
+
+// The last checkpoints of two runs: the same step, every tensor within `rtol` (worst_relative_difference).
+inline void check_same_parameters(const std::string& dir_a, const std::string& dir_b, double rtol) {
+    const Checkpoint a = load_checkpoint(list_checkpoints(dir_a).back());
+    const Checkpoint b = load_checkpoint(list_checkpoints(dir_b).back());
+    CHECK(a.state.step == b.state.step);
+    std::string worst_name;
+    const double worst = worst_relative_difference(a.model.parameters(), b.model.parameters(), worst_name);
     MESSAGE("largest relative difference " << worst << " (" << worst_name << ")");
     CHECK(worst <= rtol);
 }
