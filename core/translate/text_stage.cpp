@@ -114,14 +114,18 @@ std::optional<WordAlignment> markup_alignment(const TranslationResult& r, std::s
     const std::optional<std::vector<int>> target_word = target_words_of_tokens(shown, r.text, model.target_pipeline);
     if (!source_word || !target_word) return std::nullopt;
 
-    const int S = static_cast<int>(r.source_tokens.size());
     const std::array<int, 2> layers = alignment_layers_of(model);
     if (!r.cross.data.empty()) return mutual_best_alignment(r.cross, layers, *source_word, *target_word, words);
+    return mutual_best_alignment(attention_of_translation(model, r).cross, layers, *source_word, *target_word, words);
+}
+
+TranslationAttention attention_of_translation(const TranslatorModel& model, const TranslationResult& r,
+                                              bool neurons) {
     const std::vector<int> src = model.source_vocab.ids(r.source_tokens);
     std::vector<int> tgt{model.bos_id};
     tgt.insert(tgt.end(), r.target_ids.begin(), r.target_ids.end() - 1);
-    return mutual_best_alignment(model.network->attention(src.data(), S, tgt.data(), T).cross, layers, *source_word,
-                                 *target_word, words);
+    return model.network->attention(src.data(), static_cast<int>(src.size()), tgt.data(),
+                                    static_cast<int>(r.target_ids.size()), neurons);
 }
 
 const std::vector<std::string>& name_placeholders_of(const TranslatorModel& model) {

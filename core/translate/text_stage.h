@@ -98,6 +98,11 @@ private:
 std::optional<WordAlignment> markup_alignment(const TranslationResult& r, std::string_view model_text, int words,
                                               const TranslatorModel& model);
 
+// The attention maps (and with `neurons` the query and key vectors) of r's own translation: the model reads r's
+// source tokens and is fed r's target tokens (teacher forcing). r has target ids.
+TranslationAttention attention_of_translation(const TranslatorModel& model, const TranslationResult& r,
+                                              bool neurons = false);
+
 // The names copy-through masks a text's names with: the model file's own, else the default ones.
 const std::vector<std::string>& name_placeholders_of(const TranslatorModel& model);
 // The cross attention layers whose mean aligns words for markup: the model file's, or every layer.

@@ -386,11 +386,7 @@ TranslationResult Translator::translate_prepared(const PreparedText& prepared, c
     const std::optional<PreparedText> other = retry_names(r, prepared, options);
     if ((options.return_attention || options.return_neurons) && !r.target_ids.empty()) {
         const auto start = std::chrono::steady_clock::now();
-        const std::vector<int> src = model_->source_vocab.ids(r.source_tokens);
-        const int S = static_cast<int>(src.size()), T = static_cast<int>(r.target_ids.size());
-        std::vector<int> tgt{model_->bos_id};
-        tgt.insert(tgt.end(), r.target_ids.begin(), r.target_ids.end() - 1);
-        TranslationAttention maps = network().attention(src.data(), S, tgt.data(), T, options.return_neurons);
+        TranslationAttention maps = attention_of_translation(*model_, r, options.return_neurons);
         if (options.return_attention) {
             r.encoder_self = std::move(maps.encoder_self);
             r.decoder_self = std::move(maps.decoder_self);
