@@ -4,13 +4,34 @@
 import { AttendTrainer, threadsSupported } from '../wasm/attend-train.js';
 
 const SLICE_MS = 50;  // a slice of steps at most this long (at least one step), then the queue is read
+// Validation (greedy translation of every validation pair) costs as much as a few epochs of the seeds' small
+// models: run at every epoch it took a fifth of the page's time. It runs after the first epoch, after the last, and
+// between them once the training since the last one has taken VALIDATION_SHARE^-1 times what that one took.
+const VALIDATION_SHARE = 1 / 20;
 let trainer = null;
 let running = false;
 let probes = [];
 let probeEvery = 20;
 let epochs = 0;  // the run's length: training stops after that epoch
 let kind = 'translator';  // or 'lm'
+let validPairs = 0;
 let prompt = { prefix: 'time traveller', length: 50 };  // what a language model continues
+let validation = { cost: 0, trainedSince: 0 };  // the last validation's milliseconds, and the training's since
+
+// The next slice as soon as the messages already queued (pause, probe, export) are answered: a MessageChannel
+// message is a task like theirs, without the 4 ms a chain of setTimeout(0) waits.
+// One slice at most is waiting: a pause and a resume between two slices must not start a second chain of them.
+const next = new MessageChannel();
+let waiting = false;
+next.port1.onmessage = () => {
+  waiting = false;
+  slice();
+};
+function schedule() {
+  if (waiting) return;
+  waiting = true;
+  next.port2.postMessage(null);
+}
 
 // probes: [{ text, reference }] (reference '' when none). A language model's: its continuation of the prefix.
 function probe() {
@@ -30,19 +51,24 @@ function slice() {
     postMessage({ type: 'error', message: e.message, records });
     return;
   }
+  validation.trainedSince += performance.now() - start;
   const last = records[records.length - 1];
+  const finished = last.epochDone && last.epoch + 1 >= epochs;
   const message = { type: 'steps', records };
   if (records.some((r) => r.step % probeEvery === 0) || records.some((r) => r.epochDone)) message.probes = probe();
-  if (kind === 'translator' && records.some((r) => r.epochDone) && trainer.info().validPairs > 0) {
-    message.validation = trainer.validate();
+  if (kind === 'translator' && records.some((r) => r.epochDone) && validPairs > 0 &&
+      (validation.cost === 0 || finished || validation.trainedSince * VALIDATION_SHARE >= validation.cost)) {
+    const t0 = performance.now();
+    message.validation = { ...trainer.validate(), epoch: last.epoch + 1 };
+    validation = { cost: performance.now() - t0, trainedSince: 0 };
   }
   postMessage(message);
-  if (last.epochDone && last.epoch + 1 >= epochs) {
+  if (finished) {
     running = false;
     postMessage({ type: 'finished', epochs });
     return;
   }
-  setTimeout(slice, 0);
+  schedule();
 }
 
 onmessage = async ({ data }) => {
@@ -61,14 +87,16 @@ onmessage = async ({ data }) => {
         }
         probes = data.probes ?? [];
         probeEvery = data.probeEvery ?? 20;
+        ({ validPairs = 0 } = trainer.info());
         epochs = trainer.info().options.epochs;
+        validation = { cost: 0, trainedSince: 0 };
         postMessage({ type: 'created', info: trainer.info(), probes: probe(), threadsSupported: threadsSupported() });
         break;
       case 'run':
         if (!trainer) throw new Error('no trainer: create one first');
         if (!running) {
           running = true;
-          setTimeout(slice, 0);
+          schedule();
         }
         break;
       case 'pause':

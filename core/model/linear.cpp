@@ -1,6 +1,9 @@
 #include "model/linear.h"
 #include "kernels/linear_rows.h"
 #include "kernels/row_major.h"
+#if defined(__EMSCRIPTEN__) && defined(__wasm_simd128__)
+#include "train/gemm_simd.h"
+#endif
 
 namespace attend {
 
@@ -11,12 +14,17 @@ void linear_forward(float* out, const float* x, const float* weight, const float
         return;
     }
 #if defined(__EMSCRIPTEN__) && defined(__wasm_simd128__)
-    // In WebAssembly SIMD (Eigen without its SIMD path) a few rows (a sentence in the encoder) run several times
-    // faster through the xsimd kernel that reads each weight row once; Eigen wins on large products.
+    // In WebAssembly SIMD Eigen's products run scalar: a few rows (a sentence in the encoder, a beam) run several
+    // times faster through the xsimd kernel that reads each weight row once, more rows (a batch's every target
+    // position) through the core's register-blocked SIMD GEMM.
     if (N <= 64) {
         linear_rows_forward(out, x, weight, bias, N, IC, OC);
         return;
     }
+    for (int n = 0; n < N; ++n)
+        for (int j = 0; j < OC; ++j) out[long(n) * OC + j] = bias ? bias[j] : 0.0f;
+    simd_gemm_backend()->accumulate(out, OC, x, IC, false, weight, IC, true, N, OC, IC);
+    return;
 #endif
     ConstMatrixMap W(weight, OC, IC);
     // Below ~1 MFLOP a second thread costs more than it saves.

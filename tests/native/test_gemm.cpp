@@ -76,6 +76,31 @@ TEST_CASE("gemm_accumulate: C += op(A) op(B) for each transpose, with leading di
     use_native_gemm();  // what the rest of this process trains with
 }
 
+TEST_CASE("the core's SIMD kernel: every edge of its blocks (rows and vectors of columns short of a block)") {
+    // Blocks of 3 rows by 4 vectors: rows 1-7 leave 0-2 rows over, columns 1-70 leave partial vectors and blocks of
+    // 1-3 vectors on every vector width (4 in SSE and WebAssembly, 8, 16); K = 0 leaves C as it is.
+    set_gemm_backend(simd_gemm_backend());
+    Rng rng(11);
+    for (int M : {1, 2, 3, 4, 5, 7})
+        for (int N : {1, 3, 4, 5, 8, 12, 16, 17, 33, 70})
+            for (int K : {0, 1, 9})
+                for (bool ta : {false, true})
+                    for (bool tb : {false, true}) {
+                        CAPTURE(M); CAPTURE(N); CAPTURE(K); CAPTURE(ta); CAPTURE(tb);
+                        const int lda = ta ? M : K, ldb = tb ? K : N;
+                        const auto A = random_floats(size_t(std::max(1, ta ? K : M)) * std::max(1, lda), rng);
+                        const auto B = random_floats(size_t(std::max(1, tb ? N : K)) * std::max(1, ldb), rng);
+                        std::vector<float> C = random_floats(size_t(M) * N, rng);
+                        const std::vector<float> C0 = C;
+                        gemm_accumulate(C.data(), N, A.data(), lda, ta, B.data(), ldb, tb, M, N, K);
+                        const std::vector<double> ref = reference(A, lda, ta, B, ldb, tb, M, N, K);
+                        std::vector<double> want(size_t(M) * N);
+                        for (size_t i = 0; i < want.size(); ++i) want[i] = ref[i] + C0[i];
+                        CHECK(relative_error(C, want) < 1e-5);
+                    }
+    use_native_gemm();
+}
+
 TEST_CASE("gemm_accumulate and linear_backward repeat bit for bit, wherever the buffers lie") {
     // What a resumed training run relies on to equal an uninterrupted one: the same product gives the same bits,
     // also from copies of its inputs at other addresses (another process's buffers). Splitting a product into
