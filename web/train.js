@@ -13,23 +13,20 @@ import { MatrixView } from './lab-matrix.js';
 import { $, readNumber, showError } from './lab-dom.js';
 import { storeModelBytes } from '../wasm/attend.js';
 import { trainedModelUrl } from './trained.js';
+import { SnapshotHistory } from './train-history.js';
 
 const body = document.body;
 const worker = new Worker(new URL('./train-worker.js', import.meta.url), { type: 'module' });
 const askedThreads = new URLSearchParams(location.search).get('threads');
-// history: the snapshots { step, probes } of the followed sentences, oldest first; held: the index of the one the
-// replay shows, or null to follow the newest. exports: what each 'export' asked of the worker is for, in order.
+// history: the followed sentences' results as the run went (at most 400 kept: train-history.js). exports: what
+// each 'export' asked of the worker is for, in order.
 const s = { kind: 'translator', steps: [], losses: [], epochLoss: null, info: null, epochs: [], perplexities: [],
-  history: [], held: null, exports: [], dirty: new Set(), frame: 0, choices: '' };
-// The most snapshots kept: a run of 250 epochs has thousands of steps and a snapshot every 20, each with up to 8
-// sentences' attention. When full, every other old one goes (the first and the newest stay), so the replay still
-// spans the whole run, more coarsely the longer it is, in bounded memory.
-const MAX_SNAPSHOTS = 400;
+  history: new SnapshotHistory(), exports: [], dirty: new Set(), frame: 0, choices: '' };
 const attention = new MatrixView($('probe-attention'), {
   readout: $('probe-readout'), xLabel: 'source', yLabel: 'translation', maxHeight: 320,
   rowName: (i) => `“${current()?.targetTokens[i] ?? i}”`, colName: (j) => `“${current()?.sourceTokens[j] ?? j}”`,
 });
-const shown = () => (s.held === null ? s.history.at(-1) : s.history[s.held]);
+const shown = () => s.history.shown;
 const current = () => shown()?.probes[$('probe-choice').selectedIndex];
 
 // What changed since the last frame ('loss', 'probes', 'perplexity') is drawn in the next one.
@@ -93,17 +90,8 @@ function drawLoss() {
 // A snapshot of the followed sentences at `step`; fresh: they are other sentences than the kept ones (a new run,
 // or the sentences edited), whose history then starts again.
 function addSnapshot(step, probes, fresh = false) {
-  if (fresh) {
-    s.history = [];
-    s.held = null;
-  }
-  s.history.push({ step, probes });
-  if (s.history.length > MAX_SNAPSHOTS) {
-    const held = s.held === null ? null : s.history[s.held];
-    const last = s.history.length - 1;
-    s.history = s.history.filter((snap, i) => i % 2 === 0 || i === last || snap === held);
-    if (held) s.held = s.history.indexOf(held);
-  }
+  if (fresh) s.history.clear();
+  s.history.add({ step, probes });
   redraw('probes');
 }
 
@@ -112,18 +100,18 @@ function showScrubber() {
   const range = $('probe-scrub');
   const count = s.history.length;
   range.max = String(Math.max(0, count - 1));
-  range.value = String(s.held ?? Math.max(0, count - 1));
+  range.value = String(s.history.index);
   range.disabled = count < 2;
   range.dataset.snapshots = count;
   const snap = shown();
-  const live = s.history.at(-1)?.step;
+  const live = s.history.newest?.step;
   if (!snap) {
     $('probe-scrub-readout').textContent = 'no steps yet';
     range.removeAttribute('aria-valuetext');
     return;
   }
   range.setAttribute('aria-valuetext', `step ${snap.step}`);
-  $('probe-scrub-readout').textContent = s.held === null ? `step ${snap.step} of ${live}, following the training`
+  $('probe-scrub-readout').textContent = s.history.following ? `step ${snap.step} of ${live}, following the training`
     : `step ${snap.step} (live: ${live})`;
 }
 
@@ -301,8 +289,8 @@ $('train-start').addEventListener('click', () => {
     showError($('train-error'), e.message);
     return;
   }
-  Object.assign(s, { kind: 'translator', steps: [], losses: [], epochLoss: null, validation: null, history: [],
-    held: null });
+  Object.assign(s, { kind: 'translator', steps: [], losses: [], epochLoss: null, validation: null });
+  s.history.clear();
   showSnapshot();
   showError($('train-error'));
   setState('starting');
@@ -330,8 +318,7 @@ $('train-probes').addEventListener('change', () => {
 $('probe-choice').addEventListener('change', drawAttention);
 // Dragging (or the arrow keys, Home, End) moves the replay; at the right end it follows the training again.
 $('probe-scrub').addEventListener('input', (e) => {
-  const at = Number(e.target.value);
-  s.held = at >= s.history.length - 1 ? null : at;
+  s.history.show(Number(e.target.value));
   showSnapshot();
 });
 

@@ -12,6 +12,7 @@ import zlib from 'node:zlib';
 import { dist, requireFile, root } from '../wasm/lib/paths.mjs';
 import { demoUrl, startSession, translateOnPage, waitForState } from './lib/demo.mjs';
 import { watchErrors } from './lib/browser.mjs';
+import { SnapshotHistory } from '../../web/train-history.js';
 
 for (const v of ['simd', 'nosimd', 'simd-mt']) requireFile(dist(`attend-train-${v}.wasm`));
 const dataDir = process.env.ATTEND_DATA || path.join(root, '..', 'shared', 'data');
@@ -20,6 +21,43 @@ const pairs = zlib.gunzipSync(fs.readFileSync(fra)).toString('utf8').split('\n')
 const { server, browser, artifacts } = await startSession(root);
 
 const state = (page) => page.evaluate(() => ({ ...document.body.dataset }));
+
+// The replay's history by itself (no browser): bounded, spanning the run, and the held snapshot held.
+test('the replay keeps at most 400 snapshots over the whole run, thinned evenly, the held one held', () => {
+  const history = new SnapshotHistory();
+  const steps = () => history.snapshots.map((snap) => snap.step);
+  for (let step = 0; step <= 20 * 1000; step += 20) {
+    history.add({ step });
+    assert.ok(history.length <= 400, `${history.length} kept at step ${step}`);
+  }
+  assert.equal(steps()[0], 0);
+  assert.equal(history.newest.step, 20000);
+  assert.ok(history.length >= 200, `${history.length} kept`);
+  const gaps = steps().slice(1).map((x, i) => x - steps()[i]);
+  for (const g of gaps) assert.ok(g > 0, 'in order');
+  // Evenly: one gap between the kept ones, but before the newest (which the next one replaces).
+  assert.deepEqual([...new Set(gaps.slice(0, -1))], [gaps[0]]);
+  assert.ok(gaps.at(-1) <= gaps[0]);
+  assert.equal(history.shown, history.newest);
+
+  // Held: the shown snapshot stays the same one while more arrive and old ones are thinned out.
+  history.show(3);
+  const held = history.shown;
+  assert.equal(history.following, false);
+  for (let step = 20020; step <= 20 * 3000; step += 20) history.add({ step });
+  assert.equal(history.shown, held);
+  assert.equal(history.snapshots[history.index], held);
+  assert.ok(history.length <= 400);
+  // The last index follows the training again.
+  history.show(history.length - 1);
+  history.add({ step: 70000 });
+  assert.equal(history.following, true);
+  assert.equal(history.shown.step, 70000);
+  assert.throws(() => history.show(history.length), /index must be a whole number from 0 to \d+, got \d+/);
+  history.clear();
+  assert.equal(history.length, 0);
+  assert.equal(history.shown, undefined);
+});
 
 test('train.html trains the seeds\' GRU + Bahdanau model in a Worker and shows attention forming', async () => {
   const page = await browser.newPage({ viewport: { width: 1200, height: 900 }, acceptDownloads: true });
