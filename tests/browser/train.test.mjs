@@ -225,6 +225,16 @@ test('train.html replays how attention formed, and hands the trained translator 
   // Read from the browser's cache: nothing asked the server for it.
   assert.deepEqual(server.requests.filter((p) => p.includes('/trained/')), []);
   assert.deepEqual(demoErrors, []);
+
+  // Starting again starts the history again: one snapshot, the new model's first. (Back in front: a hidden page
+  // draws nothing, its animation frames paused, and draws what it missed once shown.)
+  await page.bringToFront();
+  await page.click('#train-start');
+  await page.waitForFunction(() => document.getElementById('probe-scrub').dataset.snapshots === '1', null,
+    { timeout: 60000 });
+  assert.match(await readout(), /^step 0 of 0, following the training$/);
+  assert.equal(await range.isDisabled(), true);
+  await page.click('#train-pause');
   assert.deepEqual(errors, []);
   await page.context().close();
 });
