@@ -381,7 +381,12 @@ function languageModelSteps(data) {
   if (data.probes) showPrediction(data.probes);
 }
 
+// Between Start and 'created', the worker may still be answering for the model it had: those steps, results and
+// states are not this run's.
+const STALE_WHILE_STARTING = new Set(['steps', 'probes', 'paused', 'finished']);
+
 worker.onmessage = ({ data }) => {
+  if (body.dataset.state === 'starting' && STALE_WHILE_STARTING.has(data.type)) return;
   switch (data.type) {
     case 'created':
       s.info = data.info;
