@@ -474,8 +474,9 @@ worker.onmessage = ({ data }) => {
     }
     case 'error':
       showError($('train-error'), data.message);
-      // An error that is no step's (those come with their records) answers the oldest request: an export's.
-      if (!data.records && s.exports.length) s.exports.shift()?.tab?.close();
+      // An error that is neither a step's (those come with their records) nor the model's creation answers the
+      // oldest export.
+      if (!data.records && body.dataset.state !== 'starting' && s.exports.length) s.exports.shift()?.tab?.close();
       if (body.dataset.state === 'starting') setState('idle');
       else if (body.dataset.state === 'training') setState('paused');
       break;
