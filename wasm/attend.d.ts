@@ -459,6 +459,18 @@ export declare class AttendLanguageModel {
 
 /** The Cache API cache that load() keeps downloaded models in (caches.delete(MODEL_CACHE) empties it). */
 export declare const MODEL_CACHE: 'attend-models';
+/**
+ * Stores bytes made in this browser (a model trained in web/train.html) in MODEL_CACHE under `url` (resolved
+ * against the page), so that Attend.load(url) and storedModelBytes(url) find them; `note`, any JSON-able value,
+ * is kept beside them. Resolves to the absolute URL used as the key; rejects, naming the reason, where the browser
+ * has no Cache API or refuses the bytes (the quota, say).
+ */
+export declare function storeModelBytes(url: string | URL, bytes: Uint8Array, note?: unknown): Promise<string>;
+/**
+ * The bytes MODEL_CACHE holds under `url` and the note stored with them (null when none), or null when no whole
+ * entry is there (never stored, cleared by the user, cut short) or there is no Cache API.
+ */
+export declare function storedModelBytes(url: string | URL): Promise<{ bytes: Uint8Array; note: unknown } | null>;
 /** The default of LoadOptions.maxBytes: 512 MiB. */
 export declare const DEFAULT_MAX_BYTES: number;
 /** The default of LoadOptions.stallTimeoutMs: 30,000 ms. */

@@ -141,6 +141,7 @@ function checkSignal(signal, where) {
 // again instead of being handed to the loader as a truncated model.
 export const MODEL_CACHE = 'attend-models';
 const LENGTH_HEADER = 'x-attend-bytes';
+const NOTE_HEADER = 'x-attend-note';
 
 async function openModelCache() {
   try {
@@ -173,6 +174,46 @@ async function storeBytes(cache, key, bytes) {
   } catch {
     // Caching only saves a later download (the quota may be full); the bytes in hand are still good.
   }
+}
+
+// Bytes made in this browser (a model trained in web/train.html) stored in the model cache under `url`, with the
+// length that cachedBytes checks, so that load(url, { cache: true }) and storedModelBytes(url) read them back.
+// note: a small JSON-able object kept beside them (what made them, say), returned by storedModelBytes. Unlike a
+// download's copy, these bytes exist nowhere else: a cache that is missing or refuses them is an error, not a miss.
+export async function storeModelBytes(url, bytes, note = null) {
+  if (!(bytes instanceof Uint8Array)) throw new TypeError(`storeModelBytes(url, bytes): bytes must be a Uint8Array, got ${describe(bytes)}`);
+  const key = new URL(url, globalThis.location?.href).href;
+  if (typeof globalThis.caches?.open !== 'function') {
+    throw new Error('this browser offers no Cache API here (a private window, or a page that is not https or localhost): the model cannot be stored');
+  }
+  const cache = await globalThis.caches.open(MODEL_CACHE);
+  const headers = { 'content-type': 'application/octet-stream', [LENGTH_HEADER]: String(bytes.byteLength) };
+  // Header values are Latin-1: the note travels percent-encoded.
+  if (note !== null) headers[NOTE_HEADER] = encodeURIComponent(JSON.stringify(note));
+  try {
+    await cache.put(key, new Response(bytes, { headers }));
+  } catch (e) {
+    throw new Error(`the model (${bytes.byteLength} bytes) could not be stored in the browser's cache: ${e.message}`);
+  }
+  return key;
+}
+
+// What storeModelBytes (or a download) left in the model cache under `url`: { bytes, note } (note null when none
+// was given), or null when nothing whole is stored there (never stored, cleared, or cut short).
+export async function storedModelBytes(url) {
+  const key = new URL(url, globalThis.location?.href).href;
+  const cache = await openModelCache();
+  if (!cache) return null;
+  let note = null;
+  try {
+    const hit = await cache.match(key);
+    const raw = hit?.headers.get(NOTE_HEADER);
+    if (raw) note = JSON.parse(decodeURIComponent(raw));
+  } catch {
+    note = null;  // an unreadable note does not make the bytes unreadable
+  }
+  const bytes = await cachedBytes(cache, key);
+  return bytes ? { bytes, note } : null;
 }
 
 // { bytes, from }: from says where they came from, 'cache' (the Cache API), 'network' or 'file' (Node's file

@@ -8,8 +8,11 @@
 // of that pair where the id is not in the list), ?text=… and ?beam=N (what to translate once the model is ready),
 // ?view=, ?map=, ?layer= (1-based), ?across=mean|rollout, ?head= (1-based or mean) and ?live=1: the page writes
 // them back after each translation and change of view, so that its address is a link to what it shows.
+// ?trained=PRESET: the model web/train.html trained in this browser and stored for the demo (trained.js), listed
+// first; where it is no longer stored, the page says so and uses the list's model.
 import { AttendWorker } from '../wasm/attend-client.js';
-import { simdSupported } from '../wasm/attend.js';
+import { simdSupported, storedModelBytes } from '../wasm/attend.js';
+import { trainedModelUrl } from './trained.js';
 import { Heatmap, renderLegend, drawPanel, maxOf } from './heatmap.js';
 import { Alignment } from './alignment.js';
 import { registerServiceWorker } from './register-sw.js';
@@ -185,17 +188,51 @@ async function loadModelList() {
   const to = params.get('to');
   const wanted = list.find((m) => m.id === asked)
     ?? list.find((m) => m.source === from && m.target === to) ?? list.find((m) => m.source === from) ?? list[0];
-  // A link may name a model this list does not have (renamed, or another site's): say so, and which one is used.
-  showModelNotice(asked && wanted.id !== asked
-    ? `There is no model “${asked}” in this list: ${wanted.pair}${wanted.name ? ` (${wanted.name})` : ''} is used instead.`
-    : '');
+  const instead = `${wanted.pair}${wanted.name ? ` (${wanted.name})` : ''} is used instead.`;
+  const trained = params.get('trained');
+  if (trained !== null) {
+    const entry = await trainedEntry(trained);
+    if (entry) {
+      showModelNotice('');
+      loadModel(entry);
+      return;
+    }
+    // Cleared with the browser's data, or trained in another browser: said, with the way to have it again.
+    const link = document.createElement('a');
+    link.href = 'train.html';
+    link.textContent = 'the training page';
+    showModelNotice(['The model trained in this browser is no longer stored here: train it again on ', link,
+      ` (it was “${trained}”). ${instead}`]);
+  } else {
+    // A link may name a model this list does not have (renamed, or another site's): say so, and which one is used.
+    showModelNotice(asked && wanted.id !== asked ? `There is no model “${asked}” in this list: ${instead}` : '');
+  }
   fillPickers(wanted);
   loadModel(wanted);
 }
 
-function showModelNotice(text) {
-  $('model-notice').textContent = text;
-  $('model-notice').hidden = !text;
+// The entry of the model train.html stored for `preset`, its bytes read from the model cache, or null where none
+// is stored. Its languages are the model's own, filled in once it loads (loadModel).
+async function trainedEntry(preset) {
+  const url = trainedModelUrl(preset);
+  const stored = await storedModelBytes(url);
+  if (!stored) return null;
+  const step = stored.note?.step;
+  return {
+    id: `trained:${preset}`, trained: preset, bytes: stored.bytes,
+    pair: 'the model trained in this browser', source: '', target: '',
+    name: `Trained in this browser: ${preset}${Number.isInteger(step) ? ` (step ${step})` : ''}`,
+    parameters: NaN, bleu: NaN, bleuSet: '', size: NaN, url: url.href, file: `${preset}.safetensors`,
+    trainedOn: 'the sentence pairs given to the training page of this browser',
+    goodAt: 'Sentences like the pairs it was trained on', limits: '', omissionGain: 0,
+  };
+}
+
+// parts: a text, or texts and elements (a link) in order.
+function showModelNotice(parts) {
+  const shown = [parts].flat().filter((part) => part !== '');
+  $('model-notice').replaceChildren(...shown);
+  $('model-notice').hidden = shown.length === 0;
 }
 
 // ---------- the pickers: languages first, then a model of that pair
@@ -271,6 +308,7 @@ function showDetails(m) {
 // What the model menu says of each model: what it is good at, in plain words; its name (without a BLEU score in
 // it) only where the pair has more than one model to tell apart. The figures are in the details.
 function optionText(m) {
+  if (m.trained) return m.name;
   const name = m.name.replace(/\s*\(\s*(?:BLEU\s*)?[\d.]+(?:\s*BLEU)?\s*\)/i, '').trim();
   const several = state.models.filter((o) => pairOf(o) === pairOf(m)).length > 1;
   const purpose = purposeOf(m);
@@ -308,7 +346,8 @@ async function loadModel(entry) {
   try {
     // The worker loads the model through attend.js, which keeps it in its Cache API cache ('attend-models'):
     // the page keeps no copy of its own. models.json's size makes a cached copy of a replaced file count as old.
-    const translator = await AttendWorker.load(entry.url, {
+    // A model trained in this browser is loaded from its bytes (a copy: the worker takes them), never fetched.
+    const translator = await AttendWorker.load(entry.bytes ? entry.bytes.slice().buffer : entry.url, {
       name: entry.file,
       workerUrl: WORKER_URL,
       size: Number.isFinite(entry.size) ? entry.size : undefined,
@@ -328,7 +367,16 @@ async function loadModel(entry) {
     $('beam-size').min = String(beamMin);
     $('beam-size').max = String(beamMax);
     const info = translator.info();
-    const fromCache = translator.loadedFrom === 'cache';
+    const fromCache = translator.loadedFrom === 'cache' || !!entry.trained;
+    if (entry.trained && !state.models.includes(entry)) {
+      // Its pair as the model says, and its place in the pickers, first.
+      entry.source = languageCode(info.sourceLanguage);
+      entry.target = languageCode(info.targetLanguage);
+      entry.pair = entry.source && entry.target ? `${languageName(entry.source)} → ${languageName(entry.target)}`
+        : 'Languages not said by the model';
+      state.models.unshift(entry);
+      showDirection(entry);
+    }
     if (!Number.isFinite(entry.parameters)) entry.parameters = info.parameters;
     if (!Number.isFinite(entry.size)) entry.size = info.fileBytes;
     if (!entry.trainedOn) entry.trainedOn = trainedOnFromCard(info.card);
@@ -613,6 +661,7 @@ function writeAddress() {
   const url = new URL(location.href);
   const set = (key, value) => (value === null || value === undefined || value === '' ? url.searchParams.delete(key) : url.searchParams.set(key, value));
   if (state.model) {
+    set('trained', state.model.trained || null);
     set('model', state.model.id);
     set('from', state.model.source);
     set('to', state.model.target);

@@ -16,7 +16,7 @@ const PRECACHE = [
   './runs.js',
   './lab.html', './lab.css', './lab.js', './lab-dom.js', './lab-plot.js', './lab-matrix.js', './lab-nw.js',
   './lab-masked.js', './lab-scoring.js', './lab-positional.js', './lab-bahdanau.js', './lab-lm.js', './embed-example.html',
-  './models/models.json', './models/lm/models.json', './train.html', './train.js', './train-worker.js',
+  './models/models.json', './models/lm/models.json', './train.html', './train.js', './train-worker.js', './trained.js', './train-history.js',
   '../wasm/attend.js', '../wasm/attend-train.js', '../wasm/module-loader.js', '../wasm/attend-client.js', '../wasm/attend-worker.js', '../wasm/attend-lab.js',
   '../wasm/dist/attend-core-simd.mjs', '../wasm/dist/attend-core-simd.wasm',
   '../wasm/dist/attend-core-nosimd.mjs', '../wasm/dist/attend-core-nosimd.wasm',

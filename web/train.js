@@ -3,20 +3,45 @@
 // per epoch plotted and its continuation of a prefix redrawn after each epoch. The body's data attributes say what
 // it shows (kind, state, step, epoch, last loss, last perplexity, the trainer's threads) for tests.
 // ?threads=N asks for N threads (1 to 4; the default: the cores, at most 4, on a cross-origin isolated page).
+// The followed sentences' results are kept as the run goes (a snapshot each time the worker sends them), and a
+// range input replays them: the table and the cross attention at any kept step. "Translate with this model"
+// stores the translator as it is now in the model cache and opens the demo on it (trained.js).
+// The worker's messages only update the state and the body's data attributes; the plots, the table and the
+// heatmap are drawn at most once per animation frame, so that a burst of messages is one redraw.
 import { drawPlot } from './lab-plot.js';
 import { MatrixView } from './lab-matrix.js';
 import { $, readNumber, showError } from './lab-dom.js';
+import { storeModelBytes } from '../wasm/attend.js';
+import { trainedModelUrl } from './trained.js';
+import { SnapshotHistory } from './train-history.js';
 
 const body = document.body;
 const worker = new Worker(new URL('./train-worker.js', import.meta.url), { type: 'module' });
 const askedThreads = new URLSearchParams(location.search).get('threads');
-const s = { kind: 'translator', steps: [], losses: [], epochLoss: null, probes: [], info: null, epochs: [],
-  perplexities: [] };
+// history: the followed sentences' results as the run went (at most 400 kept: train-history.js). exports: what
+// each 'export' asked of the worker is for, in order.
+const s = { kind: 'translator', steps: [], losses: [], epochLoss: null, info: null, epochs: [], perplexities: [],
+  history: new SnapshotHistory(), exports: [], dirty: new Set(), frame: 0, choices: '' };
 const attention = new MatrixView($('probe-attention'), {
   readout: $('probe-readout'), xLabel: 'source', yLabel: 'translation', maxHeight: 320,
   rowName: (i) => `“${current()?.targetTokens[i] ?? i}”`, colName: (j) => `“${current()?.sourceTokens[j] ?? j}”`,
 });
-const current = () => s.probes[$('probe-choice').selectedIndex];
+const shown = () => s.history.shown;
+const current = () => shown()?.probes[$('probe-choice').selectedIndex];
+
+// What changed since the last frame ('loss', 'probes', 'perplexity') is drawn in the next one.
+function redraw(what) {
+  s.dirty.add(what);
+  if (!s.frame) s.frame = requestAnimationFrame(drawDirty);
+}
+function drawDirty() {
+  s.frame = 0;
+  const dirty = s.dirty;
+  s.dirty = new Set();
+  if (dirty.has('loss')) drawLoss();
+  if (dirty.has('probes')) showSnapshot();
+  if (dirty.has('perplexity')) drawPerplexity();
+}
 
 // The chosen model's kind: its <optgroup> says 'lm' for the character language models.
 const chosenKind = () => ($('train-preset').selectedOptions[0]?.parentElement.dataset.kind === 'lm' ? 'lm' : 'translator');
@@ -36,6 +61,7 @@ function showResults(kind) {
   $('loss-section').hidden = kind === 'lm';
   $('probe-section').hidden = kind === 'lm';
   $('lm-section').hidden = kind !== 'lm';
+  $('train-translate').hidden = kind === 'lm';
 }
 
 const setState = (state) => {
@@ -43,6 +69,8 @@ const setState = (state) => {
   $('train-pause').disabled = state === 'idle' || state === 'starting' || state === 'finished';
   $('train-pause').textContent = state === 'paused' ? 'Resume' : 'Pause';
   $('train-export').disabled = state === 'idle' || state === 'starting';
+  // A language model is no translator: the demo has nothing to do with one.
+  $('train-translate').disabled = state === 'idle' || state === 'starting' || s.kind !== 'translator';
   $('train-start').textContent = state === 'idle' ? 'Start training' : 'Start again';
 };
 
@@ -59,8 +87,43 @@ function drawLoss() {
     { xLabel: 'step', yLabel: 'loss', title: 'training loss', integerX: true });
 }
 
+// A snapshot of the followed sentences at `step`; fresh: they are other sentences than the kept ones (a new run,
+// or the sentences edited), whose history then starts again.
+function addSnapshot(step, probes, fresh = false) {
+  if (fresh) s.history.clear();
+  s.history.add({ step, probes });
+  redraw('probes');
+}
+
+// The replay's range and readout: at its right end it follows the newest snapshot.
+function showScrubber() {
+  const range = $('probe-scrub');
+  const count = s.history.length;
+  range.max = String(Math.max(0, count - 1));
+  range.value = String(s.history.index);
+  range.disabled = count < 2;
+  range.dataset.snapshots = count;
+  const snap = shown();
+  const live = s.history.newest?.step;
+  if (!snap) {
+    $('probe-scrub-readout').textContent = 'no steps yet';
+    range.removeAttribute('aria-valuetext');
+    return;
+  }
+  range.setAttribute('aria-valuetext', `step ${snap.step}`);
+  $('probe-scrub-readout').textContent = s.history.following ? `step ${snap.step} of ${live}, following the training`
+    : `step ${snap.step} (live: ${live})`;
+}
+
+// The table, the sentence menu and the heatmap of the snapshot the replay is on.
+function showSnapshot() {
+  showScrubber();
+  const snap = shown();
+  if (snap) showProbes(snap.probes);
+  else $('probe-table').tBodies[0].replaceChildren();
+}
+
 function showProbes(probes) {
-  s.probes = probes;
   const followed = probeTexts();
   const tbody = $('probe-table').tBodies[0];
   tbody.replaceChildren(...probes.map((p, i) => {
@@ -78,10 +141,15 @@ function showProbes(probes) {
     ? `Mean BLEU ${(scored.reduce((a, p) => a + p.bleu, 0) / scored.length).toFixed(3)} (the seeds' bleu, k = 2, ` +
       'on the model\'s words)' : '';
   $('probe-table').dataset.bleu = JSON.stringify(probes.map((p) => p.bleu ?? null));
+  // The menu is rebuilt only when its sentences change, so that an open menu is not closed under the user.
   const choice = $('probe-choice');
-  const chosen = Math.min(Math.max(0, choice.selectedIndex), probes.length - 1);
-  choice.replaceChildren(...probes.map((p, i) => new Option(followed[i]?.text ?? `sentence ${i + 1}`, String(i))));
-  choice.selectedIndex = chosen;
+  const names = probes.map((p, i) => followed[i]?.text ?? `sentence ${i + 1}`);
+  if (JSON.stringify(names) !== s.choices) {
+    s.choices = JSON.stringify(names);
+    const chosen = Math.min(Math.max(0, choice.selectedIndex), probes.length - 1);
+    choice.replaceChildren(...names.map((name, i) => new Option(name, String(i))));
+    choice.selectedIndex = chosen;
+  }
   drawAttention();
 }
 
@@ -96,6 +164,9 @@ function drawAttention() {
   attention.set({ values: mean, rows, cols, min: 0, max: 1, title: 'cross attention' });
   $('probe-attention').dataset.rowSums = JSON.stringify(Array.from({ length: rows }, (_, r) =>
     +mean.subarray(r * cols, (r + 1) * cols).reduce((x, y) => x + y, 0).toFixed(4)));
+  // Which weights are drawn, for tests: two snapshots' maps differ here where their values do.
+  $('probe-attention').dataset.checksum = mean.reduce((a, v, i) => a + v * (i + 1), 0).toFixed(6);
+  $('probe-attention').dataset.step = shown().step;
   $('probe-attention').setAttribute('aria-label', `cross attention of “${p.sourceTokens.join(' ')}”: rows ` +
     `${p.targetTokens.join(' ')}; columns ${p.sourceTokens.join(' ')}`);
   $('probe-readout').textContent = `rows: ${p.targetTokens.join(' ')} · columns: ${p.sourceTokens.join(' ')}`;
@@ -219,6 +290,8 @@ $('train-start').addEventListener('click', () => {
     return;
   }
   Object.assign(s, { kind: 'translator', steps: [], losses: [], epochLoss: null, validation: null });
+  s.history.clear();
+  showSnapshot();
   showError($('train-error'));
   setState('starting');
   showResults('translator');
@@ -238,9 +311,52 @@ $('train-pause').addEventListener('click', () => {
   }
 });
 
-$('train-probes').addEventListener('change', () => worker.postMessage({ type: 'probe', probes: probeTexts() }));
+$('train-probes').addEventListener('change', () => {
+  s.sentencesEdited = true;
+  worker.postMessage({ type: 'probe', probes: probeTexts() });
+});
 $('probe-choice').addEventListener('change', drawAttention);
-$('train-export').addEventListener('click', () => worker.postMessage({ type: 'export' }));
+// Dragging (or the arrow keys, Home, End) moves the replay; at the right end it follows the training again.
+$('probe-scrub').addEventListener('input', (e) => {
+  s.history.show(Number(e.target.value));
+  showSnapshot();
+});
+
+// An export's bytes come back in a 'model' message, in the order asked: each is saved as a file or given to the demo.
+function exportModel(purpose) {
+  s.exports.push(purpose);
+  worker.postMessage({ type: 'export' });
+}
+$('train-export').addEventListener('click', () => exportModel({ to: 'file' }));
+$('train-translate').addEventListener('click', () => {
+  // The demo's tab is opened now, while the click still counts as the user's (one opened when the bytes arrive
+  // could be blocked as a pop-up), and sent to the demo once they are stored.
+  const tab = window.open('', '_blank');
+  $('train-translate-note').replaceChildren('Storing the model for the translator page…');
+  exportModel({ to: 'demo', tab });
+});
+
+// The translator as exported, stored where the demo reads it (trained.js), and the demo opened on it.
+async function openInDemo(bytes, tab) {
+  const preset = s.info?.preset ?? 'model';
+  const step = s.steps.at(-1) ?? 0;
+  try {
+    await storeModelBytes(trainedModelUrl(preset), bytes, { preset, step });
+  } catch (e) {
+    tab?.close();
+    $('train-translate-note').replaceChildren();
+    showError($('train-error'), `The model cannot be handed to the translator page: ${e.message}`);
+    return;
+  }
+  const demo = new URL(`index.html?trained=${encodeURIComponent(preset)}`, location.href);
+  // The link stays, for a browser that kept the tab from opening and for later.
+  const link = document.createElement('a');
+  link.href = demo.href;
+  link.target = '_blank';
+  link.textContent = `the translator page with ${preset} at step ${step}`;
+  $('train-translate-note').replaceChildren('Stored in this browser: open ', link, '.');
+  if (tab && !tab.closed) tab.location.href = demo.href;
+}
 
 // A language model's batches: the perplexity of each finished epoch plotted, the status line, the prediction.
 function languageModelSteps(data) {
@@ -261,11 +377,16 @@ function languageModelSteps(data) {
     status += `, perplexity ${s.perplexities.at(-1).toFixed(2)} (epoch ${s.epochs.at(-1)})`;
   }
   $('train-status').textContent = status;
-  if (data.records.some((r) => r.epochDone)) drawPerplexity();
+  if (data.records.some((r) => r.epochDone)) redraw('perplexity');
   if (data.probes) showPrediction(data.probes);
 }
 
+// Between Start and 'created', the worker may still be answering for the model it had: those steps, results and
+// states are not this run's.
+const STALE_WHILE_STARTING = new Set(['steps', 'probes', 'paused', 'finished']);
+
 worker.onmessage = ({ data }) => {
+  if (body.dataset.state === 'starting' && STALE_WHILE_STARTING.has(data.type)) return;
   switch (data.type) {
     case 'created':
       s.info = data.info;
@@ -289,7 +410,7 @@ worker.onmessage = ({ data }) => {
       $('train-status').textContent = `${data.info.parameters.toLocaleString('en')} parameters, ` +
         `${data.info.trainPairs} training and ${data.info.validPairs} validation pairs, vocabularies of ` +
         `${data.info.sourceVocab} and ${data.info.targetVocab} words; training ${s.threadsNote}.`;
-      showProbes(data.probes);
+      addSnapshot(0, data.probes, true);
       setState('training');
       worker.postMessage({ type: 'run' });
       break;
@@ -315,13 +436,17 @@ worker.onmessage = ({ data }) => {
       }
       if (s.validation) status += `, validation BLEU ${s.validation.valBleu.toFixed(1)}`;
       $('train-status').textContent = status;
-      drawLoss();
-      if (data.probes) showProbes(data.probes);
+      redraw('loss');
+      if (data.probes) addSnapshot(last.step, data.probes);
       break;
     }
     case 'probes':
       if (s.kind === 'lm') showPrediction(data.probes);
-      else showProbes(data.probes);
+      else {
+        // Answers the sentences edited (a new history) or nothing new (the same sentences, a snapshot more).
+        addSnapshot(s.steps.at(-1) ?? 0, data.probes, s.sentencesEdited);
+        s.sentencesEdited = false;
+      }
       break;
     case 'paused':
       setState('paused');
@@ -331,6 +456,11 @@ worker.onmessage = ({ data }) => {
       $('train-status').textContent += ` · finished its ${data.epochs} epochs`;
       break;
     case 'model': {
+      const purpose = s.exports.shift() ?? { to: 'file' };
+      if (purpose.to === 'demo') {
+        openInDemo(data.bytes, purpose.tab);
+        break;
+      }
       const url = URL.createObjectURL(new Blob([data.bytes], { type: 'application/octet-stream' }));
       const a = document.createElement('a');
       a.href = url;
@@ -344,6 +474,9 @@ worker.onmessage = ({ data }) => {
     }
     case 'error':
       showError($('train-error'), data.message);
+      // An error that is neither a step's (those come with their records) nor the model's creation answers the
+      // oldest export.
+      if (!data.records && body.dataset.state !== 'starting' && s.exports.length) s.exports.shift()?.tab?.close();
       if (body.dataset.state === 'starting') setState('idle');
       else if (body.dataset.state === 'training') setState('paused');
       break;

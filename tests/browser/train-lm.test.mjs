@@ -55,6 +55,9 @@ test('train.html trains a character language model in its Worker: perplexity fal
   assert.match(await page.textContent('#train-status'), /GRU, 256 hidden.*10,000 characters that train, a vocabulary of 28/);
   // The untrained model's continuation shows before any epoch.
   assert.ok((await state(page)).prediction.startsWith('time traveller'));
+  // A language model is no translator: nothing offers to translate with it.
+  assert.equal(await page.isVisible('#train-translate'), false);
+  assert.equal(await page.isDisabled('#train-translate'), true);
 
   await page.waitForFunction(() => Number(document.body.dataset.epoch) >= 2, null, { timeout: 240000 });
   // Pause holds the step; resume goes on.
