@@ -42,11 +42,11 @@ try {
       await p.click('#train-start');
       await p.waitForFunction(() => document.body.dataset.state === 'finished', null, { timeout: 900000, polling: 250 });
       const seconds = (Date.now() - t0) / 1000;
-      const { step, threads } = await p.evaluate(() => ({ ...document.body.dataset }));
+      const { step, threads, validations } = await p.evaluate(() => ({ ...document.body.dataset }));
       const rows = await p.$$eval('#probe-table tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
       const ratio = page.one ? `; ${(page.one / seconds).toFixed(2)}x the page on one thread` : '';
       line(`page_${preset}_seconds_to_finish_threads_${threads}`, seconds.toFixed(1), 's',
-        `${step} steps, probes and validation included${ratio}`);
+        `${step} steps, probes and ${validations} validations included${ratio}`);
       for (const [source, output, , bleu] of rows) console.log(`#   ${source} => ${output}, bleu ${bleu}`);
       console.log(`#   ${await p.textContent('#probe-mean')}`);
       await p.close();

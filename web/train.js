@@ -290,6 +290,7 @@ $('train-start').addEventListener('click', () => {
     return;
   }
   Object.assign(s, { kind: 'translator', steps: [], losses: [], epochLoss: null, validation: null });
+  for (const key of ['valBleu', 'validatedEpoch', 'validations']) delete body.dataset[key];
   s.history.clear();
   showSnapshot();
   showError($('train-error'));
@@ -431,10 +432,13 @@ worker.onmessage = ({ data }) => {
       if (s.threadsNote) status = `${status} (${s.threadsNote})`;
       if (s.epochLoss !== null) status += `, the seeds' epoch loss ${s.epochLoss.toFixed(3)}`;
       if (data.validation) {
+        // The worker validates after the first and the last epoch and between them as its time allows.
         body.dataset.valBleu = data.validation.valBleu;
+        body.dataset.validatedEpoch = data.validation.epoch;
+        body.dataset.validations = Number(body.dataset.validations ?? 0) + 1;
         s.validation = data.validation;
       }
-      if (s.validation) status += `, validation BLEU ${s.validation.valBleu.toFixed(1)}`;
+      if (s.validation) status += `, validation BLEU ${s.validation.valBleu.toFixed(1)} (epoch ${s.validation.epoch})`;
       $('train-status').textContent = status;
       redraw('loss');
       if (data.probes) addSnapshot(last.step, data.probes);

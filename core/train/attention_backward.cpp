@@ -1,10 +1,21 @@
 #include "train/attention_backward.h"
 #include "kernels/row_major.h"
+#include "train/gemm.h"
 
 #include <cmath>
 #include <vector>
 
 namespace attend {
+namespace {
+
+#if defined(__wasm_simd128__)
+// WebAssembly SIMD: Eigen's products run scalar there, the core's SIMD GEMM (gemm_accumulate's default) does not.
+constexpr bool kGemmSeam = true;
+#else
+constexpr bool kGemmSeam = false;
+#endif
+
+}  // namespace
 
 void attention_backward(float* dq, float* dk, float* dv, const float* dout, const float* q, const float* k,
                         const float* v, const float* out, const float* row_logsumexp, const AttnMask& mask, int B,
@@ -15,7 +26,7 @@ void attention_backward(float* dq, float* dk, float* dv, const float* dout, cons
     // One (batch row, head) pair per task: they write disjoint slices of dq, dk and dv.
 #pragma omp parallel if ((long long)B * H * Tq * Tk * D > (1 << 15))
     {
-        RowMatrix P(Tq, Tk), dP(Tq, Tk), kept(dropping ? Tq : 0, dropping ? Tk : 0);
+        RowMatrix P(Tq, Tk), dP(Tq, Tk), kept(dropping ? Tq : 0, dropping ? Tk : 0), Qs(kGemmSeam ? Tq : 0, D);
 #pragma omp for schedule(static)
         for (int bh = 0; bh < B * H; ++bh) {
             const int b = bh / H, h = bh % H;
@@ -24,8 +35,16 @@ void attention_backward(float* dq, float* dk, float* dv, const float* dout, cons
             ConstMatrixMap dO(dout + q_off, Tq, D);
             const float* lse = row_logsumexp + (size_t)bh * Tq;
 
-            P.noalias() = (Q * scale) * K.transpose();
-            dP.noalias() = dO * V.transpose();
+            if constexpr (kGemmSeam) {
+                Qs = Q * scale;
+                P.setZero();
+                dP.setZero();
+                gemm_accumulate(P.data(), Tk, Qs.data(), D, false, k + k_off, D, true, Tq, Tk, D);
+                gemm_accumulate(dP.data(), Tk, dout + q_off, D, false, v + k_off, D, true, Tq, Tk, D);
+            } else {
+                P.noalias() = (Q * scale) * K.transpose();
+                dP.noalias() = dO * V.transpose();
+            }
             for (int i = 0; i < Tq; ++i) {
                 float* p = P.data() + (size_t)i * Tk;
                 float* dp = dP.data() + (size_t)i * Tk;
@@ -60,6 +79,14 @@ void attention_backward(float* dq, float* dk, float* dv, const float* dout, cons
                 for (int j = 0; j < Tk; ++j) dp[j] = p[j] * (dp[j] - delta);  // dS, still without the scale
             }
             // P still holds the probabilities (dS went to dP): dV = (P M)^T dO.
+            if constexpr (kGemmSeam) {
+                if (dropping) P = P.cwiseProduct(kept);
+                dP *= scale;
+                gemm_accumulate(dv + k_off, D, P.data(), Tk, true, dout + q_off, D, false, Tk, D, Tq);
+                gemm_accumulate(dq + q_off, D, dP.data(), Tk, false, k + k_off, D, false, Tq, D, Tk);
+                gemm_accumulate(dk + k_off, D, dP.data(), Tk, true, q + q_off, D, false, Tk, D, Tq);
+                continue;
+            }
             if (dropping)
                 MatrixMap(dv + k_off, Tk, D).noalias() += (P.cwiseProduct(kept)).transpose() * dO;
             else

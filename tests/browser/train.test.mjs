@@ -151,6 +151,25 @@ test('train.html on one thread when asked (?threads=1), and a thread count it ca
   await page.close();
 });
 
+test('train.html validates after the first and the last epoch, and between them not after every epoch', async () => {
+  // Greedy translation of the 200 validation pairs costs a sizeable part of an epoch of 600 training pairs once
+  // the model writes sentences: the worker spends at most a twentieth of its time on it.
+  const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+  const errors = watchErrors(page);
+  await page.goto(`${server.url}/web/train.html`);
+  await page.fill('#train-pairs', pairs);
+  await page.fill('#epoch-count', '15');
+  await page.click('#train-start');
+  await page.waitForFunction(() => document.body.dataset.state === 'finished', null, { timeout: 300000 });
+  const { validatedEpoch, validations, valBleu } = await state(page);
+  assert.equal(Number(validatedEpoch), 15);
+  assert.ok(Number(validations) >= 2 && Number(validations) < 15, `${validations} validations in 15 epochs`);
+  assert.ok(Number(valBleu) >= 0);
+  assert.match(await page.textContent('#train-status'), /validation BLEU \d+\.\d \(epoch 15\)/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 // The box of each element inside the page's width: nothing cut off or scrolled sideways.
 async function assertFits(page, selectors, width) {
   await page.setViewportSize({ width, height: 900 });

@@ -1,5 +1,5 @@
-// Training in WebAssembly (attend-train.js) against native `attend train`: the seeds' GRU + Bahdanau model on the
-// first 800 pairs of d2l's fra.txt (600 train, 200 validate), twelve steps across an epoch's end, in the SIMD and
+// Training in WebAssembly (attend-train.js) against native `attend train`: the seeds' GRU + Bahdanau model (and the
+// small Transformer's losses) on the first 800 pairs of d2l's fra.txt (600 train, 200 validate), twelve steps across an epoch's end, in the SIMD and
 // plain builds. The first step's loss depends only on the seeded initialisation and one forward pass: within 1e-5
 // of native. The later ones follow the native run's within 1e-3 (the matrix products are Eigen's here and
 // OpenBLAS's natively: their rounding differs and Adam carries it on). The exported model is one that native
@@ -29,6 +29,13 @@ execFileSync(attend, ['train', '--preset', 'bahdanau-d2l', '--max-steps', String
 const nativeLosses = fs.readFileSync(path.join(tmp, 'native', 'train.jsonl'), 'utf8').trim().split('\n')
   .map((line) => JSON.parse(line)).filter((j) => j.event === 'step').map((j) => j.loss);
 assert.equal(nativeLosses.length, steps);
+
+const transformerLosses = (() => {
+  execFileSync(attend, ['train', '--preset', 'transformer-d2l', '--max-steps', String(steps), '--log-every', '1',
+    '--data', dataDir, '--out', path.join(tmp, 'native-transformer'), '--threads', '1'], { stdio: 'pipe' });
+  return fs.readFileSync(path.join(tmp, 'native-transformer', 'train.jsonl'), 'utf8').trim().split('\n')
+    .map((line) => JSON.parse(line)).filter((j) => j.event === 'step').map((j) => j.loss);
+})();
 
 const relative = (a, b) => Math.abs(a - b) / Math.abs(b);
 // d2l's bleu (the seeds' table), with a precision over no n-grams counted as 0 as the core does.
@@ -110,6 +117,21 @@ for (const simd of [true, false]) {
     assert.equal(trainer.translate('go .').bleu, undefined);
     trainer.dispose();
     assert.throws(() => trainer.step(), /disposed/);
+  });
+}
+
+for (const simd of [true, false]) {
+  // The small Transformer's products go through other kernels in wasm (the core's SIMD GEMM in the SIMD build,
+  // Eigen's scalar one in the plain build) than natively: the same tolerances as the GRU's.
+  test(`transformer-d2l trains in wasm as natively (${simd ? 'SIMD' : 'plain'} build)`, async () => {
+    const trainer = await AttendTrainer.create('transformer-d2l', tsv, { simd });
+    assert.equal(trainer.info().architecture, 'transformer');
+    const losses = trainer.step(steps).map((r) => r.loss);
+    assert.equal(transformerLosses.length, steps);
+    assert.ok(relative(losses[0], transformerLosses[0]) < 1e-5, `step 1: ${losses[0]} vs native ${transformerLosses[0]}`);
+    losses.forEach((l, i) => assert.ok(relative(l, transformerLosses[i]) < 1e-3,
+      `step ${i + 1}: ${l} vs ${transformerLosses[i]}`));
+    trainer.dispose();
   });
 }
 
