@@ -194,6 +194,7 @@ async function loadModelList() {
     const entry = await trainedEntry(trained);
     if (entry) {
       showModelNotice('');
+      state.insteadOfTrained = wanted;  // what the list gives if the stored bytes do not load
       loadModel(entry);
       return;
     }
@@ -391,6 +392,17 @@ async function loadModel(entry) {
   } catch (e) {
     if (seq !== state.loadSeq) return;
     $('model-progress').hidden = true;
+    const other = entry.trained ? state.insteadOfTrained : null;
+    if (other) {
+      // Stored bytes that do not load (cut short, or from another version) cannot be retried into working: the
+      // list's model is loaded instead, and the reason said.
+      state.insteadOfTrained = null;
+      showModelNotice(`The model trained in this browser could not be loaded (${e.message}). ` +
+        `${other.pair}${other.name ? ` (${other.name})` : ''} is used instead.`);
+      fillPickers(other);
+      loadModel(other);
+      return;
+    }
     showModelError(e.message, () => loadModel(entry));
   }
 }

@@ -293,6 +293,27 @@ async function traceMainThread(page, ms) {
     .map((e) => ({ wallMs: e.dur / 1000, cpuMs: e.tdur / 1000 }));
 }
 
+test('the demo says when the model trained in this browser is stored but does not load, and uses the list\'s', async () => {
+  const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+  const page = await context.newPage();
+  const errors = watchErrors(page);
+  await page.goto(`${server.url}/web/train.html`);
+  // Bytes that are no model file, where train.html would have left one.
+  await page.evaluate(async () => {
+    const { storeModelBytes } = await import('../wasm/attend.js');
+    const { trainedModelUrl } = await import('./trained.js');
+    await storeModelBytes(trainedModelUrl('bahdanau-d2l'), new TextEncoder().encode('not a model file at all'), { step: 3 });
+  });
+  await page.goto(demoUrl(server, '&trained=bahdanau-d2l'));
+  await waitForState(page, 'modelState', 'ready');
+  const notice = await page.textContent('#model-notice');
+  assert.match(notice, /The model trained in this browser could not be loaded \(.+\)\. .+ is used instead\./);
+  const picked = await page.evaluate(() => document.getElementById('model-select').selectedOptions[0].textContent);
+  assert.doesNotMatch(picked, /Trained in this browser|loading/);
+  assert.deepEqual(errors.filter((e) => !/Failed to load resource/.test(e)), []);
+  await context.close();
+});
+
 test('train.html keeps the UI thread free while it trains on 2 threads: no task longer than 50 ms of the page\'s work', async () => {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   const errors = watchErrors(page);
