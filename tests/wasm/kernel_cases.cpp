@@ -133,6 +133,16 @@ void softmax_cases(Rng& rng) {
     for (int i = 0; i < nv; i += simd::kWidth) simd::store(e.data() + i, simd::exp(simd::load(args.data() + i)));
     simd::store_partial(e.data() + nv, simd::exp(simd::load_partial(args.data() + nv, n - nv, 0.0f)), n - nv);
     print_case("simd_exp", e);
+    // The vector tanh (WebAssembly has its own over that exp, simd.h): both sides of its polynomial's edge at 5/8,
+    // signed zeros, tiny and saturated arguments.
+    std::vector<float> targs = rng.floats(390, -6.0f, 6.0f);
+    for (float edge : {-100.0f, -9.0f, -0.625f, -0.62499f, -1e-30f, -0.0f, 0.0f, 1e-30f, 0.62499f, 0.625f, 9.0f, 100.0f})
+        targs.push_back(edge);
+    std::vector<float> th(targs.size());
+    const int tn = (int)targs.size(), tnv = simd::vector_part(tn);
+    for (int i = 0; i < tnv; i += simd::kWidth) simd::store(th.data() + i, simd::tanh(simd::load(targs.data() + i)));
+    simd::store_partial(th.data() + tnv, simd::tanh(simd::load_partial(targs.data() + tnv, tn - tnv, 0.0f)), tn - tnv);
+    print_case("simd_tanh", th);
 }
 
 void masked_softmax_cases(Rng& rng) {
