@@ -29,18 +29,34 @@ const attention = new MatrixView($('probe-attention'), {
 const shown = () => s.history.shown;
 const current = () => shown()?.probes[$('probe-choice').selectedIndex];
 
-// What changed since the last frame ('loss', 'probes', 'perplexity') is drawn in the next one.
+// What changed since the last drawing ('loss', 'probes', 'perplexity', 'status') is drawn in an animation frame at
+// most five times a second: the status line rewritten at each of the worker's messages (twenty a second) and the
+// plots at every frame took a quarter of a core from training, and on 2 cores the page's 2 training threads then
+// waited for each other.
+const DRAW_EVERY_MS = 200;
 function redraw(what) {
   s.dirty.add(what);
-  if (!s.frame) s.frame = requestAnimationFrame(drawDirty);
+  if (s.frame) return;
+  s.frame = -1;
+  const wait = Math.max(0, (s.drawn ?? -Infinity) + DRAW_EVERY_MS - performance.now());
+  setTimeout(() => { s.frame = requestAnimationFrame(drawDirty); }, wait);
 }
+// The status line: at once (a state the user must see now), or with the next drawing (the steps' progress).
+function showStatus(text, now = false) {
+  s.status = text;
+  if (now) $('train-status').textContent = text;
+  else redraw('status');
+}
+
 function drawDirty() {
   s.frame = 0;
+  s.drawn = performance.now();
   const dirty = s.dirty;
   s.dirty = new Set();
   if (dirty.has('loss')) drawLoss();
   if (dirty.has('probes')) showSnapshot();
   if (dirty.has('perplexity')) drawPerplexity();
+  if (dirty.has('status')) $('train-status').textContent = s.status;
 }
 
 // The chosen model's kind: its <optgroup> says 'lm' for the character language models.
@@ -265,7 +281,7 @@ function startLanguageModel() {
   showResults('lm');
   $('lm-prediction').replaceChildren();
   drawPerplexity();
-  $('train-status').textContent = 'Preparing the text and the model…';
+  showStatus('Preparing the text and the model…', true);
   worker.postMessage({ type: 'create', kind: 'lm', preset: $('train-preset').value, text, options, prompt: start });
 }
 
@@ -296,7 +312,7 @@ $('train-start').addEventListener('click', () => {
   showError($('train-error'));
   setState('starting');
   showResults('translator');
-  $('train-status').textContent = 'Preparing the data and the model…';
+  showStatus('Preparing the data and the model…', true);
   worker.postMessage({
     type: 'create', preset: $('train-preset').value, pairs, probes: probeTexts(),
     options,
@@ -377,7 +393,7 @@ function languageModelSteps(data) {
     body.dataset.perplexity = s.perplexities.at(-1);
     status += `, perplexity ${s.perplexities.at(-1).toFixed(2)} (epoch ${s.epochs.at(-1)})`;
   }
-  $('train-status').textContent = status;
+  showStatus(status);
   if (data.records.some((r) => r.epochDone)) redraw('perplexity');
   if (data.probes) showPrediction(data.probes);
 }
@@ -394,7 +410,7 @@ worker.onmessage = ({ data }) => {
       if (s.kind === 'lm') {
         body.dataset.threads = 1;  // the language models train on one thread
         $('epoch-count').placeholder = String(data.info.options.epochs);
-        $('train-status').textContent = `${data.info.description}: ${data.info.parameters.toLocaleString('en')} ` +
+        s.status = $('train-status').textContent = `${data.info.description}: ${data.info.parameters.toLocaleString('en')} ` +
           `parameters, ${data.info.trainChars.toLocaleString('en')} characters that train, a vocabulary of ` +
           `${data.info.vocab.length} characters, ${data.info.batchesPerEpoch} batches of ${data.info.options.batch} x ` +
           `${data.info.options.steps} an epoch.`;
@@ -408,7 +424,7 @@ worker.onmessage = ({ data }) => {
       body.dataset.threads = data.info.threads;
       s.threadsNote = data.info.threads > 1 ? `on ${data.info.threads} threads`
         : `on one thread${data.threadsSupported ? '' : ' (this page is not cross-origin isolated)'}`;
-      $('train-status').textContent = `${data.info.parameters.toLocaleString('en')} parameters, ` +
+      s.status = $('train-status').textContent = `${data.info.parameters.toLocaleString('en')} parameters, ` +
         `${data.info.trainPairs} training and ${data.info.validPairs} validation pairs, vocabularies of ` +
         `${data.info.sourceVocab} and ${data.info.targetVocab} words; training ${s.threadsNote}.`;
       addSnapshot(0, data.probes, true);
@@ -439,7 +455,7 @@ worker.onmessage = ({ data }) => {
         s.validation = data.validation;
       }
       if (s.validation) status += `, validation BLEU ${s.validation.valBleu.toFixed(1)} (epoch ${s.validation.epoch})`;
-      $('train-status').textContent = status;
+      showStatus(status);
       redraw('loss');
       if (data.probes) addSnapshot(last.step, data.probes);
       break;
@@ -453,11 +469,13 @@ worker.onmessage = ({ data }) => {
       }
       break;
     case 'paused':
+      drawDirty();  // what is held shows at once, not with the next drawing
       setState('paused');
       break;
     case 'finished':
+      drawDirty();
       setState('finished');
-      $('train-status').textContent += ` · finished its ${data.epochs} epochs`;
+      showStatus(`${s.status ?? $('train-status').textContent} · finished its ${data.epochs} epochs`, true);
       break;
     case 'model': {
       const purpose = s.exports.shift() ?? { to: 'file' };

@@ -245,15 +245,23 @@ test('train.html replays how attention formed, and hands the trained translator 
   assert.deepEqual(server.requests.filter((p) => p.includes('/trained/')), []);
   assert.deepEqual(demoErrors, []);
 
-  // Starting again starts the history again: one snapshot, the new model's first. (Back in front: a hidden page
-  // draws nothing, its animation frames paused, and draws what it missed once shown.)
+  // Starting again starts the history again: fewer snapshots than the old run's, of earlier steps, the first the
+  // new model's step 0. (Back in front: a hidden page draws nothing, its animation frames paused, and draws what it
+  // missed once shown.)
   await page.bringToFront();
+  const before = { snapshots: await snapshots(), step: await shownStep() };
+  assert.ok(before.snapshots > 3 && before.step > 40, JSON.stringify(before));
   await page.click('#train-start');
-  await page.waitForFunction(() => document.getElementById('probe-scrub').dataset.snapshots === '1', null,
-    { timeout: 60000 });
-  assert.match(await readout(), /^step 0 of 0, following the training$/);
-  assert.equal(await range.isDisabled(), true);
+  await page.waitForFunction((b) => {
+    const n = Number(document.getElementById('probe-scrub').dataset.snapshots);
+    return n >= 1 && n < b.snapshots && Number(document.getElementById('probe-attention').dataset.step) < b.step;
+  }, before, { timeout: 60000 });
   await page.click('#train-pause');
+  await page.waitForFunction(() => document.body.dataset.state === 'paused');
+  await range.focus();
+  await page.keyboard.press('Home');
+  assert.equal(await shownStep(), 0);
+  assert.match(await readout(), /^step 0 (of 0, following the training|\(live: \d+\))$/);
   assert.deepEqual(errors, []);
   await page.context().close();
 });
