@@ -10,50 +10,138 @@ status=0
 # ctest runs the two doctest binaries side by side on 2 cores: threads that spin while they wait for each other
 # (OpenMP's default) then slow everything down many times over; passive waiting does not.
 export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
+# What CTest gives each test: the checkout, where the tests find their fixtures and the data beside it.
+export ATTEND_SOURCE_DIR=$PWD
 stage() { echo "== $1 ($(date -u +%H:%M:%S))"; }
 
-# The native tests of both trees and the sanitized tests run side by side, one lane a core: most of their cases
-# are one thread, and the lanes' outputs are shown whole, each after its lane ends.
-lane_trees() {
-  stage "native tests (ctest, build/: -march=native)"
-  local rc=0
-  ctest --test-dir build --output-on-failure -j 2 || rc=1
-  stage "native tests (ctest, build-portable/: the compiler's default instruction set)"
-  ctest --test-dir build-portable --output-on-failure -j 2 || rc=1
-  return $rc
+# ---------------------------------------------------------------- the doctest queue
+# The doctest binaries of the three trees are cut into pieces (a binary, or part of one chosen by source file) that
+# run as a queue over one lane a core, the longest first, so that no core idles while the other finishes a long
+# binary: most cases are one thread. Each piece's output is shown whole when it ends, with its wall and CPU
+# seconds, and the pieces that failed are named at the end. The seconds given to `piece` are what it took on
+# 2 cores with both lanes busy; they only order the queue.
+#   piece NAME SECONDS DIR COMMAND...   (COMMAND runs in DIR, as CTest runs a test in its tree)
+piece_names=() piece_costs=() piece_dirs=() piece_cmds=()
+piece() {
+  piece_names+=("$1") piece_costs+=("$2") piece_dirs+=("$3")
+  shift 3
+  piece_cmds+=("$(printf '%q ' "$@")")
 }
+
+run_queue() {
+  local logs lanes=${TEST_LANES:-$(nproc)} next=0 i pid rc
+  logs=$(mktemp -d)
+  local -a order failed=() started=()
+  local -A running=()
+  mapfile -t order < <(for i in "${!piece_names[@]}"; do echo "${piece_costs[$i]} $i"; done | sort -k1,1nr -k2,2n |
+                       cut -d' ' -f2)
+  while [ "$next" -lt "${#order[@]}" ] || [ "${#running[@]}" -gt 0 ]; do
+    while [ "${#running[@]}" -lt "$lanes" ] && [ "$next" -lt "${#order[@]}" ]; do
+      i=${order[$next]}
+      next=$((next + 1))
+      started[$i]=$SECONDS
+      # `times` leaves the CPU seconds of the piece's processes (user, system) on its last line.
+      ( cd "${piece_dirs[$i]}" && eval "${piece_cmds[$i]}"; rc=$?; times > "$logs/$i.cpu"; exit $rc ) \
+        > "$logs/$i.log" 2>&1 &
+      running[$!]=$i
+    done
+    rc=0
+    wait -n -p pid "${!running[@]}" || rc=$?
+    i=${running[$pid]}
+    unset "running[$pid]"
+    local verdict=passed
+    [ "$rc" -eq 0 ] || { verdict="FAILED (exit status $rc)"; failed+=("${piece_names[$i]}"); }
+    echo "== ${piece_names[$i]}: $verdict, $((SECONDS - started[$i])) s, CPU (user, system) $(tail -n 1 "$logs/$i.cpu" 2>/dev/null)" \
+         "($(date -u +%H:%M:%S))"
+    cat "$logs/$i.log"
+  done
+  rm -rf "$logs"
+  if [ "${#failed[@]}" -gt 0 ]; then
+    echo "== doctest pieces FAILED: ${failed[*]}"
+    return 1
+  fi
+  echo "== doctest pieces: all ${#order[@]} passed"
+}
+
+# Every case of test_native runs in the native tree: the groups below name source files, and the last group is
+# everything the others do not name, so that a new file runs without being listed here.
+#   group NAME SECONDS FILES   FILES: doctest --source-file patterns, comma-separated
+groups_names=() groups_costs=() groups_files=()
+group() { groups_names+=("$1") groups_costs+=("$2") groups_files+=("$3"); }
+group "shipped models" 130 "*/test_shipped_models.cpp,*/test_hostile_inputs.cpp"
+group "command line" 110 "*/test_cli_options.cpp,*/test_lm_cli.cpp,*/test_translate_streaming.cpp,*/test_translation_flags.cpp,*/test_trainer_kill.cpp"
+group "training" 150 "*/test_trainer.cpp,*/test_trainer_d2l.cpp,*/test_training_session.cpp,*/test_thread_ranks.cpp,*/test_train_mpi.cpp,*/test_train_device.cpp,*/test_lm.cpp,*/test_lm_session.cpp"
+named=$(IFS=,; echo "${groups_files[*]}")
+for g in "${!groups_names[@]}"; do
+  piece "build/ test_native: ${groups_names[$g]}" "${groups_costs[$g]}" build bin/test_native --source-file="${groups_files[$g]}"
+done
+piece "build/ test_native: the rest" 60 build bin/test_native --source-file-exclude="$named"
+# test_core, install_and_example, test_sentencepiece_parity and (with a CUDA compiler) test_cuda: what CTest has
+# registered in the tree apart from test_native.
+piece "build/ ctest: all but test_native" 75 build ctest --output-on-failure -E '^test_native$'
+
+# The portable tree (SSE2, no FMA) is there to show that the suite holds on any x86-64 CPU, so it runs what the
+# instruction set can change: test_core (the kernels, the numerics of search and the text pipeline's arithmetic),
+# and the test_native files whose results are float computations: the layers and their backward passes, the models
+# and their parity with PyTorch, decoding and the shipped models' scores, and training (the seeds' tables, resumes
+# and runs compared bit for bit). The rest of test_native runs here natively only: the command line's option
+# parsing and messages, file loaders and whole-corpus text pipelines (byte and string work, no floats that an
+# instruction set rounds differently), the trainer's plumbing (locks, kills, atomic writes, options) and MPI
+# (the ranks sum in a fixed order on any CPU; the thread ranks compare the same sums here); and
+# install_and_example (it installs and builds the examples: no computation of its own).
+portable_files="*/test_backward_kernels.cpp,*/test_gemm.cpp,*/test_linear.cpp,*/test_loss_cross_entropy.cpp"
+portable_files+=",*/test_mha_parity.cpp,*/test_nw_kernel_regression.cpp,*/test_optim_optimizers.cpp"
+portable_files+=",*/test_rnn_attention_layers.cpp,*/test_rnn_gru_lstm.cpp,*/test_rnn_seq2seq.cpp,*/test_rnn_translator.cpp"
+portable_files+=",*/test_transformer_model.cpp,*/test_transformer_parity.cpp,*/test_translator.cpp,*/test_determinism.cpp"
+portable_files+=",*/test_lm.cpp,*/test_lm_session.cpp,*/test_training_session.cpp,*/test_thread_ranks.cpp"
+portable_files+=",*/test_trainer_d2l.cpp"
+piece "build-portable/ test_native: shipped models" 140 build-portable bin/test_native \
+  --source-file="*/test_shipped_models.cpp"
+piece "build-portable/ test_native: numerics" 160 build-portable bin/test_native --source-file="$portable_files" \
+  --test-case-exclude="mpi:*"
+piece "build-portable/ test_core" 5 build-portable bin/test_core
 
 # AddressSanitizer + UndefinedBehaviorSanitizer: any report fails the run. Under ASan (at -O1, where the
 # tokenizer's string work runs a hundred times slower) some cases would take most of an hour, so they are left
-# out here and run in both trees above: the full-length training runs of the seeds' presets and the 49M-parameter
+# out here and run in the native tree: the full-length training runs of the seeds' presets and the 49M-parameter
 # transformer-base steps (their code paths run under the sanitizers in the shortened runs: the interrupted and
 # resumed bahdanau-d2l run, the shrunk Multi30K runs), and the cases that push whole Multi30K files or test sets
 # through the text pipeline and the shipped models (the same code runs here on a few hundred sentences in the BPE,
 # tokenizer, translator and trainer cases).
+# The character language model's two trainings to a perplexity (60 epochs on 10,000 characters, and a
+# bidirectional against a unidirectional model) are left out too: the same forward and backward passes run here in
+# the finite-difference and PyTorch parity cases, and the same training loop in the language model's training
+# sessions and the one-epoch `attend lm train` runs. So is the threaded training session of a small Transformer:
+# the thread ranks run here in the GRU + Bahdanau case, and the Transformer's training step in the training
+# session's small-Transformer case.
 # The MPI cases are left out too: they start `mpirun attend`, and LeakSanitizer reports OpenMPI's own allocations
 # that live until exit as leaks of every rank.
-lane_sanitized() {
-  stage "sanitized tests (build-asan/: ASan + UBSan)"
-  export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:halt_on_error=1}
-  export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-  local skip="*reproduces the seeds' table*,cased pipeline*,shipped models*,*hostile inputs*"
-  skip+=",BPE learner agrees with a full recount*,joint BPE on Multi30K train*,mpi:*,transformer-base is seed 001*"
-  local rc=0
-  build-asan/bin/test_core || rc=1
-  build-asan/bin/test_native --test-case-exclude="$skip" || rc=1
-  return $rc
-}
+asan=(env "ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:halt_on_error=1}"
+      "UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}")
+skip="*reproduces the seeds' table*,cased pipeline*,shipped models*,*hostile inputs*"
+skip+=",BPE learner agrees with a full recount*,joint BPE on Multi30K train*,mpi:*,transformer-base is seed 001*"
+skip+=",A short training on the book's first 10,000 characters*,d2l's warning about bidirectional language models*"
+skip+=",thread ranks: a threaded training session trains what 1 process trains*"
+# test_cli_options, the longest file under ASan (every case starts the sanitized `attend`), in two pieces.
+piece "build-asan/ test_native: attend train options" 500 build-asan "${asan[@]}" bin/test_native \
+  --source-file="*/test_cli_options.cpp" --test-case="attend train*" --test-case-exclude="$skip"
+piece "build-asan/ test_native: other command line options" 500 build-asan "${asan[@]}" bin/test_native \
+  --source-file="*/test_cli_options.cpp" --test-case-exclude="attend train*,$skip"
+asan_groups=("*/test_lm_cli.cpp,*/test_translate_streaming.cpp,*/test_translation_flags.cpp,*/test_trainer_kill.cpp"
+             "*/test_trainer.cpp,*/test_trainer_d2l.cpp,*/test_training_session.cpp,*/test_thread_ranks.cpp,*/test_train_device.cpp"
+             "*/test_lm.cpp,*/test_lm_session.cpp,*/test_translator.cpp,*/test_rnn_translator.cpp,*/test_transformer_model.cpp,*/test_transformer_parity.cpp")
+asan_costs=(300 400 300)
+for g in "${!asan_groups[@]}"; do
+  piece "build-asan/ test_native: ${asan_groups[$g]//\*\/test_/}" "${asan_costs[$g]}" build-asan "${asan[@]}" \
+    bin/test_native --source-file="${asan_groups[$g]}" --test-case-exclude="$skip"
+done
+asan_named="*/test_cli_options.cpp,$(IFS=,; echo "${asan_groups[*]}")"
+piece "build-asan/ test_native: the rest" 300 build-asan "${asan[@]}" bin/test_native \
+  --source-file-exclude="$asan_named" --test-case-exclude="$skip"
+piece "build-asan/ test_core" 45 build-asan "${asan[@]}" bin/test_core
 
-lanes=$(mktemp -d)
-lane_trees > "$lanes/trees.log" 2>&1 &
-trees_pid=$!
-lane_sanitized > "$lanes/sanitized.log" 2>&1 &
-sanitized_pid=$!
-wait "$trees_pid" || { status=1; echo "native tests FAILED"; }
-cat "$lanes/trees.log"
-wait "$sanitized_pid" || { status=1; echo "sanitized tests FAILED"; }
-cat "$lanes/sanitized.log"
-rm -rf "$lanes"
+stage "doctest queue: build/ (-march=native), build-portable/ (x86-64: SSE2), build-asan/ (ASan + UBSan)"
+run_queue || status=1
 
 fuzz_seconds=${FUZZ_SECONDS:-60}
 if [ "$fuzz_seconds" -gt 0 ]; then
