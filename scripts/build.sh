@@ -36,8 +36,11 @@ for tree in "${trees[@]}"; do
         -DCMAKE_BUILD_TYPE=Release -DATTEND_PORTABLE=ON -DATTEND_CUDA=OFF
       cmake --build build-portable -j "$jobs" --target test_core test_native ;;
     sanitize)
+      # With debug information ccache keys an object on the directory it was compiled in, unless the checkout's
+      # path is mapped away: then another clone finds these objects too.
       [ -f build-asan/CMakeCache.txt ] || cmake -S . -B build-asan "${generator[@]}" "${launcher[@]}" \
-        -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O1 -g1 -DNDEBUG" -DATTEND_SANITIZE=ON -DATTEND_CUDA=OFF
+        -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O1 -g1 -DNDEBUG -fdebug-prefix-map=$PWD=." \
+        -DATTEND_SANITIZE=ON -DATTEND_CUDA=OFF
       cmake --build build-asan -j "$jobs" --target test_core test_native ;;
     *) echo "build: unknown tree '$tree' (native, wasm, portable, sanitize)" >&2; exit 1 ;;
   esac
