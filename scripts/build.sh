@@ -3,7 +3,9 @@
 #   native     build/           -march=native: the CLI, the test binaries, kernel_cases
 #   wasm       build-wasm/      -> wasm/dist/*
 #   portable   build-portable/  test_core + test_native without -march=native (the compiler's default instruction
-#                               set, x86-64: SSE2): the suite must hold on any CPU, not only this one
+#                               set, x86-64: SSE2): the suite must hold on any CPU, not only this one. test_native
+#                               here is the files whose results an instruction set can change
+#                               (tests/native/instruction_set.txt)
 #   sanitize   build-asan/      test_core + test_native with AddressSanitizer + UndefinedBehaviorSanitizer, at -O1
 #                               (ASan's advice: readable stacks, and it compiles several times faster than -O3)
 # scripts/fuzz.sh builds its own tree (build-fuzz/, clang). `npm test` builds all four.
@@ -33,7 +35,8 @@ for tree in "${trees[@]}"; do
       cmake --build build-wasm -j "$jobs" ;;
     portable)
       [ -f build-portable/CMakeCache.txt ] || cmake -S . -B build-portable "${generator[@]}" "${launcher[@]}" \
-        -DCMAKE_BUILD_TYPE=Release -DATTEND_PORTABLE=ON -DATTEND_CUDA=OFF
+        -DCMAKE_BUILD_TYPE=Release -DATTEND_PORTABLE=ON -DATTEND_CUDA=OFF \
+        -DATTEND_TEST_NATIVE_INSTRUCTION_SET_ONLY=ON
       cmake --build build-portable -j "$jobs" --target test_core test_native ;;
     sanitize)
       # With debug information ccache keys an object on the directory it was compiled in, unless the checkout's
