@@ -106,6 +106,10 @@ piece "build-portable/ test_core" 5 build-portable bin/test_core
 # sessions and the one-epoch `attend lm train` runs. So is the threaded training session of a small Transformer:
 # the thread ranks run here in the GRU + Bahdanau case, and the Transformer's training step in the training
 # session's small-Transformer case.
+# So is `attend train --train-target, --with-references, --train-source`, minutes under ASan: the test and each of
+# its sanitized `attend train` runs read the whole Multi30K training split (29,000 pairs); the same options' files
+# are read, checked and put after the references here in test_translation_corpus.cpp's cases (the library the
+# command calls), and the command's flags are parsed here in the other `attend train` cases.
 # The MPI cases are left out too: they start `mpirun attend`, and LeakSanitizer reports OpenMPI's own allocations
 # that live until exit as leaks of every rank.
 asan=(env "ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:halt_on_error=1}"
@@ -114,6 +118,7 @@ skip="*reproduces the seeds' table*,cased pipeline*,shipped models*,*hostile inp
 skip+=",BPE learner agrees with a full recount*,joint BPE on Multi30K train*,mpi:*,transformer-base is seed 001*"
 skip+=",A short training on the book's first 10*,d2l's warning about bidirectional language models*"
 skip+=",thread ranks: a threaded training session trains what 1 process trains*"
+skip+=",attend train --train-target, --with-references, --train-source*"
 # test_cli_options, the longest file under ASan (every case starts the sanitized `attend`), in two pieces.
 piece "build-asan/ test_native: attend train options" 500 build-asan "${asan[@]}" bin/test_native \
   --source-file="*/test_cli_options.cpp" --test-case="attend train*" --test-case-exclude="$skip"
