@@ -18,8 +18,8 @@ stage() { echo "== $1 ($(date -u +%H:%M:%S))"; }
 # The doctest binaries of the three trees are cut into pieces (a binary, or part of one chosen by source file) that
 # run as a queue over one lane a core, the longest first, so that no core idles while the other finishes a long
 # binary: most cases are one thread. Each piece's output is shown whole when it ends, with its wall and CPU
-# seconds, and the pieces that failed are named at the end. The seconds given to `piece` are what it took on
-# 2 cores with both lanes busy; they only order the queue.
+# seconds, and the pieces that failed are named at the end. The seconds given to `piece` are what its cases took in
+# one measurement (doctest --duration, every tree at once on 2 busy cores): they only order the queue.
 #   piece NAME SECONDS DIR COMMAND...   (COMMAND runs in DIR, as CTest runs a test in its tree)
 piece_names=() piece_costs=() piece_dirs=() piece_cmds=()
 piece() {
@@ -51,7 +51,8 @@ run_queue() {
     unset "running[$pid]"
     local verdict=passed
     [ "$rc" -eq 0 ] || { verdict="FAILED (exit status $rc)"; failed+=("${piece_names[$i]}"); }
-    echo "== ${piece_names[$i]}: $verdict, $((SECONDS - started[$i])) s, CPU (user, system) $(tail -n 1 "$logs/$i.cpu" 2>/dev/null)" \
+    echo "== ${piece_names[$i]}: $verdict, $((SECONDS - started[$i])) s," \
+         "CPU (user, system) $(tail -n 1 "$logs/$i.cpu" 2>/dev/null)" \
          "($(date -u +%H:%M:%S))"
     cat "$logs/$i.log"
   done
@@ -63,22 +64,29 @@ run_queue() {
   echo "== doctest pieces: all ${#order[@]} passed"
 }
 
-# Every case of test_native runs in the native tree: the groups below name source files, and the last group is
-# everything the others do not name, so that a new file runs without being listed here.
-#   group NAME SECONDS FILES   FILES: doctest --source-file patterns, comma-separated
-groups_names=() groups_costs=() groups_files=()
-group() { groups_names+=("$1") groups_costs+=("$2") groups_files+=("$3"); }
-group "shipped models" 130 "*/test_shipped_models.cpp,*/test_hostile_inputs.cpp"
-group "command line" 110 "*/test_cli_options.cpp,*/test_lm_cli.cpp,*/test_translate_streaming.cpp,*/test_translation_flags.cpp,*/test_trainer_kill.cpp"
-group "training" 150 "*/test_trainer.cpp,*/test_trainer_d2l.cpp,*/test_training_session.cpp,*/test_thread_ranks.cpp,*/test_train_mpi.cpp,*/test_train_device.cpp,*/test_lm.cpp,*/test_lm_session.cpp"
-named=$(IFS=,; echo "${groups_files[*]}")
-for g in "${!groups_names[@]}"; do
-  piece "build/ test_native: ${groups_names[$g]}" "${groups_costs[$g]}" build bin/test_native --source-file="${groups_files[$g]}"
-done
-piece "build/ test_native: the rest" 60 build bin/test_native --source-file-exclude="$named"
+# Every case of test_native runs in the native tree: the groups below name source files, and the last piece is
+# everything they do not name, so that a new file runs without being listed here.
+#   group TREE NAME SECONDS FILES [DOCTEST OPTION...]   FILES: doctest --source-file patterns, comma-separated
+native_named=""
+group() {
+  local tree=$1 name=$2 seconds=$3 files=$4
+  shift 4
+  piece "$tree/ test_native: $name" "$seconds" "$tree" bin/test_native --source-file="$files" "$@"
+  [ "$tree" != build ] || native_named+=${native_named:+,}$files
+}
+group build "transformer-base and the trainer" 450 "*/test_trainer.cpp"
+group build "shipped models" 295 "*/test_shipped_models.cpp,*/test_hostile_inputs.cpp"
+group build "the seeds' tables" 230 "*/test_trainer_d2l.cpp"
+group build "command line" 175 \
+  "*/test_cli_options.cpp,*/test_lm_cli.cpp,*/test_translate_streaming.cpp,*/test_translation_flags.cpp,\
+*/test_trainer_kill.cpp"
+group build "training" 95 \
+  "*/test_training_session.cpp,*/test_thread_ranks.cpp,*/test_train_mpi.cpp,*/test_train_device.cpp,*/test_lm.cpp,\
+*/test_lm_session.cpp"
+piece "build/ test_native: the rest" 125 build bin/test_native --source-file-exclude="$native_named"
 # test_core, install_and_example, test_sentencepiece_parity and (with a CUDA compiler) test_cuda: what CTest has
 # registered in the tree apart from test_native.
-piece "build/ ctest: all but test_native" 75 build ctest --output-on-failure -E '^test_native$'
+piece "build/ ctest: all but test_native" 230 build ctest --output-on-failure -E '^test_native$'
 
 # The portable tree (SSE2, no FMA) is there to show that the suite holds on any x86-64 CPU, so it runs what an
 # instruction set can change: test_core (the kernels, the numerics of search and of the text pipeline) and the
@@ -87,11 +95,12 @@ piece "build/ ctest: all but test_native" 75 build ctest --output-on-failure -E 
 # loaders, whole-corpus text pipelines, the trainer's plumbing, MPI) and install_and_example (it installs and builds
 # the examples: no computation of its own) run in the native tree only.
 portable_files=$(grep -v '^#' tests/native/instruction_set.txt | sed 's|^|*/|' | paste -sd, -)
-piece "build-portable/ test_native: shipped models" 140 build-portable bin/test_native \
-  --source-file="*/test_shipped_models.cpp"
-piece "build-portable/ test_native: the rest of tests/native/instruction_set.txt" 160 build-portable bin/test_native \
-  --source-file="$portable_files" --source-file-exclude="*/test_shipped_models.cpp" --test-case-exclude="mpi:*"
-piece "build-portable/ test_core" 5 build-portable bin/test_core
+group build-portable "shipped models" 285 "*/test_shipped_models.cpp"
+group build-portable "the seeds' tables" 250 "*/test_trainer_d2l.cpp"
+piece "build-portable/ test_native: the rest of tests/native/instruction_set.txt" 75 build-portable bin/test_native \
+  --source-file="$portable_files" --source-file-exclude="*/test_shipped_models.cpp,*/test_trainer_d2l.cpp" \
+  --test-case-exclude="mpi:*"
+piece "build-portable/ test_core" 20 build-portable bin/test_core
 
 # AddressSanitizer + UndefinedBehaviorSanitizer: any report fails the run. Under ASan (at -O1, where the
 # tokenizer's string work runs a hundred times slower) some cases would take most of an hour, so they are left
@@ -118,24 +127,29 @@ skip="*reproduces the seeds' table*,cased pipeline*,shipped models*,*hostile inp
 skip+=",BPE learner agrees with a full recount*,joint BPE on Multi30K train*,mpi:*,transformer-base is seed 001*"
 skip+=",A short training on the book's first 10*,d2l's warning about bidirectional language models*"
 skip+=",thread ranks: a threaded training session trains what 1 process trains*"
-skip+=",attend train --train-target, --with-references, --train-source*"
-# test_cli_options, the longest file under ASan (every case starts the sanitized `attend`), in two pieces.
-piece "build-asan/ test_native: attend train options" 500 build-asan "${asan[@]}" bin/test_native \
+skip+=",attend train --train-target*"
+# test_cli_options, the longest file under ASan (every case starts the sanitized `attend`), in two pieces; the
+# last piece is every file the others do not name.
+piece "build-asan/ test_native: attend train options" 90 build-asan "${asan[@]}" bin/test_native \
   --source-file="*/test_cli_options.cpp" --test-case="attend train*" --test-case-exclude="$skip"
-piece "build-asan/ test_native: other command line options" 500 build-asan "${asan[@]}" bin/test_native \
+piece "build-asan/ test_native: other command line options" 570 build-asan "${asan[@]}" bin/test_native \
   --source-file="*/test_cli_options.cpp" --test-case-exclude="attend train*,$skip"
-asan_groups=("*/test_lm_cli.cpp,*/test_translate_streaming.cpp,*/test_translation_flags.cpp,*/test_trainer_kill.cpp"
-             "*/test_trainer.cpp,*/test_trainer_d2l.cpp,*/test_training_session.cpp,*/test_thread_ranks.cpp,*/test_train_device.cpp"
-             "*/test_lm.cpp,*/test_lm_session.cpp,*/test_translator.cpp,*/test_rnn_translator.cpp,*/test_transformer_model.cpp,*/test_transformer_parity.cpp")
-asan_costs=(300 400 300)
-for g in "${!asan_groups[@]}"; do
-  piece "build-asan/ test_native: ${asan_groups[$g]//\*\/test_/}" "${asan_costs[$g]}" build-asan "${asan[@]}" \
-    bin/test_native --source-file="${asan_groups[$g]}" --test-case-exclude="$skip"
-done
-asan_named="*/test_cli_options.cpp,$(IFS=,; echo "${asan_groups[*]}")"
-piece "build-asan/ test_native: the rest" 300 build-asan "${asan[@]}" bin/test_native \
+asan_named="*/test_cli_options.cpp"
+asan_group() {
+  piece "build-asan/ test_native: $1" "$2" build-asan "${asan[@]}" bin/test_native --source-file="$3" \
+    --test-case-exclude="$skip"
+  asan_named+=,$3
+}
+asan_group "command line programs" 450 \
+  "*/test_lm_cli.cpp,*/test_translate_streaming.cpp,*/test_translation_flags.cpp,*/test_trainer_kill.cpp"
+asan_group "training" 450 \
+  "*/test_trainer.cpp,*/test_trainer_d2l.cpp,*/test_training_session.cpp,*/test_thread_ranks.cpp,\
+*/test_train_device.cpp"
+asan_group "models and translators" 200 "*/test_lm.cpp,*/test_lm_session.cpp,*/test_translator.cpp,\
+*/test_rnn_translator.cpp,*/test_transformer_model.cpp,*/test_transformer_parity.cpp"
+piece "build-asan/ test_native: the rest" 600 build-asan "${asan[@]}" bin/test_native \
   --source-file-exclude="$asan_named" --test-case-exclude="$skip"
-piece "build-asan/ test_core" 45 build-asan "${asan[@]}" bin/test_core
+piece "build-asan/ test_core" 120 build-asan "${asan[@]}" bin/test_core
 
 stage "doctest queue: build/ (-march=native), build-portable/ (x86-64: SSE2), build-asan/ (ASan + UBSan)"
 run_queue || status=1
