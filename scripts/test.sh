@@ -4,6 +4,7 @@
 # the check of the documentation's links) and the browser tests.
 # Assumes `scripts/build.sh native wasm portable sanitize` has run (npm test does both).
 #   FUZZ_SECONDS=N   seconds per fuzz harness (default 60; 0 skips fuzzing, say so when you do)
+#   TEST_LANES=N     pieces of the doctest queue run at once (default: the number of cores)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 status=0
