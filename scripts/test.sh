@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# Runs every test suite: the native doctest binaries (CTest) on the -march=native tree and on the portable tree,
-# the sanitized binaries, each fuzz harness for a minute, then the wasm tests in Node, the demo server's tests (with
-# the check of the documentation's links) and the browser tests.
+# Runs every test suite: the doctest binaries of the -march=native, portable and sanitized trees (a queue of pieces,
+# one lane a core), each fuzz harness for a minute, then the wasm tests in Node, the demo server's tests (with the
+# check of the documentation's links) and the browser tests.
 # Assumes `scripts/build.sh native wasm portable sanitize` has run (npm test does both).
 #   FUZZ_SECONDS=N   seconds per fuzz harness (default 60; 0 skips fuzzing, say so when you do)
 #   TEST_LANES=N     pieces of the doctest queue run at once (default: the number of cores)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 status=0
-# ctest runs the two doctest binaries side by side on 2 cores: threads that spin while they wait for each other
+# The queue runs two doctest pieces side by side on 2 cores: threads that spin while they wait for each other
 # (OpenMP's default) then slow everything down many times over; passive waiting does not.
 export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
 # What CTest gives each test: the checkout, where the tests find their fixtures and the data beside it.
