@@ -19,8 +19,9 @@ stage() { echo "== $1 ($(date -u +%H:%M:%S))"; }
 # The doctest binaries of the three trees are cut into pieces (a binary, or part of one chosen by source file) that
 # run as a queue over one lane a core, the longest first, so that no core idles while the other finishes a long
 # binary: most cases are one thread. Each piece's output is shown whole when it ends, with its wall and CPU
-# seconds, and the pieces that failed are named at the end. The seconds given to `piece` are what its cases took in
-# one measurement (doctest --duration, every tree at once on 2 busy cores): they only order the queue.
+# seconds, and the pieces that failed are named at the end. The seconds given to `piece` come from per-case durations
+# (doctest --duration=true) measured with the trees' binaries running at once on 2 busy cores, a few estimated
+# from another tree's: they only order the queue.
 #   piece NAME SECONDS DIR COMMAND...   (COMMAND runs in DIR, as CTest runs a test in its tree)
 piece_names=() piece_costs=() piece_dirs=() piece_cmds=()
 piece() {
