@@ -37,6 +37,9 @@ for tree in "${trees[@]}"; do
       [ -f build-portable/CMakeCache.txt ] || cmake -S . -B build-portable "${generator[@]}" "${launcher[@]}" \
         -DCMAKE_BUILD_TYPE=Release -DATTEND_PORTABLE=ON -DATTEND_CUDA=OFF \
         -DATTEND_TEST_NATIVE_INSTRUCTION_SET_ONLY=ON
+      # A tree configured before the option existed takes it too: it changes which test files are compiled, no flag.
+      grep -q '^ATTEND_TEST_NATIVE_INSTRUCTION_SET_ONLY:BOOL=ON$' build-portable/CMakeCache.txt ||
+        cmake -S . -B build-portable -DATTEND_TEST_NATIVE_INSTRUCTION_SET_ONLY=ON > /dev/null
       cmake --build build-portable -j "$jobs" --target test_core test_native ;;
     sanitize)
       # With debug information ccache keys an object on the directory it was compiled in, unless the checkout's
