@@ -114,9 +114,7 @@ piece "build-portable/ test_core" 20 build-portable bin/test_core
 # The character language model's two trainings to a perplexity (60 epochs on 10,000 characters, and a
 # bidirectional against a unidirectional model) are left out too: the same forward and backward passes run here in
 # the finite-difference and PyTorch parity cases, and the same training loop in the language model's training
-# sessions and the one-epoch `attend lm train` runs. So is the threaded training session of a small Transformer:
-# the thread ranks run here in the GRU + Bahdanau case, and the Transformer's training step in the training
-# session's small-Transformer case.
+# sessions and the one-epoch `attend lm train` runs.
 # So is `attend train --train-target, --with-references, --train-source`, minutes under ASan: the test and each of
 # its sanitized `attend train` runs read the whole Multi30K training split (29,000 pairs); the same options' files
 # are read, checked and put after the references here in test_translation_corpus.cpp's cases (the library the
@@ -128,7 +126,6 @@ asan=(env "ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:halt_on_
 skip="*reproduces the seeds' table*,cased pipeline*,shipped models*,*hostile inputs*"
 skip+=",BPE learner agrees with a full recount*,joint BPE on Multi30K train*,mpi:*,transformer-base is seed 001*"
 skip+=",A short training on the book's first 10*,d2l's warning about bidirectional language models*"
-skip+=",thread ranks: a threaded training session trains what 1 process trains*"
 skip+=",attend train --train-target*"
 # test_cli_options, the longest file under ASan (every case starts the sanitized `attend`), in two pieces; the
 # last piece is every file the others do not name.
@@ -142,12 +139,12 @@ asan_group() {
     --test-case-exclude="$skip"
   asan_named+=,$3
 }
-asan_group "command line programs" 450 \
+asan_group "command line programs" 500 \
   "*/test_lm_cli.cpp,*/test_translate_streaming.cpp,*/test_translation_flags.cpp,*/test_trainer_kill.cpp"
-asan_group "training" 450 \
+asan_group "training" 280 \
   "*/test_trainer.cpp,*/test_trainer_d2l.cpp,*/test_training_session.cpp,*/test_thread_ranks.cpp,\
 */test_train_device.cpp"
-asan_group "models and translators" 200 "*/test_lm.cpp,*/test_lm_session.cpp,*/test_translator.cpp,\
+asan_group "models and translators" 100 "*/test_lm.cpp,*/test_lm_session.cpp,*/test_translator.cpp,\
 */test_rnn_translator.cpp,*/test_transformer_model.cpp,*/test_transformer_parity.cpp"
 piece "build-asan/ test_native: the rest" 600 build-asan "${asan[@]}" bin/test_native \
   --source-file-exclude="$asan_named" --test-case-exclude="$skip"
