@@ -146,7 +146,7 @@ asan_group "training" 280 \
 */test_train_device.cpp"
 asan_group "models and translators" 100 "*/test_lm.cpp,*/test_lm_session.cpp,*/test_translator.cpp,\
 */test_rnn_translator.cpp,*/test_transformer_model.cpp,*/test_transformer_parity.cpp"
-piece "build-asan/ test_native: the rest" 600 build-asan "${asan[@]}" bin/test_native \
+piece "build-asan/ test_native: the rest" 350 build-asan "${asan[@]}" bin/test_native \
   --source-file-exclude="$asan_named" --test-case-exclude="$skip"
 piece "build-asan/ test_core" 120 build-asan "${asan[@]}" bin/test_core
 
