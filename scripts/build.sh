@@ -3,7 +3,9 @@
 #   native     build/           -march=native: the CLI, the test binaries, kernel_cases
 #   wasm       build-wasm/      -> wasm/dist/*
 #   portable   build-portable/  test_core + test_native without -march=native (the compiler's default instruction
-#                               set, x86-64: SSE2): the suite must hold on any CPU, not only this one
+#                               set, x86-64: SSE2): the suite must hold on any CPU, not only this one. test_native
+#                               here is the files whose results an instruction set can change
+#                               (tests/native/instruction_set.txt)
 #   sanitize   build-asan/      test_core + test_native with AddressSanitizer + UndefinedBehaviorSanitizer, at -O1
 #                               (ASan's advice: readable stacks, and it compiles several times faster than -O3)
 # scripts/fuzz.sh builds its own tree (build-fuzz/, clang). `npm test` builds all four.
@@ -33,11 +35,18 @@ for tree in "${trees[@]}"; do
       cmake --build build-wasm -j "$jobs" ;;
     portable)
       [ -f build-portable/CMakeCache.txt ] || cmake -S . -B build-portable "${generator[@]}" "${launcher[@]}" \
-        -DCMAKE_BUILD_TYPE=Release -DATTEND_PORTABLE=ON -DATTEND_CUDA=OFF
+        -DCMAKE_BUILD_TYPE=Release -DATTEND_PORTABLE=ON -DATTEND_CUDA=OFF \
+        -DATTEND_TEST_NATIVE_INSTRUCTION_SET_ONLY=ON
+      # A tree configured before the option existed takes it too: it changes which test files are compiled, no flag.
+      grep -q '^ATTEND_TEST_NATIVE_INSTRUCTION_SET_ONLY:BOOL=ON$' build-portable/CMakeCache.txt ||
+        cmake -S . -B build-portable -DATTEND_TEST_NATIVE_INSTRUCTION_SET_ONLY=ON > /dev/null
       cmake --build build-portable -j "$jobs" --target test_core test_native ;;
     sanitize)
+      # With debug information ccache keys an object on the directory it was compiled in, unless the checkout's
+      # path is mapped away: then another clone finds these objects too.
       [ -f build-asan/CMakeCache.txt ] || cmake -S . -B build-asan "${generator[@]}" "${launcher[@]}" \
-        -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O1 -g1 -DNDEBUG" -DATTEND_SANITIZE=ON -DATTEND_CUDA=OFF
+        -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O1 -g1 -DNDEBUG -fdebug-prefix-map=$PWD=." \
+        -DATTEND_SANITIZE=ON -DATTEND_CUDA=OFF
       cmake --build build-asan -j "$jobs" --target test_core test_native ;;
     *) echo "build: unknown tree '$tree' (native, wasm, portable, sanitize)" >&2; exit 1 ;;
   esac
