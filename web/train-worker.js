@@ -3,7 +3,9 @@
 // translator is followed by translating a few sentences; a character language model by continuing a prefix.
 import { AttendTrainer, threadsSupported } from '../wasm/attend-train.js';
 
-const SLICE_MS = 50;  // a slice of steps at most this long (at least one step), then the queue is read
+// A slice of steps at most this long (at least one step), then the queue is read: a pause waits at most this, and
+// the page gets ten messages a second.
+const SLICE_MS = 100;
 // Validation (greedy translation of every validation pair) costs as much as a few epochs of the seeds' small
 // models: run at every epoch it took a fifth of the page's time. It runs after the first epoch, after the last, and
 // between them once the training since the last one has taken VALIDATION_SHARE^-1 times what that one took.
