@@ -1,10 +1,13 @@
 // Training in WebAssembly (attend-train.js) against native `attend train`: the seeds' GRU + Bahdanau model (and the
-// small Transformer's losses) on the first 800 pairs of d2l's fra.txt (600 train, 200 validate), twelve steps across an epoch's end, in the SIMD and
-// plain builds. The first step's loss depends only on the seeded initialisation and one forward pass: within 1e-5
-// of native. The later ones follow the native run's within 1e-3 (the matrix products are Eigen's here and
-// OpenBLAS's natively: their rounding differs and Adam carries it on). The exported model is one that native
-// `attend translate` reads and that the translator module translates with as the trainer does; the seeds' table
-// scores each translation with d2l's bleu (k = 2).
+// small Transformer's losses) on the first 800 pairs of d2l's fra.txt (600 train, 200 validate), the first 50 steps
+// (five epochs), in the SIMD and plain builds. The first step's loss depends only on the seeded initialisation and
+// one forward pass: within 1e-5 of native. The matrix products are the core's SIMD GEMM or Eigen's here and
+// OpenBLAS's natively, so their rounding differs and Adam carries it on: the GRU's later losses follow native's
+// within 1e-5 (2e-8 measured on AVX-512), the Transformer's within 1e-3 for 12 steps and 0.1 by step 50 (Adam
+// divides each gradient by its own running size, so a weight whose gradient is nearly 0 moves a full step in a
+// direction that rounding decides; measured: 2e-4 by step 12, 3e-2 by 50, the plain build as far). The exported
+// model is one that native `attend translate` reads and that the translator module translates with as the trainer
+// does; the seeds' table scores each translation with d2l's bleu (k = 2).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -23,7 +26,7 @@ const tsv = zlib.gunzipSync(fs.readFileSync(fra)).toString('utf8').split('\n').s
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'attend-train-'));
 test.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-const steps = 12;
+const steps = 50;
 execFileSync(attend, ['train', '--preset', 'bahdanau-d2l', '--max-steps', String(steps), '--log-every', '1',
   '--data', dataDir, '--out', path.join(tmp, 'native'), '--threads', '1'], { stdio: 'pipe' });
 const nativeLosses = fs.readFileSync(path.join(tmp, 'native', 'train.jsonl'), 'utf8').trim().split('\n')
@@ -71,11 +74,10 @@ for (const simd of [true, false]) {
     const records = [...trainer.step(5), ...trainer.step(steps - 5)];
     assert.deepEqual(records.map((r) => r.step), Array.from({ length: steps }, (_, i) => i + 1));
     const losses = records.map((r) => r.loss);
-    assert.ok(relative(losses[0], nativeLosses[0]) < 1e-5, `step 1: ${losses[0]} vs native ${nativeLosses[0]}`);
-    losses.forEach((l, i) => assert.ok(relative(l, nativeLosses[i]) < 1e-3, `step ${i + 1}: ${l} vs ${nativeLosses[i]}`));
+    losses.forEach((l, i) => assert.ok(relative(l, nativeLosses[i]) < 1e-5, `step ${i + 1}: ${l} vs ${nativeLosses[i]}`));
     const ends = records.filter((r) => r.epochDone);
-    assert.equal(ends.length, 1, 'ten batches of 64 make the first epoch');
-    assert.ok(ends[0].epochLoss > 0 && Number.isFinite(ends[0].epochLoss));
+    assert.equal(ends.length, 5, 'ten batches of 64 make an epoch');
+    for (const end of ends) assert.ok(end.epochLoss > 0 && Number.isFinite(end.epochLoss));
 
     const v = trainer.validate();
     assert.ok(Number.isFinite(v.valLoss) && v.valLoss > 0);
@@ -121,15 +123,14 @@ for (const simd of [true, false]) {
 }
 
 for (const simd of [true, false]) {
-  // The small Transformer's products go through other kernels in wasm (the core's SIMD GEMM in the SIMD build,
-  // Eigen's scalar one in the plain build) than natively: the same tolerances as the GRU's.
+  // The small Transformer: the tolerances the header gives.
   test(`transformer-d2l trains in wasm as natively (${simd ? 'SIMD' : 'plain'} build)`, async () => {
     const trainer = await AttendTrainer.create('transformer-d2l', tsv, { simd });
     assert.equal(trainer.info().architecture, 'transformer');
     const losses = trainer.step(steps).map((r) => r.loss);
     assert.equal(transformerLosses.length, steps);
     assert.ok(relative(losses[0], transformerLosses[0]) < 1e-5, `step 1: ${losses[0]} vs native ${transformerLosses[0]}`);
-    losses.forEach((l, i) => assert.ok(relative(l, transformerLosses[i]) < 1e-3,
+    losses.forEach((l, i) => assert.ok(relative(l, transformerLosses[i]) < (i < 12 ? 1e-3 : 0.1),
       `step ${i + 1}: ${l} vs ${transformerLosses[i]}`));
     trainer.dispose();
   });
