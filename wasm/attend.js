@@ -166,11 +166,16 @@ async function cachedBytes(cache, key) {
   return null;
 }
 
+// A cache entry of model bytes, with the length cachedBytes checks (and extra headers).
+function modelResponse(bytes, headers = {}) {
+  return new Response(bytes, {
+    headers: { 'content-type': 'application/octet-stream', [LENGTH_HEADER]: String(bytes.byteLength), ...headers },
+  });
+}
+
 async function storeBytes(cache, key, bytes) {
   try {
-    await cache.put(key, new Response(bytes, {
-      headers: { 'content-type': 'application/octet-stream', [LENGTH_HEADER]: String(bytes.byteLength) },
-    }));
+    await cache.put(key, modelResponse(bytes));
   } catch {
     // Caching only saves a later download (the quota may be full); the bytes in hand are still good.
   }
@@ -187,11 +192,10 @@ export async function storeModelBytes(url, bytes, note = null) {
     throw new Error('this browser offers no Cache API here (a private window, or a page that is not https or localhost): the model cannot be stored');
   }
   const cache = await globalThis.caches.open(MODEL_CACHE);
-  const headers = { 'content-type': 'application/octet-stream', [LENGTH_HEADER]: String(bytes.byteLength) };
   // Header values are Latin-1: the note travels percent-encoded.
-  if (note !== null) headers[NOTE_HEADER] = encodeURIComponent(JSON.stringify(note));
+  const headers = note === null ? {} : { [NOTE_HEADER]: encodeURIComponent(JSON.stringify(note)) };
   try {
-    await cache.put(key, new Response(bytes, { headers }));
+    await cache.put(key, modelResponse(bytes, headers));
   } catch (e) {
     throw new Error(`the model (${bytes.byteLength} bytes) could not be stored in the browser's cache: ${e.message}`);
   }

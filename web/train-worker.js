@@ -76,7 +76,7 @@ function slice() {
 onmessage = async ({ data }) => {
   try {
     switch (data.type) {
-      case 'create':
+      case 'create': {
         running = false;
         trainer?.dispose();
         trainer = null;
@@ -89,11 +89,13 @@ onmessage = async ({ data }) => {
         }
         probes = data.probes ?? [];
         probeEvery = data.probeEvery ?? 20;
-        ({ validPairs = 0 } = trainer.info());
-        epochs = trainer.info().options.epochs;
+        const info = trainer.info();
+        validPairs = info.validPairs ?? 0;  // a language model has none
+        epochs = info.options.epochs;
         validation = { cost: 0, trainedSince: 0 };
-        postMessage({ type: 'created', info: trainer.info(), probes: probe(), threadsSupported: threadsSupported() });
+        postMessage({ type: 'created', info, probes: probe(), threadsSupported: threadsSupported() });
         break;
+      }
       case 'run':
         if (!trainer) throw new Error('no trainer: create one first');
         if (!running) {

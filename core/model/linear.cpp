@@ -2,7 +2,7 @@
 #include "kernels/linear_rows.h"
 #include "kernels/row_major.h"
 #if defined(__EMSCRIPTEN__) && defined(__wasm_simd128__)
-#include "train/gemm_simd.h"
+#include "train/linear_backward.h"
 #endif
 
 namespace attend {
@@ -21,9 +21,7 @@ void linear_forward(float* out, const float* x, const float* weight, const float
         linear_rows_forward(out, x, weight, bias, N, IC, OC);
         return;
     }
-    for (int n = 0; n < N; ++n)
-        for (int j = 0; j < OC; ++j) out[long(n) * OC + j] = bias ? bias[j] : 0.0f;
-    simd_gemm_backend()->accumulate(out, OC, x, IC, false, weight, IC, true, N, OC, IC);
+    linear_forward_gemm(out, x, weight, bias, N, IC, OC);  // gemm_accumulate: the SIMD GEMM in this build
     return;
 #endif
     ConstMatrixMap W(weight, OC, IC);
